@@ -1,0 +1,38 @@
+# trimswitch: `make` runs the main job on the default configuration,
+# `make test` runs every test. Both install the pinned toolchain first
+# (scripts/toolchain.sh: Verilator from Debian, Yosys/nextpnr from PyPI into .venv).
+
+CONFIG ?= configs/netfpga-sume.toml
+CARGO  ?= cargo
+TS     := target/debug/trimswitch
+
+.PHONY: all test toolchain build emit lint synth smoke clean
+
+all: toolchain build
+	$(TS) emit  --config $(CONFIG)
+	$(TS) lint  --config $(CONFIG)
+	$(TS) synth --config $(CONFIG)
+	$(TS) smoke --config $(CONFIG)
+	$(TS) summary --config $(CONFIG)
+
+toolchain:
+	@bash scripts/toolchain.sh
+
+build:
+	$(CARGO) build --workspace --locked
+
+emit lint synth smoke: toolchain build
+	$(TS) $@ --config $(CONFIG)
+
+# Every test of the workspace: unit tests, the Verilator tests of every block,
+# lint and synthesis checks. cargo-nextest runs test binaries in parallel
+# processes and prints one summary line; plain `cargo test` is the fallback.
+test: toolchain
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+	  $(CARGO) nextest run --workspace --locked --no-fail-fast --profile ci; \
+	else \
+	  $(CARGO) test --workspace --locked --no-fail-fast; \
+	fi
+
+clean:
+	rm -rf build

