@@ -50,3 +50,65 @@ pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
 pub fn build_dir(cfg: &Config) -> PathBuf {
     crate::tools::repo_root().join("build").join(&cfg.target.name)
 }
+
+/// The project's Verilator lint waiver file.
+pub fn waiver_file() -> PathBuf {
+    crate::tools::repo_root().join("hdl/lint/verilator_waivers.vlt")
+}
+
+/// Lints every emitted block of `manifest` (in `dir`) with the waiver file.
+pub fn lint_all(dir: &Path, manifest: &Manifest) -> Result<Vec<(String, crate::lint::LintReport)>> {
+    let waivers = waiver_file();
+    manifest
+        .files
+        .iter()
+        .map(|(name, file)| Ok((name.clone(), crate::lint::lint(&dir.join(file), name, Some(&waivers))?)))
+        .collect()
+}
+
+/// Synthesizes the named blocks (all of `manifest` when `blocks` is empty) for
+/// each family, two Yosys runs at a time, into `workdir`. Reports come back
+/// in block-then-family order.
+pub fn synth_all(
+    dir: &Path,
+    manifest: &Manifest,
+    blocks: &[String],
+    families: &[crate::synth::Family],
+    workdir: &Path,
+) -> Result<Vec<crate::synth::SynthReport>> {
+    use std::sync::Mutex;
+    let mut jobs = vec![];
+    for (name, file) in &manifest.files {
+        if blocks.is_empty() || blocks.contains(name) {
+            for f in families {
+                jobs.push((name.clone(), dir.join(file), *f));
+            }
+        }
+    }
+    anyhow::ensure!(!jobs.is_empty(), "no block matches {blocks:?}; blocks are {:?}", manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    std::fs::create_dir_all(workdir)?;
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<Result<crate::synth::SynthReport>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some((name, file, family)) = jobs.get(i) else { break };
+                let r = crate::synth::synth(file, name, *family, workdir);
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// Reads a JSON report written by an earlier flow, if present.
+pub fn read_json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}

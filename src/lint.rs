@@ -81,8 +81,8 @@ pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintRep
     }
     args.push(verilog.display().to_string());
 
-    let command = crate::synth::command_line(VERILATOR, &args);
-    let run = crate::synth::run_with_timeout(Command::new(VERILATOR).args(&args), LINT_TIMEOUT)
+    let command = crate::tools::command_line(VERILATOR, &args);
+    let run = crate::tools::run_with_timeout(Command::new(VERILATOR).args(&args), LINT_TIMEOUT)
         .with_context(|| format!("lint of {} (top {top}): running `{command}`", verilog.display()))?;
 
     let output = format!("{}{}", run.stderr, run.stdout);

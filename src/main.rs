@@ -1,8 +1,9 @@
 //! `trimswitch`: emit, lint, synthesize and simulate the trimswitch data path.
-use anyhow::Result;
-use clap::{Parser, Subcommand};
-use std::path::PathBuf;
-use trimswitch::flows;
+use anyhow::{bail, Result};
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use trimswitch::flows::{self, Manifest};
+use trimswitch::synth::Family;
 use trimswitch_hdl::config::Config;
 
 #[derive(Parser)]
@@ -12,17 +13,58 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Which configuration to use.
+#[derive(Args)]
+struct ConfigArgs {
+    /// Target configuration (configs/<target>.toml).
+    #[arg(long, default_value = "configs/netfpga-sume.toml")]
+    config: PathBuf,
+    /// Override a configuration key, e.g. `--set datapath.data_width=64` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Build directory for this run [default: build/<target>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    fn load(&self) -> Result<(Config, PathBuf)> {
+        let cfg = Config::load_with(&self.config, &self.set)?;
+        let out = self.out.clone().unwrap_or_else(|| flows::build_dir(&cfg));
+        Ok((cfg, out))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write one Verilog file per block (plus manifest.json) for a configuration.
-    Emit {
-        /// Target configuration (configs/<target>.toml).
-        #[arg(long, default_value = "configs/netfpga-sume.toml")]
-        config: PathBuf,
-        /// Output directory [default: build/<target>/verilog].
-        #[arg(long)]
-        out: Option<PathBuf>,
+    /// Write one Verilog file per block (plus manifest.json) into <out>/verilog.
+    Emit(ConfigArgs),
+    /// Emit, then lint every file with `verilator --lint-only -Wall` and the waiver file.
+    Lint(ConfigArgs),
+    /// Emit, then synthesize every block with Yosys; writes <out>/synth.json and synth.md.
+    Synth {
+        #[command(flatten)]
+        c: ConfigArgs,
+        /// Families (xc7, xcup, ecp5), comma-separated [default: the config's target.family].
+        #[arg(long, value_delimiter = ',')]
+        family: Vec<Family>,
+        /// Only these blocks (comma-separated), e.g. ts_pkt_fifo.
+        #[arg(long, value_delimiter = ',')]
+        block: Vec<String>,
     },
+    /// Emit, then run the ts_fabric smoke test in Verilator; writes <out>/smoke.json.
+    Smoke {
+        #[command(flatten)]
+        c: ConfigArgs,
+        /// Cycles of traffic.
+        #[arg(long, default_value_t = 20_000)]
+        cycles: u64,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
+    Summary(ConfigArgs),
 }
 
 fn main() {
@@ -32,15 +74,95 @@ fn main() {
     }
 }
 
+fn emit(cfg: &Config, out: &Path) -> Result<(PathBuf, Manifest)> {
+    let dir = out.join("verilog");
+    let m = flows::emit(cfg, &dir)?;
+    Ok((dir, m))
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    flows::write_if_changed(path, &(serde_json::to_string_pretty(value)? + "\n"))
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Emit { config, out } => {
-            let cfg = Config::load(&config)?;
-            let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("verilog"));
-            let m = flows::emit(&cfg, &out)?;
-            println!("emitted {} files for {} (config hash {}) into {}", m.files.len(), cfg.target.name, m.config_hash, out.display());
-            for (name, path) in &m.files {
-                println!("  {name:<18} {}", path.display());
+        Cmd::Emit(c) => {
+            let (cfg, out) = c.load()?;
+            let (dir, m) = emit(&cfg, &out)?;
+            println!("emit: {} files for {} (config hash {}) in {}", m.files.len(), cfg.target.name, m.config_hash, dir.display());
+            for (name, file) in &m.files {
+                println!("  {name:<16} {}", dir.join(file).display());
+            }
+        }
+        Cmd::Lint(c) => {
+            let (cfg, out) = c.load()?;
+            let (dir, m) = emit(&cfg, &out)?;
+            let reports = flows::lint_all(&dir, &m)?;
+            let mut bad = 0;
+            for (name, r) in &reports {
+                let n = r.warnings.len() + r.errors.len();
+                println!("lint: {name:<16} {}", if r.ok { "clean".to_string() } else { format!("{n} findings") });
+                if !r.ok {
+                    bad += 1;
+                    for w in r.errors.iter().chain(&r.warnings).take(20) {
+                        println!("    {w}");
+                    }
+                }
+            }
+            let json: Vec<_> = reports.iter().map(|(n, r)| serde_json::json!({"block": n, "ok": r.ok, "warnings": r.warnings, "errors": r.errors})).collect();
+            write_json(&out.join("lint.json"), &json)?;
+            println!("lint: waivers {}; report {}", flows::waiver_file().display(), out.join("lint.json").display());
+            if bad > 0 {
+                bail!("{bad} of {} files have lint findings", reports.len());
+            }
+        }
+        Cmd::Synth { c, family, block } => {
+            let (cfg, out) = c.load()?;
+            let (dir, m) = emit(&cfg, &out)?;
+            let families = if family.is_empty() { vec![cfg.target.family.parse::<Family>()?] } else { family };
+            let started = std::time::Instant::now();
+            let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"))?;
+            let table = trimswitch::synth::table(&reports);
+            write_json(&out.join("synth.json"), &reports)?;
+            let md = format!(
+                "# Synthesis: {} ({})\n\nYosys `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
+                cfg.target.name, cfg.target.description, m.config_hash
+            );
+            flows::write_if_changed(&out.join("synth.md"), &md)?;
+            print!("{table}");
+            println!("synth: {} runs in {:.0} s; {} and {}", reports.len(), started.elapsed().as_secs_f64(), out.join("synth.json").display(), out.join("synth.md").display());
+            let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
+            if !latches.is_empty() {
+                bail!("latches inferred in {}", latches.join(", "));
+            }
+        }
+        Cmd::Smoke { c, cycles, seed } => {
+            let (cfg, out) = c.load()?;
+            let (dir, _) = emit(&cfg, &out)?;
+            let r = trimswitch_sim::smoke::run(&cfg, &dir.join("ts_fabric.v"), cycles, seed)?;
+            write_json(&out.join("smoke.json"), &r)?;
+            println!(
+                "smoke: ts_fabric {} ports x {} bits: {} cycles, {} packets sent, {} delivered ({} bytes), {} FIFO drops, {} demux drops, invariant holds",
+                r.ports, r.data_width, r.cycles, r.packets_sent, r.packets_delivered, r.bytes_delivered, r.fifo_drops, r.demux_drops
+            );
+            println!("smoke: {:.2} M simulated cycles/s; report {}", r.cycles_per_second / 1e6, out.join("smoke.json").display());
+        }
+        Cmd::Summary(c) => {
+            let (cfg, out) = c.load()?;
+            println!("== trimswitch {} on {} ({})", env!("CARGO_PKG_VERSION"), cfg.target.name, cfg.target.description);
+            println!("verilog : {}", out.join("verilog").display());
+            if let Some(l) = flows::read_json(&out.join("lint.json")) {
+                let n = l.as_array().map_or(0, |a| a.len());
+                let clean = l.as_array().map_or(0, |a| a.iter().filter(|r| r["ok"] == true).count());
+                println!("lint    : {clean}/{n} files clean  ({})", out.join("lint.json").display());
+            }
+            if let Some(s) = flows::read_json(&out.join("synth.json")) {
+                for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == "ts_fabric") {
+                    println!("synth   : ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, depth {}  ({})", r["family"], r["luts"], r["ffs"], r["bram36"], r["bram18"], r["logic_depth"], out.join("synth.md").display());
+                }
+            }
+            if let Some(s) = flows::read_json(&out.join("smoke.json")) {
+                println!("smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})", s["packets_delivered"], s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0), s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6, out.join("smoke.json").display());
             }
         }
     }

@@ -68,9 +68,10 @@
 //! latch becomes a LUT with feedback rather than a latch cell.
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Read;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::Command;
+use crate::tools::{command_line, run_with_timeout};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -494,70 +495,6 @@ fn log_tail(path: &Path, fallback: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let tail = &lines[lines.len().saturating_sub(LOG_TAIL_LINES)..];
     format!("\n--- last {} lines of the log ---\n{}", tail.len(), tail.join("\n"))
-}
-
-/// Exit status and output of a finished process.
-#[derive(Debug)]
-pub(crate) struct Captured {
-    pub status: ExitStatus,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs `cmd` to completion with stdout and stderr captured, killing it if it
-/// is still running after `timeout`.
-pub(crate) fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Captured> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {:?}", cmd.get_program()))?;
-    // Drain both pipes on threads so a chatty child cannot block on a full pipe.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("timed out after {} s and was killed", timeout.as_secs());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Ok(Captured {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    })
-}
-
-/// A command line for messages, with arguments quoted where needed.
-pub(crate) fn command_line(program: &str, args: &[String]) -> String {
-    std::iter::once(program)
-        .chain(args.iter().map(String::as_str))
-        .map(|a| {
-            if a.is_empty() || a.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            } else {
-                a.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ fn sf_conservation_512() -> Result<()> {
 
 /// With the output stalled, which packets fit is exactly predictable: a
 /// packet of `n` beats is admitted iff the beats in RAM plus `n` do not exceed
-/// the depth. Up to two beats of the head packet leave RAM for the output
+/// the depth. Up to three beats of the head packet leave RAM for the output
 /// buffer (read-ahead), so the model counts them out.
 fn sf_stalled_model(width: usize) -> Result<()> {
     let depth = 16;
@@ -117,7 +117,7 @@ fn sf_stalled_model(width: usize) -> Result<()> {
         let len = t.length(1, (depth + 3) * b.beat, b.beat);
         let p = t.packet(len, USER | i);
         let beats = len.div_ceil(b.beat);
-        let in_ram = stored_beats - stored_beats.min(2);
+        let in_ram = stored_beats - stored_beats.min(3);
         if in_ram + beats <= depth {
             stored_beats += beats;
             stored.push(p.clone());

@@ -17,7 +17,7 @@
 //! single-beat packets stream back to back. The output goes through a
 //! [`AxisSkid`] register slice.
 use crate::axis_skid::AxisSkid;
-use crate::widgets::{vec_of, DffR};
+use crate::widgets::{vec_of, DffR, KeepCount};
 use rust_hdl::prelude::*;
 
 /// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
@@ -32,7 +32,7 @@ use rust_hdl::prelude::*;
 ///   output (registered).
 /// - `drr_enable` in: 0 = round robin, 1 = byte-based deficit round robin.
 /// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
-///   least the largest packet size for one packet per round).
+///   least the largest packet size for one packet per round; below 2^30).
 #[derive(LogicBlock)]
 pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
@@ -50,9 +50,10 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub m_tvalid: Signal<Out, Bit>,
     pub m_tready: Signal<In, Bit>,
     pub drr_enable: Signal<In, Bit>,
-    pub quantum: Vec<Signal<In, Bits<16>>>,
+    pub quantum: Vec<Signal<In, Bits<32>>>,
     lanes: Constant<Bits<32>>,
     out: AxisSkid<D, K, U>,
+    keep_count: KeepCount<K, 8>,
     locked: DffR<Bit>,
     turn: DffR<Bit>,
     cur: DffR<Bits<8>>,
@@ -67,8 +68,8 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     grant: Signal<Local, Bit>,
     starting: Signal<Local, Bit>,
     base: Signal<Local, Bits<32>>,
-    quantum_raw: Signal<Local, Bits<16>>,
-    quantum_sel: Signal<Local, Bits<32>>,
+    credit: Vec<Signal<Local, Bits<32>>>,
+    credit_sel: Signal<Local, Bits<32>>,
     deficit_sel: Signal<Local, Bits<32>>,
     sel_valid: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
@@ -102,6 +103,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             quantum: vec_of(n),
             lanes: Constant::new((K as u64).to_bits()),
             out: Default::default(),
+            keep_count: Default::default(),
             locked: Default::default(),
             turn: Default::default(),
             cur: Default::default(),
@@ -115,8 +117,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             grant: Default::default(),
             starting: Default::default(),
             base: Default::default(),
-            quantum_raw: Default::default(),
-            quantum_sel: Default::default(),
+            credit: vec_of(n),
+            credit_sel: Default::default(),
             deficit_sel: Default::default(),
             sel_valid: Default::default(),
             sel_last: Default::default(),
@@ -177,7 +179,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.sel.next = self.pick.val();
             self.starting.next = self.any_req.val();
         }
-        self.quantum_raw.next = 0.into();
+        // Each input's credit at the start of a turn, all in parallel from
+        // registers, so no adder sits behind the arbitration.
+        for i in 0..self.deficit.len() {
+            self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
+        }
+        self.credit_sel.next = 0.into();
         self.deficit_sel.next = 0.into();
         self.sel_valid.next = false;
         self.sel_last.next = false;
@@ -186,7 +193,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.s_tuser.next = 0.into();
         for i in 0..self.s_tvalid.len() {
             if self.sel.val().index() == i {
-                self.quantum_raw.next = self.quantum[i].val();
+                self.credit_sel.next = self.credit[i].val();
                 self.deficit_sel.next = self.deficit[i].q.val();
                 self.sel_valid.next = self.s_tvalid[i].val();
                 self.sel_last.next = self.s_tlast[i].val();
@@ -195,11 +202,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.out.s_tuser.next = self.s_tuser[i].val();
             }
         }
-        self.quantum_sel.next = bit_cast::<32, 16>(self.quantum_raw.val());
         // Deficit the selected input sends against: a new DRR turn adds the quantum.
         self.base.next = self.deficit_sel.val();
         if self.starting.val() & self.drr_enable.val() {
-            self.base.next = self.deficit_sel.val() + self.quantum_sel.val();
+            self.base.next = self.credit_sel.val();
         }
         self.grant.next = self.sel_valid.val();
         if self.starting.val() & self.drr_enable.val() & (self.base.val().get_bit(31) | !self.base.val().any()) {
@@ -211,14 +217,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.grant.next = false;
         }
 
+        self.keep_count.keep.next = self.sel_keep.val();
         self.beat_bytes.next = self.lanes.val();
         if self.sel_last.val() {
-            self.beat_bytes.next = 0.into();
-            for i in 0..K {
-                if self.sel_keep.val().get_bit(i) {
-                    self.beat_bytes.next = (i + 1).to_bits();
-                }
-            }
+            self.beat_bytes.next = bit_cast::<32, 8>(self.keep_count.count.val());
         }
         self.remaining.next = self.base.val() - self.beat_bytes.val();
 

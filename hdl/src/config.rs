@@ -87,6 +87,39 @@ impl Config {
         Self::parse(&text, path)
     }
 
+    /// Reads a configuration file and applies `key=value` overrides (dotted
+    /// keys such as `datapath.data_width=64`; values in TOML syntax, bare words
+    /// taken as strings) before validating.
+    pub fn load_with(path: &Path, overrides: &[String]) -> Result<Config> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        if overrides.is_empty() {
+            return Self::parse(&text, path);
+        }
+        let mut doc: toml::Table = text.parse().map_err(|e: toml::de::Error| anyhow::anyhow!("{}: {}", path.display(), e.message()))?;
+        for o in overrides {
+            let Some((key, raw)) = o.split_once('=') else { bail!("--set {o:?}: expected KEY=VALUE") };
+            let value = format!("v = {raw}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+            let parts: Vec<&str> = key.trim().split('.').collect();
+            let (last, parents) = parts.split_last().expect("split yields one part");
+            let mut table = &mut doc;
+            for part in parents {
+                table = match table.get_mut(*part) {
+                    Some(toml::Value::Table(t)) => t,
+                    _ => bail!("--set {o:?}: {} has no section {part:?}", path.display()),
+                };
+            }
+            if !table.contains_key(*last) {
+                bail!("--set {o:?}: {} has no key {key:?}", path.display());
+            }
+            table.insert(last.to_string(), value);
+        }
+        Self::parse(&toml::to_string(&doc)?, path)
+    }
+
     /// Parses and validates configuration text; `path` is used in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Config> {
         let mut cfg: Config = toml::from_str(text).map_err(|e| {
@@ -194,6 +227,21 @@ quantum = 1600
         assert!(e.to_string().starts_with("x.toml: datapath.pipelines = 3: must be at least 1 and divide"), "{e}");
         let e = Config::parse(&GOOD.replace("policy = \"drr\"", "policy = \"wfq\""), Path::new("x.toml")).unwrap_err();
         assert!(e.to_string().contains("arbiter.policy = \"wfq\""), "{e}");
+    }
+
+    #[test]
+    fn overrides_apply_and_are_checked() {
+        let dir = std::env::temp_dir().join(format!("ts-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, GOOD).unwrap();
+        let c = Config::load_with(&path, &["datapath.data_width=512".into(), "arbiter.policy=rr".into()]).unwrap();
+        assert_eq!((c.datapath.data_width, c.arbiter.policy.as_str()), (512, "rr"));
+        let e = Config::load_with(&path, &["datapath.widht=64".into()]).unwrap_err();
+        assert!(e.to_string().contains("has no key \"datapath.widht\""), "{e}");
+        let e = Config::load_with(&path, &["datapath.data_width=100".into()]).unwrap_err();
+        assert!(e.to_string().contains("datapath.data_width = 100: must be one of"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

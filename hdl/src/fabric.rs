@@ -100,6 +100,7 @@ pub struct Fabric<const D: usize, const K: usize, const U: usize, const M: usize
     arb: AxisArbMux<D, K, U>,
     demux: AxisDemux<D, K, U>,
     regs: AxilRegs<REG_ADDR_BITS>,
+    quantum_mask: Constant<Bits<32>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Fabric<D, K, U, M, W> {
@@ -145,6 +146,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             arb: AxisArbMux::new(ports),
             demux: AxisDemux::new(ports, DEST_PORT_LSB),
             regs: AxilRegs::new(&rw, 3 * ports + 1),
+            quantum_mask: Constant::new(0xffffu64.to_bits()),
         }
     }
 }
@@ -193,7 +195,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.s_tuser[p].next = self.fifo[p].m_tuser.val();
             self.arb.s_tvalid[p].next = self.fifo[p].m_tvalid.val();
             self.fifo[p].m_tready.next = self.arb.s_tready[p].val();
-            self.arb.quantum[p].next = self.regs.rw[p + 1].val().get_bits::<16>(0);
+            self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
             self.regs.ro[3 * p + 1].next = self.fifo[p].drop_pkts.val();
             self.regs.ro[3 * p + 2].next = self.fifo[p].occ_bytes.val();

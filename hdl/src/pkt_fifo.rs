@@ -14,9 +14,11 @@
 //! the byte count of the last beat, so `tkeep` costs `1 + clog2(K+1)` bits
 //! instead of `K`) and `tuser`. `tuser` is sampled on a packet's first beat and
 //! repeated on every stored beat, so the output carries one value per packet.
-//! The read side is a one-cycle block-RAM read into a two-entry output buffer;
-//! it reads ahead when `m_tready` is high, so it streams one beat per cycle.
-use crate::widgets::{DffR, SdpRam};
+//! The read side is a one-cycle block-RAM read into a three-entry output
+//! buffer. Reads are issued from the buffer's fill level alone, never from
+//! `m_tready`, so `m_tready` reaches only the buffer's shift enables: no path
+//! from the consumer into the RAM or the counters, and still one beat per cycle.
+use crate::widgets::{DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
 
 /// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
@@ -47,7 +49,8 @@ pub const fn count_bits(k: usize) -> usize {
 ///   output stream; `m_tkeep` is regenerated packed.
 /// - `occ_bytes` out: bytes stored and not yet read out (in store-and-forward
 ///   mode only committed packets count). `occ_pkts` out: whole packets stored
-///   (a packet counts from its last beat in to its last beat out).
+///   (a packet counts from its last beat in to its last beat out). Both are
+///   registered and see a beat leave one cycle after it left.
 /// - `drop_pkts` out: packets dropped because the FIFO was full (wraps at 2^32).
 /// - `clear_drops` in: zeroes `drop_pkts` (clear-on-write from a register file).
 #[derive(LogicBlock)]
@@ -80,6 +83,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     user_shift: Constant<Bits<16>>,
     // Storage.
     ram: SdpRam<Bits<W>, PTR_BITS>,
+    keep_count: KeepCount<K, M>,
     // Write side.
     wr_ptr: DffR<Bits<PTR_BITS>>,
     wr_commit: DffR<Bits<PTR_BITS>>,
@@ -100,6 +104,9 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     ocount: DffR<Bits<2>>,
     head: DFF<Bits<W>>,
     second: DFF<Bits<W>>,
+    third: DFF<Bits<W>>,
+    sub_q: DffR<Bits<32>>,
+    pkt_out_q: DffR<Bit>,
     // Combinational helpers.
     beat_in: Signal<Local, Bit>,
     nb_in: Signal<Local, Bits<M>>,
@@ -154,6 +161,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             meta_shift: Constant::new((D as u64).to_bits()),
             user_shift: Constant::new(((D + M) as u64).to_bits()),
             ram: SdpRam::new(depth),
+            keep_count: Default::default(),
             wr_ptr: Default::default(),
             wr_commit: Default::default(),
             pkt_words: Default::default(),
@@ -171,6 +179,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             ocount: Default::default(),
             head: Default::default(),
             second: Default::default(),
+            third: Default::default(),
+            sub_q: Default::default(),
+            pkt_out_q: Default::default(),
             beat_in: Default::default(),
             nb_in: Default::default(),
             user_in: Default::default(),
@@ -195,7 +206,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second);
+        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q);
         self.wr_ptr.reset.next = self.reset.val();
         self.wr_commit.reset.next = self.reset.val();
         self.pkt_words.reset.next = self.reset.val();
@@ -210,6 +221,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.rd_ptr.reset.next = self.reset.val();
         self.inflight.reset.next = self.reset.val();
         self.ocount.reset.next = self.reset.val();
+        self.sub_q.reset.next = self.reset.val();
+        self.pkt_out_q.reset.next = self.reset.val();
         self.ram.clock.next = self.clock.val();
 
         // ---- write side ----
@@ -221,14 +234,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.beat_in.next = self.s_tvalid.val() & self.s_tready.val();
         // Byte count of this beat: K, or on the last beat the highest kept lane + 1.
+        self.keep_count.keep.next = self.s_tkeep.val();
         self.nb_in.next = bit_cast::<M, 32>(self.lanes.val());
         if self.s_tlast.val() {
-            self.nb_in.next = 0.into();
-            for i in 0..K {
-                if self.s_tkeep.val().get_bit(i) {
-                    self.nb_in.next = (i + 1).to_bits();
-                }
-            }
+            self.nb_in.next = self.keep_count.count.val();
         }
         if self.first.q.val() {
             self.user_in.next = self.s_tuser.val();
@@ -294,8 +303,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ---- read side ----
         self.m_tvalid.next = self.ocount.q.val().any();
         self.pop.next = self.m_tvalid.val() & self.m_tready.val();
+        // Issue a read while the buffer and the read in flight leave room.
         self.issue.next = self.readable.q.val().any()
-            & ((self.ocount.q.val() == 0) | ((self.ocount.q.val() == 1) & !self.inflight.q.val()) | self.pop.val());
+            & (self.ocount.q.val() != 3)
+            & !((self.ocount.q.val() == 2) & self.inflight.q.val());
         self.ram.read_enable.next = self.issue.val();
         self.ram.read_address.next = self.rd_ptr.q.val();
         self.inflight.d.next = self.issue.val();
@@ -305,8 +316,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.rd_ptr.d.next = 0.into();
             }
         }
-        // Two-entry output buffer: `head` drives the port, `second` waits.
-        // Invariant: ocount + inflight <= 2, so a push never meets a full buffer.
+        // Three-entry output buffer: `head` drives the port. Invariant:
+        // ocount + inflight <= 3, so a word arriving from RAM always has room.
         if self.ocount.q.val() == 0 {
             if self.inflight.q.val() {
                 self.head.d.next = self.ram.read_data.val();
@@ -321,13 +332,22 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.second.d.next = self.ram.read_data.val();
                 self.ocount.d.next = 2.into();
             }
+        } else if self.ocount.q.val() == 2 {
+            if self.pop.val() {
+                self.head.d.next = self.second.q.val();
+                if self.inflight.q.val() {
+                    self.second.d.next = self.ram.read_data.val();
+                } else {
+                    self.ocount.d.next = 1.into();
+                }
+            } else if self.inflight.q.val() {
+                self.third.d.next = self.ram.read_data.val();
+                self.ocount.d.next = 3.into();
+            }
         } else if self.pop.val() {
             self.head.d.next = self.second.q.val();
-            if self.inflight.q.val() {
-                self.second.d.next = self.ram.read_data.val();
-            } else {
-                self.ocount.d.next = 1.into();
-            }
+            self.second.d.next = self.third.q.val();
+            self.ocount.d.next = 2.into();
         }
         self.head_meta.next = self.head.q.val().get_bits::<M>(self.meta_shift.val().index());
         self.head_nb.next = self.head_meta.val() >> 1;
@@ -344,6 +364,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if !self.pop.val() {
             self.sub_bytes.next = 0.into();
         }
+        self.sub_q.d.next = self.sub_bytes.val();
+        self.pkt_out_q.d.next = self.pop.val() & self.m_tlast.val();
 
         // ---- counters shared by both sides ----
         self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into())
@@ -356,9 +378,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1
                 - bit_cast::<32, 1>(self.issue.val().into());
         }
-        self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_bytes.val();
+        self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
         self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s_tlast.val()).into())
-            - bit_cast::<32, 1>((self.pop.val() & self.m_tlast.val()).into());
+            - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
         if self.rollback.val() {
             self.drops.d.next = self.drops.q.val() + 1;
         }

@@ -144,3 +144,53 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
 pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()
 }
+
+/// Byte count of an AXI4-Stream beat from its packed `tkeep`, in logarithmic
+/// depth.
+///
+/// A packed `tkeep` is a run of ones from lane 0, so the count is the position
+/// of the last one plus one. `last_lane = keep & !(keep >> 1)` marks that
+/// lane (one-hot); bit `j` of the count is the OR of the lanes `i` whose
+/// `i + 1` has bit `j` set. Each output bit is a wide OR that synthesizes as a
+/// balanced tree (2-3 LUT levels for 64 lanes), where the obvious "highest set
+/// lane" loop becomes a priority chain one LUT per few lanes deep. For a
+/// `tkeep` with holes the result is the count of the highest run's end.
+///
+/// Type parameters: `K` lanes (1..=64), `C` count bits (at least `clog2(K+1)`,
+/// at most 8; extra high bits are zero).
+///
+/// Ports: `keep` in; `count` out (0..=K).
+#[derive(LogicBlock)]
+pub struct KeepCount<const K: usize, const C: usize> {
+    pub keep: Signal<In, Bits<K>>,
+    pub count: Signal<Out, Bits<C>>,
+    masks: Vec<Constant<Bits<K>>>,
+    last_lane: Signal<Local, Bits<K>>,
+}
+
+impl<const K: usize, const C: usize> Default for KeepCount<K, C> {
+    fn default() -> Self {
+        assert!((1..=64).contains(&K) && C >= clog2(K + 1) && C <= 8, "KeepCount: K in 1..=64 and clog2(K+1) <= C <= 8");
+        let mask = |j: usize| {
+            let m = (0..K).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
+            Constant::new(m.to_bits())
+        };
+        Self {
+            keep: Default::default(),
+            count: Default::default(),
+            masks: (0..C).map(mask).collect(),
+            last_lane: Default::default(),
+        }
+    }
+}
+
+impl<const K: usize, const C: usize> Logic for KeepCount<K, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
+        self.count.next = 0.into();
+        for j in 0..C {
+            self.count.next = self.count.val().replace_bit(j, (self.last_lane.val() & self.masks[j].val()).any());
+        }
+    }
+}

@@ -9,10 +9,12 @@
 //!   FST waveforms (`TS_WAVES=1`);
 //! - [`axis`]: AXI-Stream packet source, checking sink and packet comparison;
 //! - [`axil`]: AXI4-Lite master for register access;
-//! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic.
+//! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic;
+//! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`.
 
 pub mod axil;
 pub mod axis;
 pub mod dut;
+pub mod smoke;
 pub mod tb;
 pub mod verilator;
