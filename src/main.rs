@@ -37,15 +37,25 @@ impl ConfigArgs {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write one Verilog file per block (plus manifest.json) into <out>/verilog.
-    Emit(ConfigArgs),
+    /// Write one Verilog file per block (plus manifest.json).
+    Emit {
+        /// Target configuration (configs/<target>.toml).
+        #[arg(long, default_value = "configs/netfpga-sume.toml")]
+        config: PathBuf,
+        /// Override a configuration key (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Verilog output directory [default: build/<target>/verilog].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Emit, then lint every file with `verilator --lint-only -Wall` and the waiver file.
     Lint(ConfigArgs),
     /// Emit, then synthesize every block with Yosys; writes <out>/synth.json and synth.md.
     Synth {
         #[command(flatten)]
         c: ConfigArgs,
-        /// Families (xc7, xcup, ecp5), comma-separated [default: the config's target.family].
+        /// Families (xc7, xcup, ecp5), comma-separated [default: xc7,xcup].
         #[arg(long, value_delimiter = ',')]
         family: Vec<Family>,
         /// Only these blocks (comma-separated), e.g. ts_pkt_fifo.
@@ -86,9 +96,10 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Emit(c) => {
-            let (cfg, out) = c.load()?;
-            let (dir, m) = emit(&cfg, &out)?;
+        Cmd::Emit { config, set, out } => {
+            let cfg = Config::load_with(&config, &set)?;
+            let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("verilog"));
+            let m = flows::emit(&cfg, &dir)?;
             println!("emit: {} files for {} (config hash {}) in {}", m.files.len(), cfg.target.name, m.config_hash, dir.display());
             for (name, file) in &m.files {
                 println!("  {name:<16} {}", dir.join(file).display());
@@ -119,7 +130,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Synth { c, family, block } => {
             let (cfg, out) = c.load()?;
             let (dir, m) = emit(&cfg, &out)?;
-            let families = if family.is_empty() { vec![cfg.target.family.parse::<Family>()?] } else { family };
+            let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
             let started = std::time::Instant::now();
             let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"))?;
             let table = trimswitch::synth::table(&reports);
@@ -157,8 +168,11 @@ fn run(cli: Cli) -> Result<()> {
                 println!("lint    : {clean}/{n} files clean  ({})", out.join("lint.json").display());
             }
             if let Some(s) = flows::read_json(&out.join("synth.json")) {
+                let runs = s.as_array().map_or(0, |a| a.len());
+                let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
+                println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
                 for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == "ts_fabric") {
-                    println!("synth   : ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, depth {}  ({})", r["family"], r["luts"], r["ffs"], r["bram36"], r["bram18"], r["logic_depth"], out.join("synth.md").display());
+                    println!("          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}", r["family"], r["luts"], r["ffs"], r["bram36"], r["bram18"], r["carry"], r["logic_depth"]);
                 }
             }
             if let Some(s) = flows::read_json(&out.join("smoke.json")) {

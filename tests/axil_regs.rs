@@ -1,5 +1,6 @@
 //! `ts_axil_regs` in Verilator: reset values, strobes, read-only inputs,
-//! clear-on-write pulses, decode errors, random channel timing.
+//! clear-on-write pulses, decode errors, random channel timing and
+//! response backpressure.
 mod common;
 use anyhow::{ensure, Result};
 use rand::{Rng, SeedableRng};
@@ -48,10 +49,14 @@ fn register_file_behaviour() -> Result<()> {
     ensure!(axil_read(&mut tb, &mut master, 20, &mut [&mut pulses])? == (0, RESP_DECERR as u8));
     ensure!(axil_write(&mut tb, &mut master, 0x400, 1, &mut [&mut pulses])? == RESP_DECERR as u8);
 
-    // Random writes with random byte strobes against a model.
+    // Random writes with random byte strobes against a model, with random
+    // delays on AW/W/AR and random backpressure on B/R, for MIN_CYCLES.
     let mut rng = rand::rngs::SmallRng::seed_from_u64(4);
     let mut model = RESETS;
-    for _ in 0..300 {
+    master.ready_prob = 0.4;
+    master.max_delay = 4;
+    let start = tb.cycle();
+    while tb.cycle() - start < common::MIN_CYCLES {
         let i = rng.gen_range(0..RESETS.len());
         let v: u32 = rng.gen();
         let strb: u8 = rng.gen_range(0..16);
@@ -62,6 +67,7 @@ fn register_file_behaviour() -> Result<()> {
         let (got, resp) = axil_read(&mut tb, &mut master, 4 * j as u64, &mut [&mut pulses])?;
         ensure!(resp == RESP_OKAY as u8 && got == model[j], "register {j}: read {got:#x}, expected {:#x}", model[j]);
     }
+    master.ready_prob = 1.0;
     // Clear-on-write: writing a read-only register pulses its clear line once.
     ensure!(pulses.count == vec![0, 0], "spurious clear pulses {:?}", pulses.count);
     ensure!(axil_write(&mut tb, &mut master, 16, 0, &mut [&mut pulses])? == RESP_OKAY as u8);

@@ -78,3 +78,54 @@ fn random_64() -> Result<()> {
 fn random_512() -> Result<()> {
     random(512)
 }
+
+/// A reset in the middle of a packet (held in the input slice) discards it,
+/// zeroes the drop counter, and the next packets route exactly.
+#[test]
+fn reset_mid_packet() -> Result<()> {
+    let lib = model_of(&mut AxisDemux::<64, 8, 64>::new(N, 8), "ts_axis_demux", "d64_u64_n4")?;
+    let m = lib.instantiate();
+    let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 3)?;
+    let mut sinks = (0..N).map(|i| AxisSink::new(&m, &AxisPorts::indexed("m", i), 30 + i as u64)).collect::<Result<Vec<_>>>()?;
+    let mut tb = Tb::new(m, "clock", Some("reset"))?;
+    tb.reset(2);
+    let mut t = Traffic::new(4);
+    src.push(t.packet(8, tuser(0, DEST_DROP as u8, 8)));
+    src.push(t.packet(100, tuser(0, 2, 100)));
+    for s in sinks.iter_mut() {
+        s.ready_prob = 0.0;
+    }
+    let mut agents: Vec<&mut dyn Agent> = vec![&mut src];
+    agents.extend(sinks.iter_mut().map(|s| s as &mut dyn Agent));
+    tb.run(&mut agents, 6);
+    src.abort();
+    for s in sinks.iter_mut() {
+        s.abort();
+        s.ready_prob = 0.7;
+    }
+    tb.reset(1);
+    let dp = tb.model.port("drop_pkts")?;
+    ensure!(tb.model.get(&dp) == 0, "drop counter survived reset");
+    let mut expected: Vec<Vec<Packet>> = vec![vec![]; N];
+    for k in 0..60u128 {
+        let dest = (k % 5) as u8; // 4 is not a port: dropped
+        let p = t.packet(1 + (k as usize * 13) % 90, tuser(0, dest, 0) | k << 40);
+        if let Some(d) = route(&p) {
+            expected[d].push(p.clone());
+        }
+        src.push(p);
+    }
+    for (s, e) in sinks.iter_mut().zip(&expected) {
+        s.expect(e.len() as u64);
+    }
+    let mut agents: Vec<&mut dyn Agent> = vec![&mut src];
+    agents.extend(sinks.iter_mut().map(|s| s as &mut dyn Agent));
+    tb.run_until_idle(&mut agents, 100_000)?;
+    for (i, s) in sinks.iter_mut().enumerate() {
+        no_protocol_errors(s)?;
+        let got: Vec<Packet> = s.packets.drain(..).collect();
+        check_packets(&expected[i], &got).map_err(|e| e.context(format!("output {i}")))?;
+    }
+    ensure!(tb.model.get(&dp) == 12, "drop_pkts {} after reset, expected 12", tb.model.get(&dp));
+    Ok(())
+}

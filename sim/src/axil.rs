@@ -75,7 +75,8 @@ struct Ports {
 
 /// AXI4-Lite master. Transactions run one at a time, in queue order; for a
 /// write, AW and W are raised independently after random delays of
-/// `0..=max_delay` cycles each. `bready`/`rready` are always high.
+/// `0..=max_delay` cycles each. `bready`/`rready` are high with probability
+/// `ready_prob` each cycle (1.0 by default: always ready).
 pub struct AxilMaster {
     p: Ports,
     queue: VecDeque<Op>,
@@ -86,6 +87,9 @@ pub struct AxilMaster {
     pub errors: Vec<String>,
     /// Largest random delay, in cycles, before AW, W or AR is asserted.
     pub max_delay: u32,
+    /// Probability that `bready`/`rready` are high in a cycle (response backpressure).
+    pub ready_prob: f64,
+    ready: bool,
     rng: SmallRng,
 }
 
@@ -138,6 +142,8 @@ impl AxilMaster {
             results: VecDeque::new(),
             errors: Vec::new(),
             max_delay: 3,
+            ready_prob: 1.0,
+            ready: true,
             rng: SmallRng::seed_from_u64(seed),
         })
     }
@@ -196,8 +202,9 @@ impl Agent for AxilMaster {
         m.set(&p.awvalid, awvalid as u64);
         m.set(&p.wvalid, wvalid as u64);
         m.set(&p.arvalid, arvalid as u64);
-        m.set(&p.bready, 1);
-        m.set(&p.rready, 1);
+        self.ready = self.ready_prob >= 1.0 || self.rng.gen_bool(self.ready_prob.max(0.0));
+        m.set(&p.bready, self.ready as u64);
+        m.set(&p.rready, self.ready as u64);
     }
 
     fn sample(&mut self, m: &Model, cycle: u64) {
@@ -218,7 +225,7 @@ impl Agent for AxilMaster {
         let mut result = None;
         match a.op {
             Op::Write { addr, .. } => {
-                if bvalid {
+                if bvalid && self.ready {
                     if addr_done && data_done {
                         result = Some(AxilResult::Write {
                             addr,
@@ -239,7 +246,7 @@ impl Agent for AxilMaster {
                 a.data_done |= wvalid && m.get(&p.wready) != 0;
             }
             Op::Read { addr } => {
-                if rvalid {
+                if rvalid && self.ready {
                     if addr_done {
                         let data = m.get(&p.rdata) as u32;
                         result = Some(AxilResult::Read {

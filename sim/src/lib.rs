@@ -10,10 +10,12 @@
 //! - [`axis`]: AXI-Stream packet source, checking sink and packet comparison;
 //! - [`axil`]: AXI4-Lite master for register access;
 //! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic;
-//! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`.
+//! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`;
+//! - [`bench`]: simulation speed, rust-hdl's simulator against Verilator.
 
 pub mod axil;
 pub mod axis;
+pub mod bench;
 pub mod dut;
 pub mod smoke;
 pub mod tb;
