@@ -15,13 +15,26 @@ struct Cli {
 
 /// Which configuration to use.
 #[derive(Args)]
-struct ConfigArgs {
+struct ConfigSel {
     /// Target configuration (configs/<target>.toml).
     #[arg(long, default_value = "configs/netfpga-sume.toml")]
     config: PathBuf,
     /// Override a configuration key, e.g. `--set datapath.data_width=64` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
+}
+
+impl ConfigSel {
+    fn load(&self) -> Result<Config> {
+        Config::load_with(&self.config, &self.set)
+    }
+}
+
+/// A configuration and the build directory for the run.
+#[derive(Args)]
+struct ConfigArgs {
+    #[command(flatten)]
+    sel: ConfigSel,
     /// Build directory for this run [default: build/<target>].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -29,7 +42,7 @@ struct ConfigArgs {
 
 impl ConfigArgs {
     fn load(&self) -> Result<(Config, PathBuf)> {
-        let cfg = Config::load_with(&self.config, &self.set)?;
+        let cfg = self.sel.load()?;
         let out = self.out.clone().unwrap_or_else(|| flows::build_dir(&cfg));
         Ok((cfg, out))
     }
@@ -39,12 +52,8 @@ impl ConfigArgs {
 enum Cmd {
     /// Write one Verilog file per block (plus manifest.json).
     Emit {
-        /// Target configuration (configs/<target>.toml).
-        #[arg(long, default_value = "configs/netfpga-sume.toml")]
-        config: PathBuf,
-        /// Override a configuration key (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        sel: ConfigSel,
         /// Verilog output directory [default: build/<target>/verilog].
         #[arg(long)]
         out: Option<PathBuf>,
@@ -73,11 +82,28 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Simulation speed: rust-hdl's simulator vs Verilator on the 512-bit packet
+    /// FIFO, and a clean model build; writes build/bench.json.
+    Bench {
+        /// Cycles for rust-hdl's simulator (about 8k cycles/s).
+        #[arg(long, default_value_t = 100_000)]
+        rust_hdl_cycles: u64,
+        /// Cycles for Verilator (millions per second).
+        #[arg(long, default_value_t = 10_000_000)]
+        verilator_cycles: u64,
+    },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
 }
 
 fn main() {
+    // Output piped into `head` and the like: end quietly when the reader goes
+    // away, as Unix tools do, instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of a signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     if let Err(e) = run(Cli::parse()) {
         eprintln!("trimswitch: error: {e:#}");
         std::process::exit(1);
@@ -96,8 +122,8 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Emit { config, set, out } => {
-            let cfg = Config::load_with(&config, &set)?;
+        Cmd::Emit { sel, out } => {
+            let cfg = sel.load()?;
             let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("verilog"));
             let m = flows::emit(&cfg, &dir)?;
             println!("emit: {} files for {} (config hash {}) in {}", m.files.len(), cfg.target.name, m.config_hash, dir.display());
@@ -158,6 +184,16 @@ fn run(cli: Cli) -> Result<()> {
             );
             println!("smoke: {:.2} M simulated cycles/s; report {}", r.cycles_per_second / 1e6, out.join("smoke.json").display());
         }
+        Cmd::Bench { rust_hdl_cycles, verilator_cycles } => {
+            let r = trimswitch_sim::bench::fifo_sim_speed(rust_hdl_cycles, verilator_cycles)?;
+            let path = trimswitch::tools::repo_root().join("build/bench.json");
+            std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+            write_json(&path, &r)?;
+            println!("bench: {}", r.design);
+            println!("  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)", r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds);
+            println!("  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)", r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds);
+            println!("  speedup {:.0}x; clean Verilated model build {:.1} s; {}", r.speedup, r.model_build_seconds, path.display());
+        }
         Cmd::Summary(c) => {
             let (cfg, out) = c.load()?;
             println!("== trimswitch {} on {} ({})", env!("CARGO_PKG_VERSION"), cfg.target.name, cfg.target.description);
@@ -172,7 +208,7 @@ fn run(cli: Cli) -> Result<()> {
                 let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
                 println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
                 for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == "ts_fabric") {
-                    println!("          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}", r["family"], r["luts"], r["ffs"], r["bram36"], r["bram18"], r["carry"], r["logic_depth"]);
+                    println!("          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}", r["family"].as_str().unwrap_or("?"), r["luts"], r["ffs"], r["bram36"], r["bram18"], r["carry"], r["logic_depth"]);
                 }
             }
             if let Some(s) = flows::read_json(&out.join("smoke.json")) {
