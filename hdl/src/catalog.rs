@@ -69,7 +69,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
     name: &str,
 ) -> Result<Emitted> {
     let prov = provenance(cfg);
-    let ports = cfg.datapath.ports.max(2);
+    let ports = cfg.datapath.ports;
     let drr = cfg.arbiter.policy == "drr";
     let verilog = match name {
         "ts_axis_skid" => emit_verilog(&mut AxisSkid::<D, K, U>::default(), name, &prov)?,

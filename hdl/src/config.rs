@@ -49,13 +49,14 @@ pub struct Target {
 pub struct Datapath {
     /// Number of Ethernet ports.
     pub ports: usize,
-    /// Ingress pipelines (ports are split evenly between them).
+    /// Ingress pipelines (ports are split evenly between them). The fabric of
+    /// this stage is one shared pipeline; the ingress stage uses this.
     pub pipelines: usize,
     /// tdata width of the shared pipeline in bits (64, 128, 256 or 512).
     pub data_width: usize,
     /// tuser (per-packet metadata) width in bits (64 or 128).
     pub user_width: usize,
-    /// Line rate of one port in Gb/s.
+    /// Line rate of one port in Gb/s (for line-rate checks and scenarios).
     pub port_gbps: f64,
 }
 
@@ -144,8 +145,8 @@ impl Config {
             err("target.clock_mhz", self.target.clock_mhz.to_string(), "must be in (0, 1000]")?;
         }
         let d = &self.datapath;
-        if !(1..=64).contains(&d.ports) {
-            err("datapath.ports", d.ports.to_string(), "must be in 1..=64")?;
+        if !(2..=64).contains(&d.ports) {
+            err("datapath.ports", d.ports.to_string(), "must be in 2..=64")?;
         }
         if d.pipelines == 0 || d.ports % d.pipelines != 0 {
             err("datapath.pipelines", d.pipelines.to_string(), &format!("must be at least 1 and divide datapath.ports ({})", d.ports))?;
@@ -169,11 +170,6 @@ impl Config {
             err("arbiter.quantum", self.arbiter.quantum.to_string(), "must be in 1..=65535 bytes")?;
         }
         Ok(())
-    }
-
-    /// Ports per ingress pipeline.
-    pub fn ports_per_pipeline(&self) -> usize {
-        self.datapath.ports / self.datapath.pipelines
     }
 
     /// SHA-256 of the configuration's canonical serialization (independent of

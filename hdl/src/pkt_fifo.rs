@@ -40,8 +40,8 @@ pub const fn count_bits(k: usize) -> usize {
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset that
-///   empties the FIFO and zeroes the occupancy (not `drop_pkts`'s history:
-///   that is zeroed too; read counters before a reset).
+///   empties the FIFO and zeroes every counter, `drop_pkts` included (read
+///   counters before a reset).
 /// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tuser`, `s_tvalid` in, `s_tready` out:
 ///   input stream. `tkeep` must be packed (all ones except on the last beat);
 ///   on the last beat the byte count is the highest set lane plus one.

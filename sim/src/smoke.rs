@@ -41,7 +41,7 @@ pub struct SmokeReport {
 /// Runs `ts_fabric` from `verilog` (emitted for `cfg`) with `cycles` cycles
 /// of traffic (plus the drain) and checks the invariant; errors name the first violation.
 pub fn run(cfg: &Config, verilog: &Path, cycles: u64, seed: u64) -> Result<SmokeReport> {
-    let ports = cfg.datapath.ports.max(2);
+    let ports = cfg.datapath.ports;
     let lib = build_model(&[verilog.to_path_buf()], "ts_fabric", &BuildOptions::default())
         .with_context(|| format!("building the Verilated model of {}", verilog.display()))?;
     let m = lib.instantiate();
