@@ -10,6 +10,7 @@
 //! - [`axis`]: AXI-Stream packet source, checking sink and packet comparison;
 //! - [`axil`]: AXI4-Lite master for register access;
 //! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic;
+//! - [`packet`]: packet library (FCS, checksums, frames, pcap);
 //! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`;
 //! - [`bench`]: simulation speed, rust-hdl's simulator against Verilator.
 
@@ -17,6 +18,7 @@ pub mod axil;
 pub mod axis;
 pub mod bench;
 pub mod dut;
+pub mod packet;
 pub mod smoke;
 pub mod tb;
 pub mod verilator;
