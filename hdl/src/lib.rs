@@ -15,6 +15,7 @@ pub mod axis_demux;
 pub mod axis_skid;
 pub mod catalog;
 pub mod config;
+pub mod crc;
 pub mod emit;
 pub mod fabric;
 pub mod meta;

@@ -194,3 +194,32 @@ impl<const K: usize, const C: usize> Logic for KeepCount<K, C> {
         }
     }
 }
+
+/// Expands a `K`-lane `tkeep` into a `D`-bit byte mask (lane `l` drives bits
+/// `8l .. 8l+7`). Pure wiring, written as a concatenation so synthesis sees
+/// no logic at all.
+///
+/// Ports: `keep` in (`K` bits); `mask` out (`D = 8K` bits).
+#[derive(LogicBlock, Default)]
+pub struct KeepExpand<const K: usize, const D: usize> {
+    pub keep: Signal<In, Bits<K>>,
+    pub mask: Signal<Out, Bits<D>>,
+}
+
+impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
+    fn update(&mut self) {
+        let mut m = Bits::<D>::default();
+        for i in 0..D {
+            m = m.replace_bit(i, self.keep.val().get_bit(i / 8));
+        }
+        self.mask.next = m;
+    }
+    fn connect(&mut self) {
+        self.mask.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert_eq!(D, 8 * K, "KeepExpand: D must be 8K");
+        let lanes: Vec<String> = (0..K).rev().map(|l| format!("{{8{{keep[{l}]}}}}")).collect();
+        Verilog::Custom(format!("always @(*) mask = {{{}}};\n", lanes.join(", ")))
+    }
+}

@@ -1,37 +1,7 @@
-//! Ethernet FCS: CRC-32 of IEEE 802.3 (see `docs/protocols.md`).
+//! Ethernet FCS: CRC-32 of IEEE 802.3 (see `docs/protocols.md`). The bytewise
+//! reference lives in `trimswitch_hdl::crc`, next to the hardware that uses it.
 
-/// Reflected polynomial 0x04C11DB7.
-const POLY: u32 = 0xEDB8_8320;
-
-/// What the CRC register holds after running over a frame *and* its correct
-/// FCS, before the final complement (the check `rx_fcs` makes).
-pub const RESIDUE: u32 = 0xDEBB_20E3;
-
-const fn table() -> [u32; 256] {
-    let mut t = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 { POLY ^ (c >> 1) } else { c >> 1 };
-            k += 1;
-        }
-        t[i] = c;
-        i += 1;
-    }
-    t
-}
-
-static TABLE: [u32; 256] = table();
-
-/// Runs the CRC register over `data` from `state` (no final complement).
-pub fn crc32_update(mut state: u32, data: &[u8]) -> u32 {
-    for &b in data {
-        state = TABLE[((state ^ b as u32) & 0xff) as usize] ^ (state >> 8);
-    }
-    state
-}
+pub use trimswitch_hdl::crc::{crc32_update, RESIDUE};
 
 /// The Ethernet CRC-32 of `data` (initial 0xFFFFFFFF, final complement).
 pub fn crc32(data: &[u8]) -> u32 {
