@@ -5,6 +5,7 @@ use crate::axis_arb_mux::AxisArbMux;
 use crate::axis_demux::AxisDemux;
 use crate::axis_skid::AxisSkid;
 use crate::config::Config;
+use crate::crc::Crc32Beat;
 use crate::emit::emit_verilog;
 use crate::fabric::{Fabric, REG_ADDR_BITS};
 use crate::meta::DEST_PORT_LSB;
@@ -12,7 +13,7 @@ use crate::pkt_fifo::PktFifo;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 6] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_fabric"];
+pub const BLOCKS: [&str; 7] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_fabric"];
 
 /// The top-level block of the current design.
 pub const TOP: &str = "ts_fabric";
@@ -81,6 +82,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             rw.extend(std::iter::repeat(cfg.arbiter.quantum).take(ports));
             emit_verilog(&mut AxilRegs::<REG_ADDR_BITS>::new(&rw, 3 * ports + 1), name, &prov)?
         }
+        "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,
         "ts_fabric" => emit_verilog(
             &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),
             name,
