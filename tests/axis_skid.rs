@@ -29,13 +29,8 @@ fn random(width: usize) -> Result<()> {
     sink.ready_prob = 0.5;
     let beat = width / 8;
     let mut t = Traffic::new(2);
-    let mut sent = vec![];
-    let mut beats = 0;
-    while beats < MIN_CYCLES as usize / 2 {
-        let len = t.length(1, 24 * beat, beat);
-        beats += len.div_ceil(beat);
-        sent.push(t.packet(len, 0xabc0_0000 | sent.len() as u128));
-    }
+    let sent = t.packets_for_beats(MIN_CYCLES as usize / 2, beat, 1, 24 * beat, |i| 0xabc0_0000 | i as u128);
+    let beats: usize = sent.iter().map(|p| p.data.len().div_ceil(beat)).sum();
     push_all(&mut src, sent.clone());
     sink.expect(sent.len() as u64);
     let cycles = run_for(&mut tb, &mut [&mut src, &mut sink], MIN_CYCLES, 10 * MIN_CYCLES)?;

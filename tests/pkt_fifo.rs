@@ -73,13 +73,7 @@ fn sf_conservation(width: usize) -> Result<()> {
     // Enough traffic for ~MIN_CYCLES at the source's pace; some packets are
     // larger than the whole FIFO and can never be admitted.
     let max_len = depth * b.beat + 2 * b.beat;
-    let mut sent = vec![];
-    let mut beats = 0;
-    while beats < (MIN_CYCLES as usize * 8) / 10 {
-        let len = t.length(1, max_len, b.beat);
-        beats += len.div_ceil(b.beat);
-        sent.push(t.packet(len, USER | sent.len() as u128));
-    }
+    let sent = t.packets_for_beats(MIN_CYCLES as usize * 8 / 10, b.beat, 1, max_len, |i| USER | i as u128);
     push_all(&mut b.src, sent.clone());
     let cycles = b.drain(MIN_CYCLES, 40 * MIN_CYCLES)?;
     no_protocol_errors(&b.sink)?;
@@ -163,13 +157,7 @@ fn ct_exact(width: usize) -> Result<()> {
     b.src.idle_prob = 0.3;
     b.sink.ready_prob = 0.5;
     let mut t = Traffic::new(5);
-    let mut sent = vec![];
-    let mut beats = 0;
-    while beats < (MIN_CYCLES as usize) / 3 {
-        let len = t.length(1, 40 * b.beat, b.beat);
-        beats += len.div_ceil(b.beat);
-        sent.push(t.packet(len, USER | sent.len() as u128));
-    }
+    let sent = t.packets_for_beats(MIN_CYCLES as usize / 3, b.beat, 1, 40 * b.beat, |i| USER | i as u128);
     push_all(&mut b.src, sent.clone());
     b.sink.expect(sent.len() as u64);
     b.drain(MIN_CYCLES, 20 * MIN_CYCLES)?;

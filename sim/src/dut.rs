@@ -43,6 +43,20 @@ impl Traffic {
         Packet::new(data, user)
     }
 
+    /// Random packets of [`Traffic::length`] in `lo..=hi` bytes, numbered from
+    /// 0 (`user(i)` gives packet `i`'s tuser), until they fill at least
+    /// `min_beats` beats of `beat` bytes.
+    pub fn packets_for_beats(&mut self, min_beats: usize, beat: usize, lo: usize, hi: usize, user: impl Fn(usize) -> u128) -> Vec<Packet> {
+        let mut out = vec![];
+        let mut beats = 0;
+        while beats < min_beats {
+            let len = self.length(lo, hi, beat);
+            beats += len.div_ceil(beat);
+            out.push(self.packet(len, user(out.len())));
+        }
+        out
+    }
+
     /// A length in `lo..=hi`, biased so that a quarter of packets are minimal
     /// and a quarter end one byte past a beat boundary (the corner cases).
     pub fn length(&mut self, lo: usize, hi: usize, beat: usize) -> usize {
