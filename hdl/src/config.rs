@@ -22,6 +22,7 @@ pub struct Config {
     pub datapath: Datapath,
     pub fifo: Fifo,
     pub arbiter: Arbiter,
+    pub ingress: Ingress,
     /// Where this configuration was read from (not part of the file).
     #[serde(skip)]
     pub source: PathBuf,
@@ -79,6 +80,96 @@ pub struct Arbiter {
     pub policy: String,
     /// Reset value of every input's DRR quantum, in bytes (1..=65535).
     pub quantum: u32,
+}
+
+/// The ingress pipeline (`docs/ingress.md`): build-time table sizes, reset
+/// values of the run-time registers, and the table contents a host loads over
+/// AXI-Lite at start (tables reset empty).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ingress {
+    /// Frames shorter than this (bytes, FCS included) are runts (reset value; run time).
+    pub min_frame: u32,
+    /// Frames longer than this (bytes, FCS included) are oversize (reset value; run time).
+    pub max_frame: u32,
+    /// Strip the 4-byte FCS from good frames (reset value; run time).
+    pub strip_fcs: bool,
+    /// Drop malformed packets (`true`) or forward them untouched (reset value; run time).
+    pub malformed_drop: bool,
+    /// Egress port for lookup misses; 255 drops them (reset value; run time).
+    pub miss_port: u32,
+    /// The switch's router MAC, `"aa:bb:cc:dd:ee:ff"` (reset value; run time).
+    pub router_mac: String,
+    /// DSCP codepoints (0..=63; -1 disables) for TRIMMABLE, TRIMMED and CONTROL
+    /// traffic (reset values; run time).
+    pub dscp_trimmable: i32,
+    pub dscp_trimmed: i32,
+    pub dscp_control: i32,
+    /// Traffic class of each PCP 0..=7 for tagged frames (reset values; run time).
+    pub pcp_tc: Vec<u32>,
+    /// Traffic class of untagged frames (reset value; run time).
+    pub default_tc: u32,
+    /// Longest-prefix-match entries (build time, 1..=256).
+    pub lpm_entries: usize,
+    /// L2 exact-match entries (build time, 1..=256).
+    pub l2_entries: usize,
+    /// Next-hop table entries (build time, a power of two in 1..=256).
+    pub nexthops: usize,
+    /// IPv4 routes loaded at start: `prefix = "10.1.0.0/16"`, `port`, `nexthop`.
+    #[serde(default)]
+    pub route: Vec<RouteEntry>,
+    /// L2 entries loaded at start: `mac`, `port`.
+    #[serde(default)]
+    pub l2: Vec<L2Entry>,
+    /// Next-hop destination MACs loaded at start, index order.
+    #[serde(default)]
+    pub nexthop_mac: Vec<String>,
+}
+
+/// One IPv4 route of [`Ingress::route`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RouteEntry {
+    /// `"a.b.c.d/len"`, len 0..=32; host bits must be zero.
+    pub prefix: String,
+    /// Egress port (255 = drop).
+    pub port: u32,
+    /// Next-hop table index.
+    pub nexthop: u32,
+}
+
+/// One entry of [`Ingress::l2`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct L2Entry {
+    /// `"aa:bb:cc:dd:ee:ff"`.
+    pub mac: String,
+    /// Egress port (255 = drop).
+    pub port: u32,
+}
+
+/// Parses `"aa:bb:cc:dd:ee:ff"` into a 48-bit value (first byte most significant).
+pub fn parse_mac(s: &str) -> Option<u64> {
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.len() != 6 {
+        return None;
+    }
+    parts.iter().try_fold(0u64, |acc, p| {
+        if p.len() != 2 {
+            return None;
+        }
+        u8::from_str_radix(p, 16).ok().map(|b| acc << 8 | b as u64)
+    })
+}
+
+/// Parses `"a.b.c.d/len"` into `(prefix, len)`; host bits must be zero.
+pub fn parse_prefix(s: &str) -> Option<(u32, u8)> {
+    let (addr, len) = s.split_once('/')?;
+    let len: u8 = len.parse().ok().filter(|l| *l <= 32)?;
+    let a: std::net::Ipv4Addr = addr.parse().ok()?;
+    let v = u32::from(a);
+    let mask = if len == 0 { 0 } else { u32::MAX << (32 - len) };
+    (v & !mask == 0).then_some((v, len))
 }
 
 impl Config {
@@ -169,6 +260,85 @@ impl Config {
         if !(1..=65535).contains(&self.arbiter.quantum) {
             err("arbiter.quantum", self.arbiter.quantum.to_string(), "must be in 1..=65535 bytes")?;
         }
+        self.validate_ingress()
+    }
+
+    fn validate_ingress(&self) -> Result<()> {
+        let f = self.source.display();
+        let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: ingress.{key} = {value}: {why}") };
+        let g = &self.ingress;
+        if !(1..=16383).contains(&g.max_frame) {
+            err("max_frame", g.max_frame.to_string(), "must be in 1..=16383 bytes")?;
+        }
+        if g.min_frame > g.max_frame {
+            err("min_frame", g.min_frame.to_string(), &format!("must not exceed ingress.max_frame ({})", g.max_frame))?;
+        }
+        let lane_bytes = self.datapath.data_width / 8;
+        if self.fifo.depth * lane_bytes < g.max_frame as usize + lane_bytes {
+            err(
+                "max_frame",
+                g.max_frame.to_string(),
+                &format!("the receive FIFO (fifo.depth {} beats of {lane_bytes} B) must hold a maximum frame plus one beat", self.fifo.depth),
+            )?;
+        }
+        if g.miss_port > 255 {
+            err("miss_port", g.miss_port.to_string(), "must be in 0..=255 (255 drops)")?;
+        }
+        if parse_mac(&g.router_mac).is_none() {
+            err("router_mac", format!("{:?}", g.router_mac), "must look like \"02:00:00:00:00:01\"")?;
+        }
+        for (k, v) in [("dscp_trimmable", g.dscp_trimmable), ("dscp_trimmed", g.dscp_trimmed), ("dscp_control", g.dscp_control)] {
+            if !(-1..=63).contains(&v) {
+                err(k, v.to_string(), "must be a DSCP value 0..=63, or -1 to disable")?;
+            }
+        }
+        if g.pcp_tc.len() != 8 || g.pcp_tc.iter().any(|t| *t > 7) {
+            err("pcp_tc", format!("{:?}", g.pcp_tc), "must list 8 traffic classes, each 0..=7")?;
+        }
+        if g.default_tc > 7 {
+            err("default_tc", g.default_tc.to_string(), "must be in 0..=7")?;
+        }
+        for (k, v) in [("lpm_entries", g.lpm_entries), ("l2_entries", g.l2_entries)] {
+            if !(1..=256).contains(&v) {
+                err(k, v.to_string(), "must be in 1..=256")?;
+            }
+        }
+        if !(1..=256).contains(&g.nexthops) || !g.nexthops.is_power_of_two() {
+            err("nexthops", g.nexthops.to_string(), "must be a power of two in 1..=256")?;
+        }
+        if g.route.len() > g.lpm_entries {
+            err("route", format!("[{} entries]", g.route.len()), &format!("more than ingress.lpm_entries ({})", g.lpm_entries))?;
+        }
+        for (i, r) in g.route.iter().enumerate() {
+            if parse_prefix(&r.prefix).is_none() {
+                err(&format!("route[{i}].prefix"), format!("{:?}", r.prefix), "must be \"a.b.c.d/len\" with len 0..=32 and zero host bits")?;
+            }
+            if r.port > 255 {
+                err(&format!("route[{i}].port"), r.port.to_string(), "must be in 0..=255 (255 drops)")?;
+            }
+            if r.nexthop as usize >= g.nexthops {
+                err(&format!("route[{i}].nexthop"), r.nexthop.to_string(), &format!("must be below ingress.nexthops ({})", g.nexthops))?;
+            }
+        }
+        if g.l2.len() > g.l2_entries {
+            err("l2", format!("[{} entries]", g.l2.len()), &format!("more than ingress.l2_entries ({})", g.l2_entries))?;
+        }
+        for (i, e) in g.l2.iter().enumerate() {
+            if parse_mac(&e.mac).is_none() {
+                err(&format!("l2[{i}].mac"), format!("{:?}", e.mac), "must look like \"02:00:00:00:00:01\"")?;
+            }
+            if e.port > 255 {
+                err(&format!("l2[{i}].port"), e.port.to_string(), "must be in 0..=255 (255 drops)")?;
+            }
+        }
+        if g.nexthop_mac.len() > g.nexthops {
+            err("nexthop_mac", format!("[{} entries]", g.nexthop_mac.len()), &format!("more than ingress.nexthops ({})", g.nexthops))?;
+        }
+        for (i, m) in g.nexthop_mac.iter().enumerate() {
+            if parse_mac(m).is_none() {
+                err(&format!("nexthop_mac[{i}]"), format!("{m:?}"), "must look like \"02:00:00:00:00:01\"")?;
+            }
+        }
         Ok(())
     }
 
@@ -204,6 +374,25 @@ store_forward = true
 [arbiter]
 policy = "drr"
 quantum = 1600
+[ingress]
+min_frame = 64
+max_frame = 9018
+strip_fcs = true
+malformed_drop = true
+miss_port = 255
+router_mac = "02:00:00:00:00:01"
+dscp_trimmable = 10
+dscp_trimmed = 12
+dscp_control = 48
+pcp_tc = [0, 1, 2, 3, 4, 5, 6, 7]
+default_tc = 0
+lpm_entries = 64
+l2_entries = 16
+nexthops = 16
+[[ingress.route]]
+prefix = "10.0.0.0/8"
+port = 1
+nexthop = 1
 "#;
 
     #[test]
@@ -211,7 +400,7 @@ quantum = 1600
         let a = Config::parse(GOOD, Path::new("a.toml")).unwrap();
         let b = Config::parse(&GOOD.replace("ports = 4", "ports   =   4 # four"), Path::new("b.toml")).unwrap();
         assert_eq!(a.hash(), b.hash());
-        let c = Config::parse(&GOOD.replace("depth = 512", "depth = 256"), Path::new("c.toml")).unwrap();
+        let c = Config::parse(&GOOD.replace("depth = 512", "depth = 1024"), Path::new("c.toml")).unwrap();
         assert_ne!(a.hash(), c.hash());
     }
 
@@ -223,6 +412,31 @@ quantum = 1600
         assert!(e.to_string().starts_with("x.toml: datapath.pipelines = 3: must be at least 1 and divide"), "{e}");
         let e = Config::parse(&GOOD.replace("policy = \"drr\"", "policy = \"wfq\""), Path::new("x.toml")).unwrap_err();
         assert!(e.to_string().contains("arbiter.policy = \"wfq\""), "{e}");
+    }
+
+    #[test]
+    fn bad_ingress_values_name_file_key_and_reason() {
+        let cases = [
+            ("max_frame = 9018", "max_frame = 20000", "x.toml: ingress.max_frame = 20000: must be in 1..=16383 bytes"),
+            ("min_frame = 64", "min_frame = 10000", "x.toml: ingress.min_frame = 10000: must not exceed ingress.max_frame (9018)"),
+            ("dscp_control = 48", "dscp_control = 64", "x.toml: ingress.dscp_control = 64: must be a DSCP value 0..=63, or -1 to disable"),
+            ("nexthops = 16", "nexthops = 12", "x.toml: ingress.nexthops = 12: must be a power of two in 1..=256"),
+            ("prefix = \"10.0.0.0/8\"", "prefix = \"10.0.0.1/8\"", "x.toml: ingress.route[0].prefix = \"10.0.0.1/8\": must be \"a.b.c.d/len\" with len 0..=32 and zero host bits"),
+            ("nexthop = 1", "nexthop = 16", "x.toml: ingress.route[0].nexthop = 16: must be below ingress.nexthops (16)"),
+            ("pcp_tc = [0, 1, 2, 3, 4, 5, 6, 7]", "pcp_tc = [0, 1]", "x.toml: ingress.pcp_tc = [0, 1]: must list 8 traffic classes, each 0..=7"),
+            ("router_mac = \"02:00:00:00:00:01\"", "router_mac = \"02:00:00:00:01\"", "x.toml: ingress.router_mac = \"02:00:00:00:01\": must look like \"02:00:00:00:00:01\""),
+        ];
+        for (from, to, want) in cases {
+            assert!(GOOD.contains(from), "{from}");
+            let e = Config::parse(&GOOD.replace(from, to), Path::new("x.toml")).unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
+        let e = Config::parse(&GOOD.replace("depth = 512", "depth = 64"), Path::new("x.toml")).unwrap_err();
+        assert!(e.to_string().contains("ingress.max_frame = 9018: the receive FIFO (fifo.depth 64 beats of 32 B) must hold"), "{e}");
+        assert_eq!(parse_prefix("0.0.0.0/0"), Some((0, 0)));
+        assert_eq!(parse_prefix("192.168.1.0/24"), Some((0xc0a8_0100, 24)));
+        assert_eq!(parse_prefix("1.2.3.4/33"), None);
+        assert_eq!(parse_mac("02:00:00:00:00:fe"), Some(0x0200_0000_00fe));
     }
 
     #[test]

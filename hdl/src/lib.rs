@@ -19,5 +19,6 @@ pub mod crc;
 pub mod emit;
 pub mod fabric;
 pub mod meta;
+pub mod phv;
 pub mod pkt_fifo;
 pub mod widgets;
