@@ -10,10 +10,11 @@ use crate::emit::emit_verilog;
 use crate::fabric::{Fabric, REG_ADDR_BITS};
 use crate::meta::DEST_PORT_LSB;
 use crate::pkt_fifo::PktFifo;
+use crate::rx_fcs::RxFcs;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 7] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_fabric"];
+pub const BLOCKS: [&str; 8] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_rx_fcs", "ts_fabric"];
 
 /// The top-level block of the current design.
 pub const TOP: &str = "ts_fabric";
@@ -83,6 +84,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             emit_verilog(&mut AxilRegs::<REG_ADDR_BITS>::new(&rw, 3 * ports + 1), name, &prov)?
         }
         "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,
+        "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
         "ts_fabric" => emit_verilog(
             &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),
             name,

@@ -197,6 +197,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.fifo[p].m_tready.next = self.arb.s_tready[p].val();
             self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
+            self.fifo[p].s_abort.next = false;
             self.regs.ro[3 * p + 1].next = self.fifo[p].drop_pkts.val();
             self.regs.ro[3 * p + 2].next = self.fifo[p].occ_bytes.val();
             self.regs.ro[3 * p + 3].next = self.fifo[p].occ_pkts.val();

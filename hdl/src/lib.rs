@@ -21,4 +21,5 @@ pub mod fabric;
 pub mod meta;
 pub mod phv;
 pub mod pkt_fifo;
+pub mod rx_fcs;
 pub mod widgets;

@@ -6,7 +6,9 @@
 //!   dropped whole: the write pointer rolls back to the packet's start, the rest
 //!   of the packet is accepted and discarded, and `drop_pkts` counts it. `s_tready`
 //!   is high whenever the block is out of reset: the FIFO never back-pressures
-//!   its source, it drops (the behaviour of a switch buffer).
+//!   its source, it drops (the behaviour of a switch buffer). `s_abort`, high
+//!   with any beat, discards that packet too (a verdict of the block feeding
+//!   the FIFO, e.g. a bad FCS at the last beat); aborted packets are not counted.
 //! - **cut-through**: every beat is visible as soon as it is written; a full FIFO
 //!   back-pressures (`s_tready` low) and nothing is ever dropped.
 //!
@@ -14,6 +16,10 @@
 //! the byte count of the last beat, so `tkeep` costs `1 + clog2(K+1)` bits
 //! instead of `K`) and `tuser`. `tuser` is sampled on a packet's first beat and
 //! repeated on every stored beat, so the output carries one value per packet.
+//! [`PktFifo::with_length`] makes `tuser.length` (see [`crate::meta`]) carry
+//! the packet's byte count as stored, valid from the first beat out: a side
+//! RAM of 16-bit lengths is written at a packet's last beat at the address of
+//! its first word and read beside the data, so nothing waits for it.
 //! The read side is a one-cycle block-RAM read into a three-entry output
 //! buffer. Reads are issued from the buffer's fill level alone, never from
 //! `m_tready`, so `m_tready` reaches only the buffer's shift enables: no path
@@ -51,7 +57,10 @@ pub const fn count_bits(k: usize) -> usize {
 ///   mode only committed packets count). `occ_pkts` out: whole packets stored
 ///   (a packet counts from its last beat in to its last beat out). Both are
 ///   registered and see a beat leave one cycle after it left.
-/// - `drop_pkts` out: packets dropped because the FIFO was full (wraps at 2^32).
+/// - `s_abort` in (store-and-forward only; ignored in cut-through): discard the
+///   packet of the current beat, whatever the FIFO's room.
+/// - `drop_pkts` out: packets dropped because the FIFO was full and not aborted
+///   by their last beat (counted at that beat; wraps at 2^32).
 /// - `clear_drops` in: zeroes `drop_pkts` (clear-on-write from a register file).
 #[derive(LogicBlock)]
 pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
@@ -73,8 +82,12 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     pub occ_pkts: Signal<Out, Bits<32>>,
     pub drop_pkts: Signal<Out, Bits<32>>,
     pub clear_drops: Signal<In, Bit>,
+    pub s_abort: Signal<In, Bit>,
     // Configuration, fixed at build time.
     store_forward: Constant<Bit>,
+    set_length: Constant<Bit>,
+    len_mask: Constant<Bits<W>>,
+    len_shift: Constant<Bits<16>>,
     depth: Constant<Bits<32>>,
     last_addr: Constant<Bits<PTR_BITS>>,
     lanes: Constant<Bits<32>>,
@@ -83,6 +96,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     user_shift: Constant<Bits<16>>,
     // Storage.
     ram: SdpRam<Bits<W>, PTR_BITS>,
+    len_ram: SdpRam<Bits<16>, PTR_BITS>,
     keep_count: KeepCount<K, M>,
     // Write side.
     wr_ptr: DffR<Bits<PTR_BITS>>,
@@ -90,6 +104,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     pkt_words: DffR<Bits<32>>,
     pkt_bytes: DffR<Bits<32>>,
     dropping: DffR<Bit>,
+    overflowed: DffR<Bit>,
     first: DffR<Bit>,
     user_lat: DFF<Bits<U>>,
     // Shared counters.
@@ -107,6 +122,8 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     third: DFF<Bits<W>>,
     sub_q: DffR<Bits<32>>,
     pkt_out_q: DffR<Bit>,
+    rd_first: DffR<Bit>,
+    len_lat: DFF<Bits<16>>,
     // Combinational helpers.
     beat_in: Signal<Local, Bit>,
     nb_in: Signal<Local, Bits<M>>,
@@ -117,6 +134,9 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     write: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
     rollback: Signal<Local, Bit>,
+    count_drop: Signal<Local, Bit>,
+    len_word: Signal<Local, Bits<16>>,
+    ram_word: Signal<Local, Bits<W>>,
     add_bytes: Signal<Local, Bits<32>>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -153,7 +173,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             occ_pkts: Default::default(),
             drop_pkts: Default::default(),
             clear_drops: Default::default(),
+            s_abort: Default::default(),
             store_forward: Constant::new(store_forward),
+            set_length: Constant::new(false),
+            len_mask: Constant::new(!(bit_cast::<W, 16>(Bits::<16>::mask()) << ((D + M + crate::meta::LENGTH_LSB) as u64))),
+            len_shift: Constant::new(((D + M + crate::meta::LENGTH_LSB) as u64).to_bits()),
             depth: Constant::new((depth as u64).to_bits()),
             last_addr: Constant::new(((depth - 1) as u64).to_bits()),
             lanes: Constant::new((K as u64).to_bits()),
@@ -161,12 +185,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             meta_shift: Constant::new((D as u64).to_bits()),
             user_shift: Constant::new(((D + M) as u64).to_bits()),
             ram: SdpRam::new(depth),
+            len_ram: SdpRam::new(depth),
             keep_count: Default::default(),
             wr_ptr: Default::default(),
             wr_commit: Default::default(),
             pkt_words: Default::default(),
             pkt_bytes: Default::default(),
             dropping: Default::default(),
+            overflowed: Default::default(),
             first: DffR::new(true),
             user_lat: Default::default(),
             used: Default::default(),
@@ -182,6 +208,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             third: Default::default(),
             sub_q: Default::default(),
             pkt_out_q: Default::default(),
+            rd_first: DffR::new(true),
+            len_lat: Default::default(),
+            count_drop: Default::default(),
+            len_word: Default::default(),
+            ram_word: Default::default(),
             beat_in: Default::default(),
             nb_in: Default::default(),
             user_in: Default::default(),
@@ -199,6 +230,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             sub_bytes: Default::default(),
         }
     }
+
+    /// Makes `m_tuser.length` the packet's stored byte count (see module docs).
+    /// Needs `U >= 32` and store-and-forward mode.
+    pub fn with_length(mut self) -> Self {
+        assert!(U >= crate::meta::LENGTH_LSB + 16, "PktFifo::with_length needs tuser.length");
+        assert!(self.store_forward.val(), "PktFifo::with_length needs store-and-forward mode");
+        self.set_length = Constant::new(true);
+        self
+    }
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic
@@ -206,7 +246,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q);
+        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, overflowed, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q, rd_first, len_lat);
+        self.overflowed.reset.next = self.reset.val();
+        self.rd_first.reset.next = self.reset.val();
         self.wr_ptr.reset.next = self.reset.val();
         self.wr_commit.reset.next = self.reset.val();
         self.pkt_words.reset.next = self.reset.val();
@@ -224,6 +266,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.sub_q.reset.next = self.reset.val();
         self.pkt_out_q.reset.next = self.reset.val();
         self.ram.clock.next = self.clock.val();
+        self.len_ram.clock.next = self.clock.val();
 
         // ---- write side ----
         self.full.next = self.used.q.val() == self.depth.val();
@@ -250,6 +293,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.write.next = false;
         self.commit.next = false;
         self.rollback.next = false;
+        self.count_drop.next = false;
         self.add_bytes.next = 0.into();
         if self.beat_in.val() {
             self.first.d.next = self.s_tlast.val();
@@ -260,10 +304,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 if self.dropping.q.val() {
                     if self.s_tlast.val() {
                         self.dropping.d.next = false;
+                        self.count_drop.next = self.overflowed.q.val() & !self.s_abort.val();
                     }
-                } else if self.full.val() {
+                } else if self.full.val() | self.s_abort.val() {
                     self.rollback.next = true;
                     self.dropping.d.next = !self.s_tlast.val();
+                    self.overflowed.d.next = !self.s_abort.val();
+                    self.count_drop.next = self.s_tlast.val() & !self.s_abort.val();
                 } else {
                     self.write.next = true;
                     if self.s_tlast.val() {
@@ -277,6 +324,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.add_bytes.next = bit_cast::<32, M>(self.nb_in.val());
             }
         }
+        self.len_ram.write_enable.next = self.commit.val();
+        self.len_ram.write_address.next = self.wr_commit.q.val();
+        self.len_ram.write_data.next = bit_cast::<16, 32>(self.add_bytes.val());
         self.ram.write_enable.next = self.write.val();
         self.ram.write_address.next = self.wr_ptr.q.val();
         self.ram.write_data.next = self.word_in.val();
@@ -309,6 +359,23 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             & !((self.ocount.q.val() == 2) & self.inflight.q.val());
         self.ram.read_enable.next = self.issue.val();
         self.ram.read_address.next = self.rd_ptr.q.val();
+        self.len_ram.read_enable.next = self.issue.val();
+        self.len_ram.read_address.next = self.rd_ptr.q.val();
+        // The word arriving from RAM, with `tuser.length` replaced when asked:
+        // the side RAM's value on a packet's first word, latched for the rest.
+        self.len_word.next = self.len_lat.q.val();
+        if self.rd_first.q.val() {
+            self.len_word.next = self.len_ram.read_data.val();
+        }
+        if self.inflight.q.val() {
+            self.rd_first.d.next = self.ram.read_data.val().get_bit(self.meta_shift.val().index());
+            self.len_lat.d.next = self.len_word.val();
+        }
+        self.ram_word.next = self.ram.read_data.val();
+        if self.set_length.val() {
+            self.ram_word.next = (self.ram.read_data.val() & self.len_mask.val())
+                | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
+        }
         self.inflight.d.next = self.issue.val();
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
@@ -320,28 +387,28 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ocount + inflight <= 3, so a word arriving from RAM always has room.
         if self.ocount.q.val() == 0 {
             if self.inflight.q.val() {
-                self.head.d.next = self.ram.read_data.val();
+                self.head.d.next = self.ram_word.val();
                 self.ocount.d.next = 1.into();
             }
         } else if self.ocount.q.val() == 1 {
             if self.pop.val() & self.inflight.q.val() {
-                self.head.d.next = self.ram.read_data.val();
+                self.head.d.next = self.ram_word.val();
             } else if self.pop.val() {
                 self.ocount.d.next = 0.into();
             } else if self.inflight.q.val() {
-                self.second.d.next = self.ram.read_data.val();
+                self.second.d.next = self.ram_word.val();
                 self.ocount.d.next = 2.into();
             }
         } else if self.ocount.q.val() == 2 {
             if self.pop.val() {
                 self.head.d.next = self.second.q.val();
                 if self.inflight.q.val() {
-                    self.second.d.next = self.ram.read_data.val();
+                    self.second.d.next = self.ram_word.val();
                 } else {
                     self.ocount.d.next = 1.into();
                 }
             } else if self.inflight.q.val() {
-                self.third.d.next = self.ram.read_data.val();
+                self.third.d.next = self.ram_word.val();
                 self.ocount.d.next = 3.into();
             }
         } else if self.pop.val() {
@@ -381,7 +448,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
         self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s_tlast.val()).into())
             - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
-        if self.rollback.val() {
+        if self.count_drop.val() {
             self.drops.d.next = self.drops.q.val() + 1;
         }
         if self.clear_drops.val() {

@@ -167,8 +167,9 @@ pub struct AxisSource {
     queue: VecDeque<Packet>,
     /// Bytes of the front packet already transferred.
     offset: usize,
-    /// Payload bytes of the beat currently offered (tvalid high), or 0.
-    in_flight: usize,
+    /// Payload bytes of the beat currently offered (tvalid high), if any
+    /// (`Some(0)` is the single `tkeep = 0` beat of an empty packet).
+    in_flight: Option<usize>,
     /// Probability, per cycle, of not offering a new beat when one could be
     /// offered (an offered beat is always held until accepted).
     pub idle_prob: f64,
@@ -185,7 +186,7 @@ impl AxisSource {
             bus: Bus::resolve(m, ports)?,
             queue: VecDeque::new(),
             offset: 0,
-            in_flight: 0,
+            in_flight: None,
             idle_prob: 0.0,
             rng: SmallRng::seed_from_u64(seed),
             beats: 0,
@@ -193,13 +194,15 @@ impl AxisSource {
         })
     }
 
-    /// Queues a packet. Panics if it is empty, if its `user` does not fit the
+    /// Queues a packet. An empty packet is sent as one beat with `tkeep = 0`
+    /// and `tlast` (what a MAC does for a frame aborted at once; only on
+    /// interfaces with `tkeep`). Panics if it is empty without `tkeep`, if its `user` does not fit the
     /// `tuser` port (or is non-zero without one), or if it needs several
     /// beats on an interface without `tkeep` and is not a whole number of beats.
     pub fn push(&mut self, packet: Packet) {
         assert!(
-            !packet.data.is_empty(),
-            "AxisSource::push: empty packets cannot be sent"
+            !packet.data.is_empty() || self.bus.tkeep.is_some(),
+            "AxisSource::push: empty packets need a tkeep port"
         );
         let uw = self.bus.user_width();
         assert!(
@@ -223,7 +226,7 @@ impl AxisSource {
     pub fn abort(&mut self) {
         self.queue.clear();
         self.offset = 0;
-        self.in_flight = 0;
+        self.in_flight = None;
     }
 
     /// Packets queued or in progress.
@@ -249,33 +252,34 @@ impl AxisSource {
 
 impl Agent for AxisSource {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
-        if self.in_flight == 0 {
+        if self.in_flight.is_none() {
             if let Some(pkt) = self.queue.front() {
                 if self.idle_prob <= 0.0 || !self.rng.gen_bool(self.idle_prob) {
                     let b = &self.bus;
                     let n = (pkt.data.len() - self.offset).min(b.bytes);
                     m.set_bytes(&b.tdata, &pkt.data[self.offset..self.offset + n]);
                     if let Some(k) = &b.tkeep {
-                        m.set(k, b.full_keep >> (b.bytes - n));
+                        m.set(k, b.full_keep.checked_shr((b.bytes - n) as u32).unwrap_or(0));
                     }
                     m.set(&b.tlast, (self.offset + n == pkt.data.len()) as u64);
                     if let Some(u) = &b.tuser {
                         m.set_wide(u, &[pkt.user as u64, (pkt.user >> 64) as u64]);
                     }
-                    self.in_flight = n;
+                    self.in_flight = Some(n);
                 }
             }
         }
-        m.set(&self.bus.tvalid, (self.in_flight != 0) as u64);
+        m.set(&self.bus.tvalid, self.in_flight.is_some() as u64);
     }
 
     fn sample(&mut self, m: &Model, _cycle: u64) {
-        if self.in_flight == 0 || m.get(&self.bus.tready) == 0 {
+        let Some(n) = self.in_flight else { return };
+        if m.get(&self.bus.tready) == 0 {
             return;
         }
         self.beats += 1;
-        self.offset += self.in_flight;
-        self.in_flight = 0;
+        self.offset += n;
+        self.in_flight = None;
         if self.offset == self.queue.front().map_or(0, |p| p.data.len()) {
             self.queue.pop_front();
             self.offset = 0;
