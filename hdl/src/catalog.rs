@@ -9,12 +9,13 @@ use crate::crc::Crc32Beat;
 use crate::emit::emit_verilog;
 use crate::fabric::{Fabric, REG_ADDR_BITS};
 use crate::meta::DEST_PORT_LSB;
+use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 8] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_rx_fcs", "ts_fabric"];
+pub const BLOCKS: [&str; 9] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_rx_fcs", "ts_parser", "ts_fabric"];
 
 /// The top-level block of the current design.
 pub const TOP: &str = "ts_fabric";
@@ -84,6 +85,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             emit_verilog(&mut AxilRegs::<REG_ADDR_BITS>::new(&rw, 3 * ports + 1), name, &prov)?
         }
         "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,
+        "ts_parser" => emit_verilog(&mut Parser::<D, K, U, M, W>::default(), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
         "ts_fabric" => emit_verilog(
             &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),

@@ -19,6 +19,7 @@ pub mod crc;
 pub mod emit;
 pub mod fabric;
 pub mod meta;
+pub mod parser;
 pub mod phv;
 pub mod pkt_fifo;
 pub mod rx_fcs;

@@ -548,3 +548,50 @@ pub fn check_packets<'a>(
         i += 1;
     }
 }
+
+/// Records a side-channel port (such as the parser's `m_phv`) at the first
+/// beat of every packet transferred on an AXI-Stream master interface; use it
+/// beside an [`AxisSink`] on the same interface.
+pub struct AxisSideTap {
+    valid: Port,
+    ready: Port,
+    last: Port,
+    side: Port,
+    words: usize,
+    first: bool,
+    /// One value per packet, in order (little-endian 64-bit words).
+    pub values: VecDeque<Vec<u64>>,
+}
+
+impl AxisSideTap {
+    /// A tap on the interface named by `ports` (`tvalid`, `tready`, `tlast`)
+    /// recording the port `side`.
+    pub fn new(m: &Model, ports: &AxisPorts, side: &str) -> Result<AxisSideTap> {
+        let side = m.port(side)?;
+        let words = m.port_info(&side).width.div_ceil(64) as usize;
+        Ok(AxisSideTap {
+            valid: m.port(&ports.tvalid)?,
+            ready: m.port(&ports.tready)?,
+            last: m.port(&ports.tlast)?,
+            side,
+            words,
+            first: true,
+            values: VecDeque::new(),
+        })
+    }
+}
+
+impl Agent for AxisSideTap {
+    fn drive(&mut self, _m: &mut Model, _cycle: u64) {}
+
+    fn sample(&mut self, m: &Model, _cycle: u64) {
+        if m.get(&self.valid) == 1 && m.get(&self.ready) == 1 {
+            if self.first {
+                let mut v = vec![0u64; self.words];
+                m.get_wide(&self.side, &mut v);
+                self.values.push_back(v);
+            }
+            self.first = m.get(&self.last) == 1;
+        }
+    }
+}
