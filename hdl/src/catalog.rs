@@ -9,13 +9,31 @@ use crate::crc::Crc32Beat;
 use crate::emit::emit_verilog;
 use crate::fabric::{Fabric, REG_ADDR_BITS};
 use crate::meta::DEST_PORT_LSB;
+use crate::axil_split::AxilSplit;
+use crate::classify::Classify;
+use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::lookup::Lookup;
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 9] = ["ts_axis_skid", "ts_pkt_fifo", "ts_axis_arb_mux", "ts_axis_demux", "ts_axil_regs", "ts_crc32_beat", "ts_rx_fcs", "ts_parser", "ts_fabric"];
+pub const BLOCKS: [&str; 13] = [
+    "ts_axis_skid",
+    "ts_pkt_fifo",
+    "ts_axis_arb_mux",
+    "ts_axis_demux",
+    "ts_axil_regs",
+    "ts_axil_split",
+    "ts_crc32_beat",
+    "ts_rx_fcs",
+    "ts_parser",
+    "ts_classify",
+    "ts_lookup",
+    "ts_ingress",
+    "ts_fabric",
+];
 
 /// The top-level block of the current design.
 pub const TOP: &str = "ts_fabric";
@@ -62,6 +80,12 @@ pub fn emit_block(cfg: &Config, name: &str) -> Result<Emitted> {
     }
 }
 
+/// Emits one ingress pipeline (`ts_ingress`) for `cfg` (same as
+/// `emit_block(cfg, "ts_ingress")`).
+pub fn emit_ingress(cfg: &Config) -> Result<Emitted> {
+    emit_block(cfg, "ts_ingress")
+}
+
 /// Emits every block of the catalogue.
 pub fn emit_all(cfg: &Config) -> Result<Vec<Emitted>> {
     BLOCKS.iter().map(|b| emit_block(cfg, b)).collect()
@@ -86,6 +110,13 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         }
         "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,
         "ts_parser" => emit_verilog(&mut Parser::<D, K, U, M, W>::default(), name, &prov)?,
+        "ts_classify" => emit_verilog(&mut Classify::default(), name, &prov)?,
+        "ts_lookup" => {
+            let g = &cfg.ingress;
+            emit_verilog(&mut Lookup::new(ports, g.lpm_entries, g.l2_entries, g.nexthops), name, &prov)?
+        }
+        "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
+        "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
         "ts_fabric" => emit_verilog(
             &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),

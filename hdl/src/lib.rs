@@ -6,18 +6,26 @@
 //! first beat of a packet. `tkeep` is packed: all ones on every beat but the
 //! last, and contiguous from lane 0 on the last.
 //!
-//! Blocks: [`axis_skid`], [`pkt_fifo`], [`axis_arb_mux`], [`axis_demux`],
-//! [`axil_regs`], and the top [`fabric`]. [`catalog`] builds them for a
+//! Primitives: [`axis_skid`], [`pkt_fifo`], [`axis_arb_mux`], [`axis_demux`],
+//! [`axil_regs`], [`axil_split`], [`crc`]. Ingress (`docs/ingress.md`):
+//! [`rx_fcs`], [`parser`] (to the [`phv`]), [`classify`], [`lookup`],
+//! [`ingress_apply`], and the pipeline top [`ingress`]. The foundation's
+//! crossbar top is [`fabric`]. [`catalog`] builds them for a
 //! [`config::Config`] and [`emit`] writes the Verilog.
 pub mod axil_regs;
+pub mod axil_split;
 pub mod axis_arb_mux;
 pub mod axis_demux;
 pub mod axis_skid;
 pub mod catalog;
+pub mod classify;
 pub mod config;
 pub mod crc;
 pub mod emit;
 pub mod fabric;
+pub mod ingress;
+pub mod ingress_apply;
+pub mod lookup;
 pub mod meta;
 pub mod parser;
 pub mod phv;

@@ -13,9 +13,15 @@
 //!   header aligned (twelve possible offsets);
 //! - S3: checksum fold, lengths and offsets, every check as a flag;
 //! - S4: the first failing check in specification order, the PHV fields.
-//! The PHV goes into a 16-entry PHV FIFO; the output joins each packet's first
-//! beat with its PHV. A new packet is admitted only while fewer than 15 are
-//! between input and output, so the PHV FIFO never overflows. Every stage takes
+//! The PHV goes into a 32-entry PHV FIFO; the output joins each packet's first
+//! beat with its PHV. A new packet is admitted only while fewer than 31 are
+//! between input and output, so the PHV FIFO never overflows.
+//!
+//! Built [`Parser::with_match`], the PHV leaves on `x_phv` instead and comes
+//! back on `x_res_phv` with a match result `x_res` (classify and lookup run
+//! there, on the PHV alone, while the packet waits in the FIFO: the
+//! match-action layout of a switch ASIC). The PHV stages must then keep order,
+//! take one PHV per cycle and never stall. Every stage takes
 //! one packet per cycle: back-to-back single-beat packets flow at one per cycle.
 use crate::meta::LENGTH_LSB;
 use crate::phv::{field, PHV_BITS};
@@ -27,7 +33,10 @@ use rust_hdl::prelude::*;
 /// Ethernet, two VLAN tags, Protego, IPv4 with 40 bytes of options, NDP).
 pub const WINDOW_BYTES: usize = 128;
 /// Depth of the PHV FIFO (packets between input and output, plus one).
-pub const PHV_DEPTH: usize = 16;
+pub const PHV_DEPTH: usize = 32;
+/// Width of the match result an external match stage returns with the PHV
+/// (`m_res`; [`crate::lookup::res`]).
+pub const RES_BITS: usize = 128;
 /// Depth of the packet FIFO in beats.
 pub const DATA_DEPTH: usize = 64;
 /// Malformed reason counters (codes 1..=13 of [`crate::phv::malformed`]).
@@ -151,6 +160,10 @@ impl Logic for PhvPack {
 ///   length (as `ts_rx_fcs` sets it).
 /// - `m_tdata` … `m_tready`: the same packets, `tuser` unchanged, and
 ///   `m_phv` out: the packet's PHV, valid with every beat.
+/// - `m_res` out: the match result of the packet (zero without a match stage).
+/// - `x_valid`, `x_phv` out: each PHV as it is built; `x_res_valid`,
+///   `x_res_phv`, `x_res` in: the PHV and its result back from the match
+///   stage (only with [`Parser::with_match`]; tie them low otherwise).
 /// - `pkts` out: PHVs built; `malformed_<i>` out: PHVs with reason code `i + 1`
 ///   (32 bits, wrap). `clr_pkts`, `clr_malformed_<i>` in: zero them.
 #[derive(LogicBlock)]
@@ -170,6 +183,12 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     pub m_phv: Signal<Out, Bits<PHV_BITS>>,
     pub m_tvalid: Signal<Out, Bit>,
     pub m_tready: Signal<In, Bit>,
+    pub m_res: Signal<Out, Bits<RES_BITS>>,
+    pub x_valid: Signal<Out, Bit>,
+    pub x_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub x_res_valid: Signal<In, Bit>,
+    pub x_res_phv: Signal<In, Bits<PHV_BITS>>,
+    pub x_res: Signal<In, Bits<RES_BITS>>,
     pub pkts: Signal<Out, Bits<32>>,
     pub clr_pkts: Signal<In, Bit>,
     pub malformed: Vec<Signal<Out, Bits<32>>>,
@@ -181,9 +200,11 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     all128: Constant<Bits<WINDOW_BYTES>>,
     length_lsb: Constant<Bits<16>>,
     phv_room: Constant<Bits<8>>,
+    external: Constant<Bit>,
+    res_shift: Constant<Bits<16>>,
     // Blocks.
     data: PktFifo<D, K, U, M, W>,
-    phvq: PktFifo<PHV_BITS, 32, 8, 7, 271>,
+    phvq: PktFifo<384, 48, 8, 7, 399>,
     lexp: KeepExpand<WINDOW_BYTES, 1024>,
     pack: PhvPack,
     // Front.
@@ -352,6 +373,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             m_tlast: Default::default(),
             m_tuser: Default::default(),
             m_phv: Default::default(),
+            m_res: Default::default(),
+            x_valid: Default::default(),
+            x_phv: Default::default(),
+            x_res_valid: Default::default(),
+            x_res_phv: Default::default(),
+            x_res: Default::default(),
             m_tvalid: Default::default(),
             m_tready: Default::default(),
             pkts: Default::default(),
@@ -364,6 +391,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             all128: Constant::new(Bits::<WINDOW_BYTES>::mask()),
             length_lsb: Constant::new((LENGTH_LSB as u64).to_bits()),
             phv_room: Constant::new(((PHV_DEPTH - 1) as u64).to_bits()),
+            external: Constant::new(false),
+            res_shift: Constant::new((PHV_BITS as u64).to_bits()),
             data: PktFifo::new(DATA_DEPTH, false),
             phvq: PktFifo::new(PHV_DEPTH, false),
             lexp: Default::default(),
@@ -509,6 +538,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             dst_hi: Default::default(),
             dst_lo: Default::default(),
         }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Parser<D, K, U, M, W> {
+    /// A parser whose PHVs go through an external match stage (module docs).
+    pub fn with_match(mut self) -> Self {
+        self.external = Constant::new(true);
+        self
     }
 }
 
@@ -1053,11 +1090,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // ---- PHV FIFO, counters ----
-        self.phvq.s_tdata.next = self.pack.phv.val();
-        self.phvq.s_tkeep.next = 0xFFFF_FFFF_u64.into();
+        self.x_valid.next = self.r4_v.q.val();
+        self.x_phv.next = self.pack.phv.val();
+        if self.external.val() {
+            self.phvq.s_tdata.next = bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
+            self.phvq.s_tvalid.next = self.x_res_valid.val();
+        } else {
+            self.phvq.s_tdata.next = bit_cast::<384, PHV_BITS>(self.pack.phv.val());
+            self.phvq.s_tvalid.next = self.r4_v.q.val();
+        }
+        self.phvq.s_tkeep.next = 0xFFFF_FFFF_FFFF_u64.into();
         self.phvq.s_tlast.next = true;
         self.phvq.s_tuser.next = 0.into();
-        self.phvq.s_tvalid.next = self.r4_v.q.val();
         self.phvq.s_abort.next = false;
         self.phvq.clear_drops.next = false;
         if self.r4_v.q.val() {
@@ -1084,7 +1128,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m_tkeep.next = self.data.m_tkeep.val();
         self.m_tlast.next = self.data.m_tlast.val();
         self.m_tuser.next = self.data.m_tuser.val();
-        self.m_phv.next = self.phvq.m_tdata.val();
+        self.m_phv.next = self.phvq.m_tdata.val().get_bits::<PHV_BITS>(0);
+        self.m_res.next = self.phvq.m_tdata.val().get_bits::<RES_BITS>(self.res_shift.val().index());
         self.m_tvalid.next = self.data.m_tvalid.val() & self.phvq.m_tvalid.val();
         self.data.m_tready.next = self.m_tready.val() & self.phvq.m_tvalid.val();
         self.phvq.m_tready.next = self.m_tready.val() & self.data.m_tvalid.val() & self.data.m_tlast.val();

@@ -11,6 +11,8 @@
 //! - [`axil`]: AXI4-Lite master for register access;
 //! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic;
 //! - [`packet`]: packet library (FCS, checksums, frames, pcap);
+//! - [`model`]: golden model of the ingress pipeline (`docs/ingress.md`) and
+//!   frame generators;
 //! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`;
 //! - [`bench`]: simulation speed, rust-hdl's simulator against Verilator.
 
@@ -18,6 +20,8 @@ pub mod axil;
 pub mod axis;
 pub mod bench;
 pub mod dut;
+pub mod ingress_rtl;
+pub mod model;
 pub mod packet;
 pub mod smoke;
 pub mod tb;

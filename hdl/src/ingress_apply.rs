@@ -1,0 +1,192 @@
+//! `IngressApply`: the last stage of the ingress pipeline. It applies the match
+//! result that comes with each packet from the parser (`m_res`, see
+//! [`crate::lookup::res`]): drops the packet, or writes the decided fields into
+//! `tuser` and, for a routed packet, rewrites the destination MAC to the next
+//! hop's and the source MAC to the router's (`docs/ingress.md`, "lookup").
+//! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
+//! and the PHV beside it).
+use crate::axis_skid::AxisSkid;
+use crate::lookup::res;
+use crate::meta::{DEST_PORT_LSB, INGRESS_BITS, ROUTED_BIT, TC_LSB};
+use crate::phv::PHV_BITS;
+use crate::widgets::{DffR, KeepExpand};
+use rust_hdl::prelude::*;
+
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset.
+/// - `s_tdata` … `s_tready`, `s_phv`, `s_res` in: packets from the parser
+///   with their PHV and match result (valid with every beat).
+/// - `m_tdata` … `m_tready`, `m_phv` out: surviving packets, `tuser` with the
+///   ingress fields of [`crate::meta`], MACs rewritten when routed.
+/// - `router_mac_lo`, `router_mac_hi` in: the router MAC (bits 31:0, 47:32).
+#[derive(LogicBlock)]
+pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_phv: Signal<In, Bits<PHV_BITS>>,
+    pub s_res: Signal<In, Bits<128>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub router_mac_lo: Signal<In, Bits<32>>,
+    pub router_mac_hi: Signal<In, Bits<32>>,
+    user_keep: Constant<Bits<U>>,
+    mask0: Constant<Bits<K>>,
+    mask1: Constant<Bits<K>>,
+    shift1: Constant<Bits<16>>,
+    routed_bit: Constant<Bits<16>>,
+    drop_bit: Constant<Bits<16>>,
+    dmac_lsb: Constant<Bits<16>>,
+    out: AxisSkid<D, K, U>,
+    side: AxisSkid<PHV_BITS, 32, 8>,
+    exp0: KeepExpand<K, D>,
+    exp1: KeepExpand<K, D>,
+    bidx: DffR<Bits<2>>,
+    drop: Signal<Local, Bit>,
+    routed: Signal<Local, Bit>,
+    dmac: Signal<Local, Bits<48>>,
+    rmac: Signal<Local, Bits<48>>,
+    rv: Signal<Local, Bits<96>>,
+    data: Signal<Local, Bits<D>>,
+    xfer: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D, K, U> {
+    fn default() -> Self {
+        assert!(K * 8 == D && U >= INGRESS_BITS);
+        // tuser bits this stage writes: dest_port and bits 40..56.
+        let mut keep = Bits::<U>::mask();
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..INGRESS_BITS) {
+            keep = keep.replace_bit(b, false);
+        }
+        // Bytes 0..12 of the frame (destination, source MAC): lanes of beat 0
+        // and, when a beat has fewer than 12 lanes, of beat 1.
+        let lanes = |lo: usize| -> Bits<K> {
+            let mut m = Bits::<K>::default();
+            for l in 0..K {
+                if lo + l < 12 {
+                    m = m.replace_bit(l, true);
+                }
+            }
+            m
+        };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_phv: Default::default(),
+            s_res: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_phv: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            router_mac_lo: Default::default(),
+            router_mac_hi: Default::default(),
+            user_keep: Constant::new(keep),
+            mask0: Constant::new(lanes(0)),
+            mask1: Constant::new(lanes(K)),
+            shift1: Constant::new(((8 * K).min(96) as u64).to_bits()),
+            routed_bit: Constant::new((ROUTED_BIT as u64).to_bits()),
+            drop_bit: Constant::new((res::DROP as u64).to_bits()),
+            dmac_lsb: Constant::new((res::DMAC as u64).to_bits()),
+            out: Default::default(),
+            side: Default::default(),
+            exp0: Default::default(),
+            exp1: Default::default(),
+            bidx: Default::default(),
+            drop: Default::default(),
+            routed: Default::default(),
+            dmac: Default::default(),
+            rmac: Default::default(),
+            rv: Default::default(),
+            data: Default::default(),
+            xfer: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, bidx);
+        self.bidx.reset.next = self.reset.val();
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+        self.side.clock.next = self.clock.val();
+        self.side.reset.next = self.reset.val();
+        self.drop.next = self.s_res.val().get_bit(self.drop_bit.val().index());
+        self.routed.next = self.s_res.val().get_bit(self.routed_bit.val().index());
+        // Bytes 0..12 as they should read when routed: next-hop MAC, router MAC
+        // (MAC values hold the first byte on the wire in bits 47:40).
+        self.dmac.next = self.s_res.val().get_bits::<48>(self.dmac_lsb.val().index());
+        self.rmac.next = bit_cast::<48, 32>(self.router_mac_lo.val()) | (bit_cast::<48, 16>(self.router_mac_hi.val().get_bits::<16>(0)) << 32);
+        self.rv.next = bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(40))
+            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(32)) << 8)
+            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(16)) << 24)
+            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(0)) << 40)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(40)) << 48)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(32)) << 56)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(24)) << 64)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(16)) << 72)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(8)) << 80)
+            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(0)) << 88);
+        self.exp0.keep.next = self.mask0.val();
+        self.exp1.keep.next = self.mask1.val();
+        self.data.next = self.s_tdata.val();
+        if self.routed.val() & (self.bidx.q.val() == 0) {
+            self.data.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 96>(self.rv.val()) & self.exp0.mask.val());
+        }
+        if self.routed.val() & (self.bidx.q.val() == 1) {
+            self.data.next =
+                (self.s_tdata.val() & !self.exp1.mask.val()) | (bit_cast::<D, 96>(self.rv.val() >> self.shift1.val()) & self.exp1.mask.val());
+        }
+        self.out.s_tdata.next = self.data.val();
+        self.out.s_tkeep.next = self.s_tkeep.val();
+        self.out.s_tlast.next = self.s_tlast.val();
+        self.out.s_tuser.next = (self.s_tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+        self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
+        self.side.s_tdata.next = self.s_phv.val();
+        self.side.s_tkeep.next = 0xFFFF_FFFF_u64.into();
+        self.side.s_tlast.next = self.s_tlast.val();
+        self.side.s_tuser.next = 0.into();
+        self.side.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
+        // A dropped packet is consumed at full speed.
+        self.s_tready.next = self.drop.val() | self.out.s_tready.val();
+        self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        if self.xfer.val() {
+            if self.s_tlast.val() {
+                self.bidx.d.next = 0.into();
+            } else if self.bidx.q.val() != 2 {
+                self.bidx.d.next = self.bidx.q.val() + 1;
+            }
+        }
+        self.m_tdata.next = self.out.m_tdata.val();
+        self.m_tkeep.next = self.out.m_tkeep.val();
+        self.m_tlast.next = self.out.m_tlast.val();
+        self.m_tuser.next = self.out.m_tuser.val();
+        self.m_tvalid.next = self.out.m_tvalid.val();
+        self.m_phv.next = self.side.m_tdata.val();
+        self.out.m_tready.next = self.m_tready.val();
+        self.side.m_tready.next = self.m_tready.val();
+    }
+}
