@@ -7,7 +7,7 @@ use crate::axil::{axil_read, axil_write, AxilMaster};
 use crate::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use crate::model::{Counters, IngressOut, Settings};
 use crate::tb::{Agent, Tb};
-use crate::verilator::{build_dir, build_model, BuildOptions, ModelLib};
+use crate::verilator::{build_dir, build_model, BuildOptions, Model, ModelLib, Port};
 use anyhow::{ensure, Context, Result};
 use trimswitch_hdl::catalog::emit_ingress;
 use trimswitch_hdl::classify::reg as creg;
@@ -40,6 +40,41 @@ pub struct RtlStats {
     pub cycles: u64,
     /// Wall-clock seconds of simulation (information only, never asserted).
     pub seconds: f64,
+    /// Pipeline 0: cycles from the first beat into local port 0 to the first
+    /// beat out (the latency of a packet through an empty pipeline, when port
+    /// 0's first frame survives).
+    pub first_latency: Option<u64>,
+    /// Pipeline 0: packets out, and cycles from the first beat out to the
+    /// last (inclusive): the sustained output rate.
+    pub out_pkts: u64,
+    pub out_span: u64,
+}
+
+/// Records when beats pass: the first beat into port 0, every output beat.
+struct Watch {
+    in_valid: Port,
+    in_ready: Port,
+    out_valid: Port,
+    out_ready: Port,
+    out_last: Port,
+    first_in: Option<u64>,
+    first_out: Option<u64>,
+    last_out: Option<u64>,
+    pkts: u64,
+}
+
+impl Agent for Watch {
+    fn drive(&mut self, _m: &mut Model, _cycle: u64) {}
+    fn sample(&mut self, m: &Model, cycle: u64) {
+        if self.first_in.is_none() && m.get(&self.in_valid) == 1 && m.get(&self.in_ready) == 1 {
+            self.first_in = Some(cycle);
+        }
+        if m.get(&self.out_valid) == 1 && m.get(&self.out_ready) == 1 {
+            self.first_out.get_or_insert(cycle);
+            self.last_out = Some(cycle);
+            self.pkts += m.get(&self.out_last);
+        }
+    }
 }
 
 /// Builds (or reuses) the Verilated `ts_ingress` of `cfg`.
@@ -116,6 +151,17 @@ pub fn run_rtl(cfg: &Config, s: &Settings, inputs: &[Vec<Vec<u8>>], opts: &RtlOp
             .map(|p| AxisSource::new(&m, &AxisPorts::indexed("s", p).without_tuser(), opts.seed + 10 + p as u64))
             .collect::<Result<Vec<_>>>()?;
         let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), opts.seed + 1)?;
+        let mut watch = Watch {
+            in_valid: m.port("s_tvalid_0")?,
+            in_ready: m.port("s_tready_0")?,
+            out_valid: m.port("m_tvalid")?,
+            out_ready: m.port("m_tready")?,
+            out_last: m.port("m_tlast")?,
+            first_in: None,
+            first_out: None,
+            last_out: None,
+            pkts: 0,
+        };
         let mut tb = Tb::new(m, "clock", Some("reset"))?;
         let base = tb.model.port("port_base")?;
         tb.model.set(&base, (pipe * per) as u64);
@@ -139,6 +185,7 @@ pub fn run_rtl(cfg: &Config, s: &Settings, inputs: &[Vec<Vec<u8>>], opts: &RtlOp
             {
                 let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).collect();
                 agents.push(&mut sink);
+                agents.push(&mut watch);
                 tb.run(&mut agents, 100);
             }
             let busy = srcs.iter().any(|s| !s.idle());
@@ -171,6 +218,13 @@ pub fn run_rtl(cfg: &Config, s: &Settings, inputs: &[Vec<Vec<u8>>], opts: &RtlOp
             }
         }
         stats.cycles += tb.cycle();
+        if pipe == 0 {
+            if let (Some(i), Some(f), Some(l)) = (watch.first_in, watch.first_out, watch.last_out) {
+                stats.first_latency = Some(f - i);
+                stats.out_span = l - f + 1;
+                stats.out_pkts = watch.pkts;
+            }
+        }
         out.extend(sink.packets.drain(..).map(|p| IngressOut { meta: Meta::unpack(p.user), frame: p.data }));
     }
     stats.seconds = t0.elapsed().as_secs_f64();
