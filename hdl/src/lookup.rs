@@ -150,6 +150,7 @@ pub struct Lookup {
     rh: Signal<Local, Bits<256>>,
     lh: Signal<Local, Bits<256>>,
     al: Signal<Local, Bits<33>>,
+    len_hit: Vec<Signal<Local, Bit>>,
     bl: Signal<Local, Bits<6>>,
     rs: Signal<Local, Bits<256>>,
     lowest: Signal<Local, Bits<256>>,
@@ -248,6 +249,7 @@ impl Lookup {
             rh: Default::default(),
             lh: Default::default(),
             al: Default::default(),
+            len_hit: vec_of(33),
             bl: Default::default(),
             rs: Default::default(),
             lowest: Default::default(),
@@ -325,19 +327,25 @@ impl Logic for Lookup {
         self.l2hit.d.next = self.lh.val();
 
         // ---- stage 2: which lengths match; lowest L2 match ----
-        self.al.next = 0.into();
-        for i in 0..self.route_w0.len() {
-            if self.rhit.q.val().get_bit(i) {
-                if self.route_w1[i].val().get_bits::<6>(0) > 32 {
-                    self.al.next = self.al.val().replace_bit(32, true);
-                } else {
-                    for l in 0..33 {
-                        if self.route_w1[i].val().get_bits::<6>(0).index() == l {
-                            self.al.next = self.al.val().replace_bit(l, true);
-                        }
-                    }
+        // One OR per length over the entries (independent signals: a single
+        // vector updated entry by entry would chain 33 x N muxes).
+        for l in 0..self.len_hit.len() {
+            self.len_hit[l].next = false;
+            for i in 0..self.route_w0.len() {
+                if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0).index() == l) {
+                    self.len_hit[l].next = true;
                 }
             }
+        }
+        // Lengths above 32 act as 32.
+        for i in 0..self.route_w0.len() {
+            if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0) > 32) {
+                self.len_hit[32].next = true;
+            }
+        }
+        self.al.next = 0.into();
+        for l in 0..self.len_hit.len() {
+            self.al.next = self.al.val().replace_bit(l, self.len_hit[l].val());
         }
         self.any_len.d.next = self.al.val();
         self.rhit2.d.next = self.rhit.q.val();
