@@ -330,7 +330,6 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     psum: Signal<Local, Bits<20>>,
     csum: Signal<Local, Bits<23>>,
     fold1: Signal<Local, Bits<18>>,
-    fold2: Signal<Local, Bits<17>>,
     hdr4: Signal<Local, Bits<18>>,
     l3o: Signal<Local, Bits<18>>,
     lenx: Signal<Local, Bits<18>>,
@@ -515,7 +514,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             psum: Default::default(),
             csum: Default::default(),
             fold1: Default::default(),
-            fold2: Default::default(),
             hdr4: Default::default(),
             l3o: Default::default(),
             lenx: Default::default(),
@@ -905,7 +903,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             + bit_cast::<23, 20>(self.r3_psum[4].q.val())
             + bit_cast::<23, 20>(self.r3_psum[5].q.val());
         self.fold1.next = bit_cast::<18, 16>(self.csum.val().get_bits::<16>(0)) + bit_cast::<18, 7>(self.csum.val().get_bits::<7>(16));
-        self.fold2.next = bit_cast::<17, 16>(self.fold1.val().get_bits::<16>(0)) + bit_cast::<17, 2>(self.fold1.val().get_bits::<2>(16));
         self.hdr4.next = bit_cast::<18, 4>(self.r3_ihl.q.val()) << 2;
         self.l3o.next = bit_cast::<18, 8>(self.r3_l3_off.q.val());
         self.lenx.next = bit_cast::<18, 16>(self.r3_len.q.val());
@@ -937,7 +934,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.r4_f_ihl.d.next = self.r3_ihl.q.val() < 5;
             self.r4_f_v4tr.d.next = (self.l3o.val() + self.hdr4.val()) > self.lenx.val();
             self.r4_f_v4len.d.next = (self.iplx.val() < self.hdr4.val()) | (self.ip_end.val() > self.lenx.val());
-            self.r4_f_cks.d.next = self.fold2.val() != 0xFFFF;
+            // One fold suffices: a second end-around carry could only turn 0x1FFFE
+            // (unreachable: the first fold is at most 0x1007E) into 0xFFFF.
+            self.r4_f_cks.d.next = self.fold1.val() != 0xFFFF;
             self.r4_f_v6tr.d.next = (self.l3o.val() + 40) > self.lenx.val();
             self.r4_f_v6len.d.next = self.ip_end.val() > self.lenx.val();
             self.r4_f_l4tr.d.next = (self.l4o.val() + self.l4h.val()) > self.ip_end.val();
