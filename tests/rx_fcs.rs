@@ -53,7 +53,6 @@ struct Bench {
     tb: Tb,
     src: AxisSource,
     sink: AxisSink,
-    beat: usize,
 }
 
 fn bench(width: usize, depth: usize, min: u64, max: u64, strip: bool, seed: u64) -> Result<Bench> {
@@ -61,7 +60,7 @@ fn bench(width: usize, depth: usize, min: u64, max: u64, strip: bool, seed: u64)
     let src = AxisSource::new(&m, &AxisPorts::slave("s").without_tuser(), seed)?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
     let tb = Tb::new(m, "clock", Some("reset"))?;
-    let mut b = Bench { tb, src, sink, beat: width / 8 };
+    let mut b = Bench { tb, src, sink };
     for (p, v) in [("port_id", PORT as u64), ("min_frame", min), ("max_frame", max), ("strip_fcs", strip as u64)] {
         b.set(p, v);
     }
