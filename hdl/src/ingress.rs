@@ -34,7 +34,7 @@ pub const WINDOW_BITS: usize = 11;
 /// | routes | 0x0800 | route `i`: two words ([`crate::lookup::reg::route`]) |
 /// | L2 | 0x1000 | L2 entry `i`: two words ([`crate::lookup::reg::l2`]) |
 /// | next hops | 0x1800 | next hop `i`: two words ([`crate::lookup::reg::mac`]) |
-/// | counters | 0x2000 | `SCRATCH` (read/write), then read-only, clear on write: [`IngressRegs::COUNTERS`], then per port [`IngressRegs::PORT_COUNTERS`] |
+/// | counters | 0x2000 | `SCRATCH` (read/write), then read-only, clear on write: [`IngressRegs::COUNTERS`], then per port [`IngressRegs::PORT_COUNTERS`] and [`IngressRegs::PORT_GAUGES`] |
 pub struct IngressRegs {
     /// Ports of this pipeline.
     pub ports: usize,
@@ -59,8 +59,11 @@ impl IngressRegs {
     /// Pipeline counters, in address order from [`IngressRegs::COUNTER_BASE`]
     /// (the golden model's names, `docs/ingress.md`).
     pub const COUNTERS: [&'static str; 24] = ["parser_pkts", "malformed_l2_truncated", "malformed_vlan_depth", "malformed_ip_version", "malformed_ipv4_ihl", "malformed_ipv4_truncated", "malformed_ipv4_length", "malformed_ipv4_checksum", "malformed_ipv6_truncated", "malformed_ipv6_length", "malformed_l4_truncated", "malformed_udp_length", "malformed_pl2_truncated", "malformed_pl2_kind", "class_prio_pkts", "class_trim_ok_pkts", "class_router_hit_pkts", "lookup_routed", "lookup_lpm_miss", "lookup_l2_hit", "lookup_l2_miss", "drop_malformed", "drop_no_port", "ingress_out_pkts"];
-    /// Per-port counters, in address order after [`IngressRegs::COUNTERS`].
-    pub const PORT_COUNTERS: [&'static str; 9] = ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow", "rx_occ_bytes", "rx_occ_pkts"];
+    /// Per-port counters, in address order after [`IngressRegs::COUNTERS`]
+    /// (the golden model's names).
+    pub const PORT_COUNTERS: [&'static str; 7] = ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow"];
+    /// Per-port gauges (receive FIFO occupancy), after each port's counters.
+    pub const PORT_GAUGES: [&'static str; 2] = ["rx_occ_bytes", "rx_occ_pkts"];
 
     pub fn arb_quantum(&self, p: usize) -> u32 {
         0x20 + 4 * p as u32
@@ -78,10 +81,12 @@ impl IngressRegs {
     pub fn counter(&self, name: &str) -> Option<u32> {
         Self::COUNTERS.iter().position(|n| *n == name).map(|i| Self::COUNTER_BASE + 4 * i as u32)
     }
-    /// Address of counter `name` (one of [`IngressRegs::PORT_COUNTERS`]) of local port `p`.
+    /// Address of counter or gauge `name` ([`IngressRegs::PORT_COUNTERS`],
+    /// [`IngressRegs::PORT_GAUGES`]) of local port `p`.
     pub fn port_counter(&self, p: usize, name: &str) -> Option<u32> {
         Self::PORT_COUNTERS
             .iter()
+            .chain(Self::PORT_GAUGES.iter())
             .position(|n| *n == name)
             .filter(|_| p < self.ports)
             .map(|i| Self::COUNTER_BASE + 4 * (24 + 9 * p + i) as u32)

@@ -210,7 +210,7 @@ pub fn run_rtl(cfg: &Config, s: &Settings, inputs: &[Vec<Vec<u8>>], opts: &RtlOp
             counters.insert(format!("pipe{pipe}.{name}"), v as u64);
         }
         for p in 0..per {
-            for name in IngressRegs::PORT_COUNTERS.iter().filter(|n| !n.starts_with("rx_occ")) {
+            for name in IngressRegs::PORT_COUNTERS {
                 let a = regs.port_counter(p, name).expect("listed counter");
                 let (v, resp) = axil_read(&mut tb, &mut host, a as u64, &mut [])?;
                 ensure!(resp == 0, "counter {name} read answered {resp}");

@@ -24,6 +24,7 @@ pub use rx_fcs::{rx_fcs, RxDrop};
 
 use std::collections::BTreeMap;
 use trimswitch_hdl::config::{parse_mac, parse_prefix, Config};
+use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_hdl::meta::Meta;
 use trimswitch_hdl::phv::{malformed, Phv};
 
@@ -35,33 +36,14 @@ pub const MAC_MASK: u64 = (1 << 48) - 1;
 /// ([`pipe_counter_names`]), as listed in `docs/ingress.md`.
 pub type Counters = BTreeMap<String, u64>;
 
-/// The per-port counters of `rx_fcs` (`docs/ingress.md`, "rx_fcs").
-pub const PORT_COUNTERS: [&str; 7] = ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow"];
+/// The per-port counters of `rx_fcs` (`docs/ingress.md`, "rx_fcs"): the same
+/// list the hardware's register map reads them in.
+pub const PORT_COUNTERS: [&str; 7] = IngressRegs::PORT_COUNTERS;
 
 /// The per-pipeline counters (`docs/ingress.md`, "parser", "classify",
-/// "lookup"), in pipeline order: `parser_pkts`, `malformed_<name>` for every
-/// code 1.. of `phv::malformed::NAMES`, `class_prio_pkts`, `class_trim_ok_pkts`,
-/// `class_router_hit_pkts`, `drop_malformed`, `lookup_routed`,
-/// `lookup_lpm_miss`, `lookup_l2_hit`, `lookup_l2_miss`, `drop_no_port`,
-/// `ingress_out_pkts`.
+/// "lookup"), in register-map order ([`IngressRegs::COUNTERS`]).
 pub fn pipe_counter_names() -> Vec<String> {
-    let mut v = vec!["parser_pkts".to_string()];
-    v.extend(malformed::NAMES[1..].iter().map(|n| format!("malformed_{n}")));
-    for n in [
-        "class_prio_pkts",
-        "class_trim_ok_pkts",
-        "class_router_hit_pkts",
-        "drop_malformed",
-        "lookup_routed",
-        "lookup_lpm_miss",
-        "lookup_l2_hit",
-        "lookup_l2_miss",
-        "drop_no_port",
-        "ingress_out_pkts",
-    ] {
-        v.push(n.to_string());
-    }
-    v
+    IngressRegs::COUNTERS.iter().map(|n| n.to_string()).collect()
 }
 
 /// Every counter of a `ports`-port, `pipelines`-pipeline switch, all zero.
