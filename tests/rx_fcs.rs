@@ -9,7 +9,8 @@ use trimswitch_hdl::meta::tuser;
 use trimswitch_hdl::rx_fcs::RxFcs;
 use trimswitch_sim::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::dut::{model_of, Traffic};
-use trimswitch_sim::packet::crc::{append_fcs, fcs_ok};
+use trimswitch_sim::model::{rx_fcs, RxDrop, Settings};
+use trimswitch_sim::packet::crc::append_fcs;
 use trimswitch_sim::tb::Tb;
 use trimswitch_sim::verilator::ModelLib;
 
@@ -21,31 +22,6 @@ fn model(width: usize, depth: usize) -> Result<ModelLib> {
         64 => model_of(&mut RxFcs::<64, 8, 64, 5, 133>::new(depth), "ts_rx_fcs", &tag),
         512 => model_of(&mut RxFcs::<512, 64, 64, 8, 584>::new(depth), "ts_rx_fcs", &tag),
         _ => unreachable!(),
-    }
-}
-
-/// What the spec (`docs/ingress.md`, rx_fcs) says happens to one frame.
-#[derive(Clone, Debug, PartialEq)]
-enum Verdict {
-    Good(Vec<u8>),
-    Empty,
-    Runt,
-    Oversize,
-    Fcs,
-}
-
-fn verdict(wire: &[u8], min: usize, max: usize, strip: bool) -> Verdict {
-    let l = wire.len();
-    if l == 0 {
-        Verdict::Empty
-    } else if l < min || l <= 4 {
-        Verdict::Runt
-    } else if l > max {
-        Verdict::Oversize
-    } else if !fcs_ok(wire) {
-        Verdict::Fcs
-    } else {
-        Verdict::Good(if strip { wire[..l - 4].to_vec() } else { wire.to_vec() })
     }
 }
 
@@ -122,7 +98,9 @@ fn random_mix(width: usize, strip: bool, ready_prob: f64, seed: u64) -> Result<(
     b.sink.ready_prob = ready_prob;
     let mut t = Traffic::new(seed);
     let wire = frames(&mut t, MIN_CYCLES as usize, beat, max);
-    let verdicts: Vec<Verdict> = wire.iter().map(|f| verdict(f, 64, max, strip)).collect();
+    // The golden model's rx_fcs (`docs/ingress.md`) says what happens to each frame.
+    let s = Settings { min_frame: 64, max_frame: max as u16, strip_fcs: strip, ..Settings::default() };
+    let verdicts: Vec<Result<Vec<u8>, RxDrop>> = wire.iter().map(|f| rx_fcs(f, &s)).collect();
     for f in &wire {
         b.src.push(Packet::new(f.clone(), 0));
     }
@@ -138,18 +116,18 @@ fn random_mix(width: usize, strip: bool, ready_prob: f64, seed: u64) -> Result<(
     let good: Vec<Packet> = verdicts
         .iter()
         .filter_map(|v| match v {
-            Verdict::Good(f) => Some(Packet::new(f.clone(), tuser(PORT, 0, f.len() as u16))),
+            Ok(f) => Some(Packet::new(f.clone(), tuser(PORT, 0, f.len() as u16))),
             _ => None,
         })
         .collect();
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
     let missing = subsequence(&good, &got)?;
-    let count = |v: fn(&Verdict) -> bool| verdicts.iter().filter(|x| v(x)).count() as u64;
+    let count = |d: RxDrop| verdicts.iter().filter(|x| **x == Err(d)).count() as u64;
     let expect = [
-        ("drop_empty", count(|v| *v == Verdict::Empty)),
-        ("drop_runt", count(|v| *v == Verdict::Runt)),
-        ("drop_oversize", count(|v| *v == Verdict::Oversize)),
-        ("drop_fcs", count(|v| *v == Verdict::Fcs)),
+        ("drop_empty", count(RxDrop::Empty)),
+        ("drop_runt", count(RxDrop::Runt)),
+        ("drop_oversize", count(RxDrop::Oversize)),
+        ("drop_fcs", count(RxDrop::Fcs)),
         ("drop_overflow", missing.len() as u64),
         ("rx_pkts", got.len() as u64),
         ("rx_bytes", got.iter().map(|p| p.data.len() as u64).sum()),

@@ -14,13 +14,19 @@ use std::path::PathBuf;
 /// file's content, so an unchanged block is never rebuilt.
 pub fn model_of<B: Block>(block: &mut B, module_name: &str, tag: &str) -> Result<ModelLib> {
     let verilog = trimswitch_hdl::emit::emit_verilog(block, module_name, &[format!("test variant {tag}")])?;
+    model_of_verilog(&verilog, module_name, tag)
+}
+
+/// Builds (or reuses) the model of already emitted Verilog `verilog` whose top
+/// is `module_name`, written to `build/verilator-src/<module_name>-<tag>.v`.
+pub fn model_of_verilog(verilog: &str, module_name: &str, tag: &str) -> Result<ModelLib> {
     let dir = build_dir().join("verilator-src");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path: PathBuf = dir.join(format!("{module_name}-{tag}.v"));
     // Write through a temporary file so parallel tests never see a half-written file.
     if std::fs::read_to_string(&path).map(|t| t != verilog).unwrap_or(true) {
         let tmp = dir.join(format!(".{module_name}-{tag}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &verilog)?;
+        std::fs::write(&tmp, verilog)?;
         std::fs::rename(&tmp, &path)?;
     }
     build_model(&[path], module_name, &BuildOptions::default())

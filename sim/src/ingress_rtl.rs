@@ -7,7 +7,8 @@ use crate::axil::{axil_read, axil_write, AxilMaster};
 use crate::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use crate::model::{Counters, IngressOut, Settings};
 use crate::tb::{Agent, Tb};
-use crate::verilator::{build_dir, build_model, BuildOptions, Model, ModelLib, Port};
+use crate::dut::model_of_verilog;
+use crate::verilator::{Model, ModelLib, Port};
 use anyhow::{ensure, Context, Result};
 use trimswitch_hdl::catalog::emit_ingress;
 use trimswitch_hdl::classify::reg as creg;
@@ -79,16 +80,7 @@ impl Agent for Watch {
 
 /// Builds (or reuses) the Verilated `ts_ingress` of `cfg`.
 pub fn ingress_model(cfg: &Config) -> Result<ModelLib> {
-    let e = emit_ingress(cfg)?;
-    let dir = build_dir().join("verilator-src");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("ts_ingress-{}.v", cfg.hash()));
-    if std::fs::read_to_string(&path).map(|t| t != e.verilog).unwrap_or(true) {
-        let tmp = dir.join(format!(".ts_ingress-{}.{}.tmp", cfg.hash(), std::process::id()));
-        std::fs::write(&tmp, &e.verilog)?;
-        std::fs::rename(&tmp, &path)?;
-    }
-    build_model(&[path], "ts_ingress", &BuildOptions::default())
+    model_of_verilog(&emit_ingress(cfg)?.verilog, "ts_ingress", &cfg.hash())
 }
 
 /// The register writes that load `s` into a pipeline of `cfg` (byte address,
