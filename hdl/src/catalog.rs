@@ -16,10 +16,11 @@ use crate::lookup::Lookup;
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
+use crate::trimmer::Trimmer;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 13] = [
+pub const BLOCKS: [&str; 14] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -33,6 +34,7 @@ pub const BLOCKS: [&str; 13] = [
     "ts_lookup",
     "ts_ingress",
     "ts_fabric",
+    "ts_trimmer",
 ];
 
 /// The top-level block of the current design.
@@ -68,13 +70,9 @@ pub fn emit_block(cfg: &Config, name: &str) -> Result<Emitted> {
         };
     }
     match (cfg.datapath.data_width, cfg.datapath.user_width) {
-        (64, 64) => go!(64, 8, 64, 5, 133),
         (64, 128) => go!(64, 8, 128, 5, 197),
-        (128, 64) => go!(128, 16, 64, 6, 198),
         (128, 128) => go!(128, 16, 128, 6, 262),
-        (256, 64) => go!(256, 32, 64, 7, 327),
         (256, 128) => go!(256, 32, 128, 7, 391),
-        (512, 64) => go!(512, 64, 64, 8, 584),
         (512, 128) => go!(512, 64, 128, 8, 648),
         (d, u) => bail!("{}: no block build for data_width {d} with user_width {u}", cfg.source.display()),
     }
@@ -123,6 +121,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             name,
             &prov,
         )?,
+        "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
         other => bail!("unknown block {other:?}; blocks are {BLOCKS:?}"),
     };
     Ok(Emitted { name: name.to_string(), verilog })

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 
 /// tdata widths the blocks are built for (bits).
 pub const DATA_WIDTHS: [usize; 4] = [64, 128, 256, 512];
-/// tuser widths the blocks are built for (bits).
-pub const USER_WIDTHS: [usize; 2] = [64, 128];
+/// tuser widths the switch is built for (bits). 128 only: the traffic manager
+/// needs the header-location fields above bit 56 (`hdl/src/meta.rs`).
+/// Primitives are generic and their tests also use 64.
+pub const USER_WIDTHS: [usize; 1] = [128];
 
 /// A whole target configuration (`configs/<name>.toml`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -55,7 +57,7 @@ pub struct Datapath {
     pub pipelines: usize,
     /// tdata width of the shared pipeline in bits (64, 128, 256 or 512).
     pub data_width: usize,
-    /// tuser (per-packet metadata) width in bits (64 or 128).
+    /// tuser (per-packet metadata) width in bits (128).
     pub user_width: usize,
     /// Line rate of one port in Gb/s (for line-rate checks and scenarios).
     pub port_gbps: f64,
@@ -246,7 +248,11 @@ impl Config {
             err("datapath.data_width", d.data_width.to_string(), &format!("must be one of {DATA_WIDTHS:?}"))?;
         }
         if !USER_WIDTHS.contains(&d.user_width) {
-            err("datapath.user_width", d.user_width.to_string(), &format!("must be one of {USER_WIDTHS:?}"))?;
+            err(
+                "datapath.user_width",
+                d.user_width.to_string(),
+                &format!("must be one of {USER_WIDTHS:?} (the traffic manager's trimmer needs the header-location fields of tuser bits 56..78)"),
+            )?;
         }
         if !(d.port_gbps > 0.0) {
             err("datapath.port_gbps", d.port_gbps.to_string(), "must be positive")?;
@@ -366,7 +372,7 @@ clock_mhz = 200.0
 ports = 4
 pipelines = 1
 data_width = 256
-user_width = 64
+user_width = 128
 port_gbps = 10.0
 [fifo]
 depth = 512

@@ -7,8 +7,8 @@
 //! and the PHV beside it).
 use crate::axis_skid::AxisSkid;
 use crate::lookup::res;
-use crate::meta::{DEST_PORT_LSB, INGRESS_BITS, ROUTED_BIT, TC_LSB};
-use crate::phv::PHV_BITS;
+use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
+use crate::phv::{field, PHV_BITS};
 use crate::widgets::{DffR, KeepExpand};
 use rust_hdl::prelude::*;
 
@@ -41,6 +41,10 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     pub router_mac_lo: Signal<In, Bits<32>>,
     pub router_mac_hi: Signal<In, Bits<32>>,
     user_keep: Constant<Bits<U>>,
+    wide: Constant<Bit>,
+    l3c: Signal<Local, Bits<2>>,
+    info: Signal<Local, Bits<32>>,
+    user: Signal<Local, Bits<U>>,
     mask0: Constant<Bits<K>>,
     mask1: Constant<Bits<K>>,
     shift1: Constant<Bits<16>>,
@@ -64,9 +68,14 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
 impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D, K, U> {
     fn default() -> Self {
         assert!(K * 8 == D && U >= INGRESS_BITS);
-        // tuser bits this stage writes: dest_port and bits 40..56.
+        // tuser bits this stage writes: dest_port, bits 40..56 and, with a wide
+        // tuser, the header-location fields 56..78 (from the PHV).
+        let wide = U >= WIDE_BITS;
+        let top = if wide { WIDE_BITS } else { INGRESS_BITS };
+        assert_eq!((field::L3, field::L3_OFF, field::IHL, field::L4, field::L4_OFF), ((84, 3), (87, 7), (126, 4), (162, 2), (164, 7)));
+        assert_eq!((L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB), (56, 58, 60, 67, 74));
         let mut keep = Bits::<U>::mask();
-        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..INGRESS_BITS) {
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top) {
             keep = keep.replace_bit(b, false);
         }
         // Bytes 0..12 of the frame (destination, source MAC): lanes of beat 0
@@ -101,6 +110,10 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             router_mac_lo: Default::default(),
             router_mac_hi: Default::default(),
             user_keep: Constant::new(keep),
+            wide: Constant::new(wide),
+            l3c: Default::default(),
+            info: Default::default(),
+            user: Default::default(),
             mask0: Constant::new(lanes(0)),
             mask1: Constant::new(lanes(K)),
             shift1: Constant::new(((8 * K).min(96) as u64).to_bits()),
@@ -163,7 +176,25 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         self.out.s_tdata.next = self.data.val();
         self.out.s_tkeep.next = self.s_tkeep.val();
         self.out.s_tlast.next = self.s_tlast.val();
-        self.out.s_tuser.next = (self.s_tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+        // Header-location fields (meta.rs; PHV l3 codes IPv4 1 and IPv6 2 are
+        // the tuser l3 codes, every other l3 is 0). Literal PHV offsets are
+        // checked against phv::field in the constructor.
+        self.l3c.next = 0.into();
+        if (self.s_phv.val().get_bits::<3>(84) == 1) | (self.s_phv.val().get_bits::<3>(84) == 2) {
+            self.l3c.next = self.s_phv.val().get_bits::<2>(84);
+        }
+        self.info.next = bit_cast::<32, 2>(self.l3c.val())
+            | (bit_cast::<32, 2>(self.s_phv.val().get_bits::<2>(162)) << 2)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(87)) << 4)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(164)) << 11)
+            | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(126)) << 18);
+        self.user.next = (self.s_tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+        if self.wide.val() {
+            self.user.next = (self.s_tuser.val() & self.user_keep.val())
+                | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
+                | (bit_cast::<U, 32>(self.info.val()) << 56);
+        }
+        self.out.s_tuser.next = self.user.val();
         self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
         self.side.s_tdata.next = self.s_phv.val();
         self.side.s_tkeep.next = 0xFFFF_FFFF_u64.into();

@@ -9,7 +9,8 @@
 //! Primitives: [`axis_skid`], [`pkt_fifo`], [`axis_arb_mux`], [`axis_demux`],
 //! [`axil_regs`], [`axil_split`], [`crc`]. Ingress (`docs/ingress.md`):
 //! [`rx_fcs`], [`parser`] (to the [`phv`]), [`classify`], [`lookup`],
-//! [`ingress_apply`], and the pipeline top [`ingress`]. The foundation's
+//! [`ingress_apply`], and the pipeline top [`ingress`]. Traffic manager
+//! (`docs/trimming.md`): [`trimmer`] with [`trim_logic`]. The foundation's
 //! crossbar top is [`fabric`]. [`catalog`] builds them for a
 //! [`config::Config`] and [`emit`] writes the Verilog.
 pub mod axil_regs;
@@ -31,4 +32,6 @@ pub mod parser;
 pub mod phv;
 pub mod pkt_fifo;
 pub mod rx_fcs;
+pub mod trim_logic;
+pub mod trimmer;
 pub mod widgets;

@@ -1,14 +1,16 @@
 //! Layout of the `tuser` metadata word that travels with every packet.
 //!
 //! `tuser` is per-packet: blocks sample it on the first beat. Fields (bit
-//! ranges are `[lsb +: width]`); later stages add fields above bit 56.
+//! ranges are `[lsb +: width]`). Bits 0..56 exist at every `user_width`; the
+//! header-location fields at 56..78 exist only with `user_width = 128` (the
+//! traffic manager needs them to trim at the first beat, `docs/trimming.md`).
 //!
 //! | field | lsb | width | set by | meaning |
 //! |---|---|---|---|---|
 //! | `src_port` | 0 | 8 | rx | ingress port number |
 //! | `dest_port` | 8 | 8 | lookup | egress port number; `0xFF` = drop |
 //! | `length` | 16 | 16 | rx_fcs | packet length in bytes (0 = unknown) |
-//! | `flags` | 32 | 8 | later | reserved for trimmed / return-to-sender / PL2 / Protego |
+//! | `flags` | 32 | 8 | tm | bit 0 trimmed, bit 1 returned to sender ([`flag`]); 2..7 reserved (PL2, Protego) |
 //! | `tc` | 40 | 3 | classify | traffic class |
 //! | `prio` | 43 | 1 | classify | header/control queue (high priority) |
 //! | `trim_ok` | 44 | 1 | classify | may be trimmed |
@@ -16,6 +18,11 @@
 //! | `routed` | 46 | 1 | lookup | IPv4 route hit; MACs rewritten |
 //! | `malformed` | 47 | 1 | lookup | a malformed packet forwarded untouched |
 //! | `nexthop` | 48 | 8 | lookup | next-hop index (routed packets) |
+//! | `l3` | 56 | 2 | ingress | 0 other, 1 IPv4, 2 IPv6 ([`l3kind`]) |
+//! | `l4` | 58 | 2 | ingress | PHV `l4`: 0 none, 1 UDP, 2 NDP |
+//! | `l3_off` | 60 | 7 | ingress | byte offset of the IP header (PHV `l3_off`) |
+//! | `l4_off` | 67 | 7 | ingress | byte offset of the UDP/NDP header (PHV `l4_off`, 0 if none) |
+//! | `ihl` | 74 | 4 | ingress | IPv4 IHL (0 for IPv6) |
 
 /// Bit position of `src_port`.
 pub const SRC_PORT_LSB: usize = 0;
@@ -35,8 +42,36 @@ pub const ROUTED_BIT: usize = 46;
 pub const MALFORMED_BIT: usize = 47;
 /// Bit position of `nexthop` (8 bits).
 pub const NEXTHOP_LSB: usize = 48;
-/// Bits of `tuser` the ingress pipeline defines.
+/// Bits of `tuser` the ingress pipeline defines at every `user_width`.
 pub const INGRESS_BITS: usize = 56;
+/// Bit position of `l3` (2 bits, [`l3kind`]).
+pub const L3_LSB: usize = 56;
+/// Bit position of `l4` (2 bits, PHV `l4` codes).
+pub const L4_LSB: usize = 58;
+/// Bit position of `l3_off` (7 bits).
+pub const L3_OFF_LSB: usize = 60;
+/// Bit position of `l4_off` (7 bits).
+pub const L4_OFF_LSB: usize = 67;
+/// Bit position of `ihl` (4 bits).
+pub const IHL_LSB: usize = 74;
+/// Bits of `tuser` the ingress pipeline defines when `user_width >= 128`
+/// (the header-location fields the traffic manager needs).
+pub const WIDE_BITS: usize = 78;
+
+/// The `l3` codes of `tuser` (the PHV's IPv4/IPv6; everything else is 0).
+pub mod l3kind {
+    pub const OTHER: u8 = 0;
+    pub const IPV4: u8 = 1;
+    pub const IPV6: u8 = 2;
+}
+
+/// Bits of the `flags` field.
+pub mod flag {
+    /// The traffic manager trimmed the packet.
+    pub const TRIMMED: u8 = 1;
+    /// The traffic manager returned the packet to its sender.
+    pub const RETURNED: u8 = 2;
+}
 
 /// Packs the fields this crate defines into a `tuser` value.
 pub fn tuser(src_port: u8, dest_port: u8, length: u16) -> u128 {
@@ -57,10 +92,21 @@ pub struct Meta {
     pub routed: bool,
     pub malformed: bool,
     pub nexthop: u8,
+    /// [`l3kind`] code (only with `user_width >= 128`, else 0).
+    pub l3: u8,
+    /// PHV `l4` code (only with `user_width >= 128`).
+    pub l4: u8,
+    /// IP header offset (only with `user_width >= 128`).
+    pub l3_off: u8,
+    /// UDP/NDP header offset (only with `user_width >= 128`).
+    pub l4_off: u8,
+    /// IPv4 IHL (only with `user_width >= 128`).
+    pub ihl: u8,
 }
 
 impl Meta {
-    /// The `tuser` value (bits above [`INGRESS_BITS`] zero).
+    /// The `tuser` value (bits above [`WIDE_BITS`] zero; a 64-bit `tuser` is
+    /// the low 64 bits, without the header-location fields).
     pub fn pack(&self) -> u128 {
         tuser(self.src_port, self.dest_port, self.length)
             | (self.flags as u128) << FLAGS_LSB
@@ -71,6 +117,19 @@ impl Meta {
             | (self.routed as u128) << ROUTED_BIT
             | (self.malformed as u128) << MALFORMED_BIT
             | (self.nexthop as u128) << NEXTHOP_LSB
+            | ((self.l3 & 3) as u128) << L3_LSB
+            | ((self.l4 & 3) as u128) << L4_LSB
+            | ((self.l3_off & 0x7f) as u128) << L3_OFF_LSB
+            | ((self.l4_off & 0x7f) as u128) << L4_OFF_LSB
+            | ((self.ihl & 15) as u128) << IHL_LSB
+    }
+
+    /// The same metadata without the fields a `user_width`-bit `tuser` lacks.
+    pub fn at_width(mut self, user_width: usize) -> Meta {
+        if user_width < WIDE_BITS {
+            (self.l3, self.l4, self.l3_off, self.l4_off, self.ihl) = (0, 0, 0, 0, 0);
+        }
+        self
     }
 
     /// Reads the fields back from a `tuser` value.
@@ -88,6 +147,11 @@ impl Meta {
             routed: bit(ROUTED_BIT),
             malformed: bit(MALFORMED_BIT),
             nexthop: (u >> NEXTHOP_LSB) as u8,
+            l3: (u >> L3_LSB) as u8 & 3,
+            l4: (u >> L4_LSB) as u8 & 3,
+            l3_off: (u >> L3_OFF_LSB) as u8 & 0x7f,
+            l4_off: (u >> L4_OFF_LSB) as u8 & 0x7f,
+            ihl: (u >> IHL_LSB) as u8 & 15,
         }
     }
 }
@@ -98,8 +162,11 @@ mod tests {
 
     #[test]
     fn meta_round_trips() {
-        let m = Meta { src_port: 3, dest_port: 0xfe, length: 9014, flags: 0x81, tc: 6, prio: true, trim_ok: false, ndp_data: true, routed: true, malformed: false, nexthop: 0xa5 };
+        let m = Meta { src_port: 3, dest_port: 0xfe, length: 9014, flags: 0x81, tc: 6, prio: true, trim_ok: false, ndp_data: true, routed: true, malformed: false, nexthop: 0xa5, l3: 2, l4: 1, l3_off: 0x7f, l4_off: 67, ihl: 15 };
         assert_eq!(Meta::unpack(m.pack()), m);
-        assert!(m.pack() >> INGRESS_BITS == 0);
+        assert!(m.pack() >> WIDE_BITS == 0);
+        let narrow = m.at_width(64);
+        assert_eq!(Meta::unpack(m.pack() & u64::MAX as u128), narrow);
+        assert!(narrow.pack() >> INGRESS_BITS == 0);
     }
 }

@@ -16,6 +16,7 @@ pub mod gen;
 pub mod lookup;
 pub mod parser;
 pub mod rx_fcs;
+pub mod tm;
 
 pub use classify::{classify, Class};
 pub use lookup::{lookup, Lookup, Path, Route, L2};
@@ -25,7 +26,7 @@ pub use rx_fcs::{rx_fcs, RxDrop};
 use std::collections::BTreeMap;
 use trimswitch_hdl::config::{parse_mac, parse_prefix, Config};
 use trimswitch_hdl::ingress::IngressRegs;
-use trimswitch_hdl::meta::Meta;
+use trimswitch_hdl::meta::{l3kind, Meta};
 use trimswitch_hdl::phv::{malformed, Phv};
 
 /// The 48 bits of a MAC address held in a `u64`.
@@ -220,6 +221,7 @@ pub struct IngressModel {
     settings: Settings,
     ports: usize,
     pipelines: usize,
+    user_width: usize,
     counters: Counters,
 }
 
@@ -236,7 +238,7 @@ impl IngressModel {
         let (ports, pipelines) = (cfg.datapath.ports, cfg.datapath.pipelines);
         assert_eq!(settings.ports, ports, "Settings::ports must equal datapath.ports");
         assert!(pipelines > 0 && ports % pipelines == 0, "datapath.pipelines ({pipelines}) must divide datapath.ports ({ports})");
-        IngressModel { settings, ports, pipelines, counters: zero_counters(ports, pipelines) }
+        IngressModel { settings, ports, pipelines, user_width: cfg.datapath.user_width, counters: zero_counters(ports, pipelines) }
     }
 
     /// The current settings.
@@ -339,7 +341,17 @@ impl IngressModel {
             routed: lk.routed,
             malformed: phv.malformed != 0,
             nexthop: lk.nexthop,
-        };
+            l3: match phv.l3 {
+                trimswitch_hdl::phv::l3::IPV4 => l3kind::IPV4,
+                trimswitch_hdl::phv::l3::IPV6 => l3kind::IPV6,
+                _ => l3kind::OTHER,
+            },
+            l4: phv.l4,
+            l3_off: phv.l3_off,
+            l4_off: phv.l4_off,
+            ihl: phv.ihl,
+        }
+        .at_width(self.user_width);
         Trace { fate: Fate::Out, out: Some(IngressOut { meta, frame }), ..base }
     }
 
