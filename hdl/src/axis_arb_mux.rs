@@ -1,7 +1,10 @@
 //! `ts_axis_arb_mux`: N:1 AXI4-Stream arbiter multiplexer, packet-atomic.
 //!
-//! Two policies, selected at run time by `drr_enable`:
+//! Three policies, selected at run time by `drr_enable` and `strict`:
 //! - **round robin**: one packet per grant, rotating over the requesting inputs.
+//! - **strict priority** (`strict` high, `drr_enable` low): one packet per
+//!   grant, to the lowest-numbered requesting input (the traffic manager's
+//!   header queue before its data queue).
 //! - **byte-based deficit round robin** (surplus variant): an input starting its
 //!   turn adds its `quantum` (bytes) to its deficit; it keeps the grant for more
 //!   packets while the deficit stays positive, and the bytes of every beat sent
@@ -30,7 +33,8 @@ use rust_hdl::prelude::*;
 ///   `s_tvalid` of all inputs (allowed by AXI4-Stream).
 /// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out, `m_tready` in:
 ///   output (registered).
-/// - `drr_enable` in: 0 = round robin, 1 = byte-based deficit round robin.
+/// - `drr_enable` in: 0 = round robin (or strict), 1 = byte-based deficit round robin.
+/// - `strict` in: with `drr_enable` low, strict priority by input number.
 /// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
 ///   least the largest packet size for one packet per round; below 2^30).
 #[derive(LogicBlock)]
@@ -50,6 +54,7 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub m_tvalid: Signal<Out, Bit>,
     pub m_tready: Signal<In, Bit>,
     pub drr_enable: Signal<In, Bit>,
+    pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
     lanes: Constant<Bits<32>>,
     out: AxisSkid<D, K, U>,
@@ -66,6 +71,8 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     found_lo: Signal<Local, Bit>,
     sel: Signal<Local, Bits<8>>,
     grant: Signal<Local, Bit>,
+    found_s: Signal<Local, Bit>,
+    pick_s: Signal<Local, Bits<8>>,
     starting: Signal<Local, Bit>,
     base: Signal<Local, Bits<32>>,
     credit: Vec<Signal<Local, Bits<32>>>,
@@ -100,6 +107,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             m_tvalid: Default::default(),
             m_tready: Default::default(),
             drr_enable: Default::default(),
+            strict: Default::default(),
             quantum: vec_of(n),
             lanes: Constant::new((K as u64).to_bits()),
             out: Default::default(),
@@ -115,6 +123,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             found_lo: Default::default(),
             sel: Default::default(),
             grant: Default::default(),
+            found_s: Default::default(),
+            pick_s: Default::default(),
             starting: Default::default(),
             base: Default::default(),
             credit: vec_of(n),
@@ -169,6 +179,18 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         }
         if self.found_lo.val() {
             self.pick.next = self.pick_lo.val();
+        }
+        // Strict priority: the lowest requesting input.
+        self.found_s.next = false;
+        self.pick_s.next = 0.into();
+        for i in 0..self.s_tvalid.len() {
+            if self.s_tvalid[i].val() & !self.found_s.val() {
+                self.found_s.next = true;
+                self.pick_s.next = i.to_bits();
+            }
+        }
+        if self.strict.val() & !self.drr_enable.val() {
+            self.pick.next = self.pick_s.val();
         }
 
         // Who holds the output this cycle.

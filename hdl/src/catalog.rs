@@ -16,11 +16,12 @@ use crate::lookup::Lookup;
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
+use crate::tm::TrafficManager;
 use crate::trimmer::Trimmer;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 14] = [
+pub const BLOCKS: [&str; 15] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -35,6 +36,7 @@ pub const BLOCKS: [&str; 14] = [
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
+    "ts_tm",
 ];
 
 /// The top-level block of the current design.
@@ -122,6 +124,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             &prov,
         )?,
         "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
+        "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
         other => bail!("unknown block {other:?}; blocks are {BLOCKS:?}"),
     };
     Ok(Emitted { name: name.to_string(), verilog })

@@ -25,6 +25,7 @@ pub struct Config {
     pub fifo: Fifo,
     pub arbiter: Arbiter,
     pub ingress: Ingress,
+    pub tm: Tm,
     /// Where this configuration was read from (not part of the file).
     #[serde(skip)]
     pub source: PathBuf,
@@ -126,6 +127,38 @@ pub struct Ingress {
     /// Next-hop destination MACs loaded at start, index order.
     #[serde(default)]
     pub nexthop_mac: Vec<String>,
+}
+
+/// The trimming traffic manager (`docs/trimming.md`). Limits, lengths and the
+/// scheduler are reset values of run-time registers; the `*_words` memory
+/// sizes are build time.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Tm {
+    /// How trims are decided: `"ideal"` (exact occupancy at enqueue). The
+    /// ndp.p4 `"meter"` mode is specified in docs/trimming.md and not built yet.
+    pub mode: String,
+    /// Header/control queue limit per port in bytes (run time).
+    pub queue_h_bytes: u32,
+    /// Data queue limit per port in bytes (run time).
+    pub queue_d_bytes: u32,
+    /// Header queue memory per port in beats (build time).
+    pub queue_h_words: usize,
+    /// Data queue memory per port in beats (build time).
+    pub queue_d_words: usize,
+    /// Bytes an NDP packet keeps when trimmed (1..=128; at least its headers are kept).
+    pub trim_len_ndp: u32,
+    /// Bytes other trimmable IPv4 traffic keeps (1..=128).
+    pub trim_len_ipv4: u32,
+    /// Bytes other trimmable IPv6 traffic keeps (1..=128).
+    pub trim_len_ipv6: u32,
+    /// Return a trimmed header to its sender when its header queue is full.
+    pub return_to_sender: bool,
+    /// Egress scheduler between the header and data queue: `"strict"` or `"drr"`.
+    pub scheduler: String,
+    /// DRR quanta in bytes of the header and data queue (1..=65535).
+    pub quantum_h: u32,
+    pub quantum_d: u32,
 }
 
 /// One IPv4 route of [`Ingress::route`].
@@ -266,7 +299,51 @@ impl Config {
         if !(1..=65535).contains(&self.arbiter.quantum) {
             err("arbiter.quantum", self.arbiter.quantum.to_string(), "must be in 1..=65535 bytes")?;
         }
-        self.validate_ingress()
+        self.validate_ingress()?;
+        self.validate_tm()
+    }
+
+    fn validate_tm(&self) -> Result<()> {
+        let f = self.source.display();
+        let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: tm.{key} = {value}: {why}") };
+        let t = &self.tm;
+        let k = self.datapath.data_width / 8;
+        if t.mode != "ideal" {
+            err("mode", format!("{:?}", t.mode), "must be \"ideal\" (the ndp.p4 meter mode is not built yet, see docs/trimming.md)")?;
+        }
+        if !["strict", "drr"].contains(&t.scheduler.as_str()) {
+            err("scheduler", format!("{:?}", t.scheduler), "must be \"strict\" or \"drr\"")?;
+        }
+        for (key, v) in [("trim_len_ndp", t.trim_len_ndp), ("trim_len_ipv4", t.trim_len_ipv4), ("trim_len_ipv6", t.trim_len_ipv6)] {
+            if !(1..=128).contains(&v) {
+                err(key, v.to_string(), "must be in 1..=128 bytes (the trimmer keeps at most 128)")?;
+            }
+        }
+        for (key, v) in [("quantum_h", t.quantum_h), ("quantum_d", t.quantum_d)] {
+            if !(1..=65535).contains(&v) {
+                err(key, v.to_string(), "must be in 1..=65535 bytes")?;
+            }
+        }
+        if !(4..=65536).contains(&t.queue_h_words) {
+            err("queue_h_words", t.queue_h_words.to_string(), "must be in 4..=65536 beats")?;
+        }
+        if !(4..=65536).contains(&t.queue_d_words) {
+            err("queue_d_words", t.queue_d_words.to_string(), "must be in 4..=65536 beats")?;
+        }
+        if t.queue_h_bytes < 128 || t.queue_h_bytes >= 1 << 24 {
+            err("queue_h_bytes", t.queue_h_bytes.to_string(), "must be in 128..2^24 bytes (at least one trimmed header)")?;
+        }
+        let max = self.ingress.max_frame as usize;
+        if (t.queue_d_bytes as usize) < max || t.queue_d_bytes >= 1 << 24 {
+            err("queue_d_bytes", t.queue_d_bytes.to_string(), &format!("must be in ingress.max_frame ({max})..2^24 bytes (at least one largest frame)"))?;
+        }
+        if t.queue_d_words < max.div_ceil(k) {
+            err("queue_d_words", t.queue_d_words.to_string(), &format!("must hold a largest frame ({max} B = {} beats of {k} B)", max.div_ceil(k)))?;
+        }
+        if t.queue_h_words < 128usize.div_ceil(k) {
+            err("queue_h_words", t.queue_h_words.to_string(), &format!("must hold a 128-byte header ({} beats of {k} B)", 128usize.div_ceil(k)))?;
+        }
+        Ok(())
     }
 
     fn validate_ingress(&self) -> Result<()> {
@@ -395,6 +472,19 @@ default_tc = 0
 lpm_entries = 64
 l2_entries = 16
 nexthops = 16
+[tm]
+mode = "ideal"
+queue_d_bytes = 18000
+queue_h_bytes = 3072
+queue_d_words = 600
+queue_h_words = 128
+trim_len_ndp = 80
+trim_len_ipv4 = 64
+trim_len_ipv6 = 128
+return_to_sender = true
+scheduler = "strict"
+quantum_h = 1536
+quantum_d = 1536
 [[ingress.route]]
 prefix = "10.0.0.0/8"
 port = 1

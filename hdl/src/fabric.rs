@@ -179,6 +179,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
         self.regs.s_axil_rready.next = self.s_axil_rready.val();
         self.arb.drr_enable.next = self.regs.rw[0].val().get_bit(0);
+        self.arb.strict.next = false;
         // Ports: ingress FIFO -> arbiter input p; demux output p -> egress.
         for p in 0..self.fifo.len() {
             self.fifo[p].clock.next = self.clock.val();

@@ -401,6 +401,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.s_tvalid[i].next = false;
         }
         self.arb.drr_enable.next = self.ctl.rw[7].val().get_bit(0);
+        self.arb.strict.next = false;
         for i in 0..self.arb.quantum.len() {
             self.arb.quantum[i].next = self.ctl.rw[8 + i].val() & self.quantum_mask.val();
         }

@@ -33,5 +33,7 @@ pub mod phv;
 pub mod pkt_fifo;
 pub mod rx_fcs;
 pub mod trim_logic;
+pub mod tm;
+pub mod tm_admit;
 pub mod trimmer;
 pub mod widgets;

@@ -176,6 +176,8 @@ pub struct AxisSource {
     rng: SmallRng,
     beats: u64,
     packets: u64,
+    /// Cycle in which each packet's first beat was accepted, in order.
+    pub first_cycles: Vec<u64>,
 }
 
 impl AxisSource {
@@ -191,6 +193,7 @@ impl AxisSource {
             rng: SmallRng::seed_from_u64(seed),
             beats: 0,
             packets: 0,
+            first_cycles: vec![],
         })
     }
 
@@ -272,10 +275,13 @@ impl Agent for AxisSource {
         m.set(&self.bus.tvalid, self.in_flight.is_some() as u64);
     }
 
-    fn sample(&mut self, m: &Model, _cycle: u64) {
+    fn sample(&mut self, m: &Model, cycle: u64) {
         let Some(n) = self.in_flight else { return };
         if m.get(&self.bus.tready) == 0 {
             return;
+        }
+        if self.offset == 0 {
+            self.first_cycles.push(cycle);
         }
         self.beats += 1;
         self.offset += n;
@@ -318,6 +324,9 @@ pub struct AxisSink {
     rng: SmallRng,
     /// Completed packets, oldest first; the test drains them.
     pub packets: VecDeque<Packet>,
+    /// Cycle of each completed packet's last beat, in order (never drained by
+    /// the sink; a test that drains `packets` may drain this too).
+    pub last_cycles: VecDeque<u64>,
     /// The first [`MAX_ERROR_MESSAGES`] protocol errors.
     pub errors: Vec<String>,
     error_count: u64,
@@ -356,6 +365,7 @@ impl AxisSink {
             current: Vec::new(),
             current_user: 0,
             in_packet: false,
+            last_cycles: VecDeque::new(),
             beat: vec![0; bytes],
             stalled: false,
             stalled_data: vec![0; bytes],
@@ -494,6 +504,7 @@ impl Agent for AxisSink {
                 data,
                 user: self.current_user,
             });
+            self.last_cycles.push_back(cycle);
             self.in_packet = false;
             self.received += 1;
         }

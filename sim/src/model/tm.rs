@@ -4,10 +4,11 @@
 //!
 //! The model has no clock. The RTL's admissions and departures are events the
 //! test bench observes (a packet's first beat accepted at the traffic
-//! manager's input; its last beat leaving an egress port); the test replays
-//! them in cycle order ([`TmModel::admit`], [`TmModel::depart`]) and the model
-//! says what each admission must decide and which packet each departure must
-//! be. An admission sees every departure of an earlier cycle.
+//! manager's input; its last beat leaving an egress port, which is when the
+//! RTL frees its occupancy); the test replays them in cycle order
+//! ([`TmModel::admit`], [`TmModel::depart`]) and the model says what each
+//! admission must decide and which packet each departure must be. An
+//! admission sees every departure of an earlier cycle.
 use crate::packet::checksum;
 use std::collections::{BTreeMap, VecDeque};
 use trimswitch_hdl::meta::{flag, l3kind, Meta};

@@ -1,0 +1,503 @@
+//! `ts_tm`: the trimming traffic manager of one pipeline, ideal mode
+//! (`docs/trimming.md`; seed 000 §3.1, seed 002).
+//!
+//! ```text
+//! s_* ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
+//!          ▲  enq (reserve)                        (PktFifo,            (AxisArbMux: strict
+//!          └── occupancy: bytes and words ◄──────── cut-through)         or byte DRR, H first)
+//! ```
+//!
+//! [`TmAdmit`] decides every packet at its first beat from the exact
+//! occupancy of the queues: occupancy is reserved at admission and freed when
+//! the packet's last beat leaves the port (so it includes the scheduler's
+//! output register), so a queue never receives more
+//! than its byte limit and its memory can never overflow (its `s_tready`
+//! never falls). [`Trimmer`] cuts the packets admission marked. Each port
+//! has a header/control queue (input 0 of its scheduler) and a data queue
+//! (input 1).
+//!
+//! Ports:
+//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
+//! - `s_*`: input from the ingress pipeline (wide `tuser`, [`crate::meta`]).
+//! - `m_*[p]`: egress port `p`; `tuser` as admitted (flags TRIMMED/RETURNED,
+//!   `length` the bytes sent, queue index at [`QUEUE_LSB`]).
+//! - `s_axil_*`: AXI4-Lite register file ([`TmRegs`]).
+use crate::axil_regs::AxilRegs;
+use crate::axis_arb_mux::AxisArbMux;
+use crate::axis_demux::AxisDemux;
+use crate::config::Config;
+use crate::pkt_fifo::PktFifo;
+use crate::tm_admit::{TmAdmit, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
+use crate::trimmer::Trimmer;
+use crate::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// AXI-Lite address width of the traffic manager's register file.
+pub const REG_ADDR_BITS: usize = 12;
+
+/// The register map of `ts_tm` (byte addresses). Read-write registers first:
+///
+/// | addr | name | meaning (reset value from `[tm]`) |
+/// |---|---|---|
+/// | 0x00 | `CTRL` | bit 0 return to sender, bit 1 DRR scheduler (else strict), bit 2 DSCP TRIMMED rewrite on |
+/// | 0x04 | `LIMIT_H` | header queue limit, bytes (bits 23:0) |
+/// | 0x08 | `LIMIT_D` | data queue limit, bytes (bits 23:0) |
+/// | 0x0C | `TRIM_LEN` | bytes kept: `[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6 (1..=128) |
+/// | 0x10 | `DSCP_TRIMMED` | DSCP written into trimmed non-NDP packets (bits 5:0) |
+/// | 0x14 | `QUANTUM_H` | DRR quantum of the header queue, bytes |
+/// | 0x18 | `QUANTUM_D` | DRR quantum of the data queue, bytes |
+///
+/// Then read-only, write clears (counters) from [`TmRegs::COUNTERS_BASE`]:
+/// [`TmRegs::COUNTERS`] in order, then per port `p` the
+/// [`TmRegs::PORT_REGS`] (`TX_TRIM_PACKETS` counter, the header and data
+/// queue occupancy in bytes).
+pub struct TmRegs {
+    pub ports: usize,
+}
+
+impl TmRegs {
+    pub const CTRL: u32 = 0x00;
+    pub const LIMIT_H: u32 = 0x04;
+    pub const LIMIT_D: u32 = 0x08;
+    pub const TRIM_LEN: u32 = 0x0C;
+    pub const DSCP_TRIMMED: u32 = 0x10;
+    pub const QUANTUM_H: u32 = 0x14;
+    pub const QUANTUM_D: u32 = 0x18;
+    /// Read-write registers.
+    pub const N_RW: usize = 7;
+    pub const COUNTERS_BASE: u32 = 0x1C;
+    /// Counters of the whole traffic manager, in address order: admission's
+    /// fates and `in_pkts`, then the trimmer's `cut_pkts`.
+    pub const COUNTERS: [&'static str; N_COUNTERS + 1] = [
+        COUNTER_NAMES[0],
+        COUNTER_NAMES[1],
+        COUNTER_NAMES[2],
+        COUNTER_NAMES[3],
+        COUNTER_NAMES[4],
+        COUNTER_NAMES[5],
+        COUNTER_NAMES[6],
+        COUNTER_NAMES[7],
+        COUNTER_NAMES[8],
+        "cut_pkts",
+    ];
+    /// Per-port read-only registers, in address order.
+    pub const PORT_REGS: [&'static str; 3] = ["tx_trim_packets", "occ_h_bytes", "occ_d_bytes"];
+
+    pub fn counter(&self, name: &str) -> Option<u32> {
+        Self::COUNTERS.iter().position(|c| *c == name).map(|i| Self::COUNTERS_BASE + 4 * i as u32)
+    }
+    pub fn port_reg(&self, p: usize, name: &str) -> Option<u32> {
+        let base = Self::COUNTERS_BASE + 4 * Self::COUNTERS.len() as u32;
+        Self::PORT_REGS.iter().position(|c| *c == name).map(|i| base + 4 * (3 * p + i) as u32)
+    }
+    /// Number of read-only registers.
+    pub fn n_ro(&self) -> usize {
+        Self::COUNTERS.len() + 3 * self.ports
+    }
+    /// Reset values of the read-write registers for `cfg`.
+    pub fn rw_reset(cfg: &Config) -> Vec<u32> {
+        let t = &cfg.tm;
+        let dscp = cfg.ingress.dscp_trimmed;
+        vec![
+            t.return_to_sender as u32 | ((t.scheduler == "drr") as u32) << 1 | ((dscp >= 0) as u32) << 2,
+            t.queue_h_bytes,
+            t.queue_d_bytes,
+            t.trim_len_ndp | t.trim_len_ipv4 << 8 | t.trim_len_ipv6 << 16,
+            dscp.max(0) as u32,
+            t.quantum_h,
+            t.quantum_d,
+        ]
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
+    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
+    pub m_tlast: Vec<Signal<Out, Bit>>,
+    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
+    pub m_tvalid: Vec<Signal<Out, Bit>>,
+    pub m_tready: Vec<Signal<In, Bit>>,
+    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    admit: TmAdmit<D, K, U>,
+    trimmer: Trimmer<D, K, U>,
+    demux: AxisDemux<D, K, U>,
+    port: Vec<TmPort<D, K, U, M, W>>,
+    regs: AxilRegs<REG_ADDR_BITS>,
+    occ_b: Vec<DffR<Bits<32>>>,
+    occ_w: Vec<DffR<Bits<32>>>,
+    tx_trim: Vec<DffR<Bits<32>>>,
+    q_id: Vec<Constant<Bits<8>>>,
+    k_minus_1: Constant<Bits<32>>,
+    mask24: Constant<Bits<32>>,
+    k_shift: Constant<Bits<32>>,
+    deq: Vec<Signal<Local, Bit>>,
+    deq_b: Vec<Signal<Local, Bits<32>>>,
+    deq_w: Vec<Signal<Local, Bits<32>>>,
+    enq_here: Vec<Signal<Local, Bit>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TrafficManager<D, K, U, M, W> {
+    /// The traffic manager of `cfg` (`datapath.ports` egress ports, `[tm]`).
+    pub fn new(cfg: &Config) -> Self {
+        let ports = cfg.datapath.ports;
+        let t = &cfg.tm;
+        let regs = TmRegs { ports };
+        let nq = 2 * ports;
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: vec_of(ports),
+            m_tkeep: vec_of(ports),
+            m_tlast: vec_of(ports),
+            m_tuser: vec_of(ports),
+            m_tvalid: vec_of(ports),
+            m_tready: vec_of(ports),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            admit: TmAdmit::new(ports, t.queue_h_words, t.queue_d_words),
+            trimmer: Default::default(),
+            demux: AxisDemux::new(nq, QUEUE_LSB),
+            port: (0..ports).map(|_| TmPort::new(t.queue_h_words, t.queue_d_words)).collect(),
+            regs: AxilRegs::new(&TmRegs::rw_reset(cfg), regs.n_ro()),
+            occ_b: vec_of(nq),
+            occ_w: vec_of(nq),
+            tx_trim: vec_of(ports),
+            q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
+            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            mask24: Constant::new(0xff_ffffu64.to_bits()),
+            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            deq: vec_of(nq),
+            deq_b: vec_of(nq),
+            deq_w: vec_of(nq),
+            enq_here: vec_of(nq),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TrafficManager<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.admit.clock.next = self.clock.val();
+        self.admit.reset.next = self.reset.val();
+        self.trimmer.clock.next = self.clock.val();
+        self.trimmer.reset.next = self.reset.val();
+        self.demux.clock.next = self.clock.val();
+        self.demux.reset.next = self.reset.val();
+        self.regs.clock.next = self.clock.val();
+        self.regs.reset.next = self.reset.val();
+        // Register file.
+        self.regs.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.regs.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.regs.s_axil_awready.val();
+        self.regs.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.regs.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.regs.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.regs.s_axil_wready.val();
+        self.s_axil_bresp.next = self.regs.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.regs.s_axil_bvalid.val();
+        self.regs.s_axil_bready.next = self.s_axil_bready.val();
+        self.regs.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.regs.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.regs.s_axil_arready.val();
+        self.s_axil_rdata.next = self.regs.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.regs.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
+        self.regs.s_axil_rready.next = self.s_axil_rready.val();
+
+        // Input -> admission -> trimmer -> demux by queue index.
+        self.admit.s_tdata.next = self.s_tdata.val();
+        self.admit.s_tkeep.next = self.s_tkeep.val();
+        self.admit.s_tlast.next = self.s_tlast.val();
+        self.admit.s_tuser.next = self.s_tuser.val();
+        self.admit.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.admit.s_tready.val();
+        self.admit.rts_en.next = self.regs.rw[0].val().get_bit(0);
+        self.admit.limit_h.next = self.regs.rw[1].val() & self.mask24.val();
+        self.admit.limit_d.next = self.regs.rw[2].val() & self.mask24.val();
+        self.admit.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
+        self.trimmer.s_tdata.next = self.admit.m_tdata.val();
+        self.trimmer.s_tkeep.next = self.admit.m_tkeep.val();
+        self.trimmer.s_tlast.next = self.admit.m_tlast.val();
+        self.trimmer.s_tuser.next = self.admit.m_tuser.val();
+        self.trimmer.s_tvalid.next = self.admit.m_tvalid.val();
+        self.admit.m_tready.next = self.trimmer.s_tready.val();
+        self.trimmer.dscp_en.next = self.regs.rw[0].val().get_bit(2);
+        self.trimmer.dscp.next = self.regs.rw[4].val().get_bits::<6>(0);
+        self.demux.s_tdata.next = self.trimmer.m_tdata.val();
+        self.demux.s_tkeep.next = self.trimmer.m_tkeep.val();
+        self.demux.s_tlast.next = self.trimmer.m_tlast.val();
+        self.demux.s_tuser.next = self.trimmer.m_tuser.val();
+        self.demux.s_tvalid.next = self.trimmer.m_tvalid.val();
+        self.trimmer.m_tready.next = self.demux.s_tready.val();
+        self.demux.clear_drops.next = false;
+
+        // Counters.
+        for c in 0..self.admit.clear.len() {
+            self.admit.clear[c].next = self.regs.ro_clear[c].val();
+            self.regs.ro[c].next = self.admit.counters[c].val();
+        }
+        self.trimmer.cut_clear.next = self.regs.ro_clear[9].val();
+        self.regs.ro[9].next = self.trimmer.cut_pkts.val();
+
+        // Ports (queues and schedulers); demux output 2p is port p's header
+        // queue, 2p + 1 its data queue.
+        for p in 0..self.port.len() {
+            self.port[p].clock.next = self.clock.val();
+            self.port[p].reset.next = self.reset.val();
+            self.port[p].h_tdata.next = self.demux.m_tdata[2 * p].val();
+            self.port[p].h_tkeep.next = self.demux.m_tkeep[2 * p].val();
+            self.port[p].h_tlast.next = self.demux.m_tlast[2 * p].val();
+            self.port[p].h_tuser.next = self.demux.m_tuser[2 * p].val();
+            self.port[p].h_tvalid.next = self.demux.m_tvalid[2 * p].val();
+            self.demux.m_tready[2 * p].next = self.port[p].h_tready.val();
+            self.port[p].d_tdata.next = self.demux.m_tdata[2 * p + 1].val();
+            self.port[p].d_tkeep.next = self.demux.m_tkeep[2 * p + 1].val();
+            self.port[p].d_tlast.next = self.demux.m_tlast[2 * p + 1].val();
+            self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
+            self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
+            self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
+            self.port[p].drr_enable.next = self.regs.rw[0].val().get_bit(1);
+            self.port[p].strict.next = !self.regs.rw[0].val().get_bit(1);
+            self.port[p].quantum_h.next = self.regs.rw[5].val();
+            self.port[p].quantum_d.next = self.regs.rw[6].val();
+            self.m_tdata[p].next = self.port[p].m_tdata.val();
+            self.m_tkeep[p].next = self.port[p].m_tkeep.val();
+            self.m_tlast[p].next = self.port[p].m_tlast.val();
+            self.m_tuser[p].next = self.port[p].m_tuser.val();
+            self.m_tvalid[p].next = self.port[p].m_tvalid.val();
+            self.port[p].m_tready.next = self.m_tready[p].val();
+            self.deq[2 * p].next = self.port[p].deq_h.val();
+            self.deq[2 * p + 1].next = self.port[p].deq_d.val();
+            self.deq_b[2 * p].next = self.port[p].deq_h_bytes.val();
+            self.deq_b[2 * p + 1].next = self.port[p].deq_d_bytes.val();
+            // TX_TRIM_PACKETS: trimmed packets leaving the port.
+            self.tx_trim[p].clock.next = self.clock.val();
+            self.tx_trim[p].reset.next = self.reset.val();
+            self.tx_trim[p].d.next = self.tx_trim[p].q.val();
+            if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(32) {
+                self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
+            }
+            if self.regs.ro_clear[10 + 3 * p].val() {
+                self.tx_trim[p].d.next = 0.into();
+            }
+            self.regs.ro[10 + 3 * p].next = self.tx_trim[p].q.val();
+            self.regs.ro[11 + 3 * p].next = self.occ_b[2 * p].q.val();
+            self.regs.ro[12 + 3 * p].next = self.occ_b[2 * p + 1].q.val();
+        }
+        // Exact occupancy: reserved at admission, freed at departure.
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].clock.next = self.clock.val();
+            self.occ_b[q].reset.next = self.reset.val();
+            self.occ_w[q].clock.next = self.clock.val();
+            self.occ_w[q].reset.next = self.reset.val();
+            self.admit.occ_bytes[q].next = self.occ_b[q].q.val();
+            self.admit.occ_words[q].next = self.occ_w[q].q.val();
+            self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
+            self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
+        }
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].d.next = self.occ_b[q].q.val();
+            self.occ_w[q].d.next = self.occ_w[q].q.val();
+            if self.enq_here[q].val() & !self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val();
+            }
+            if !self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
+            }
+            if self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val() - self.deq_w[q].val();
+            }
+        }
+    }
+}
+
+/// One egress port of the traffic manager: its header queue (scheduler input
+/// 0) and data queue (input 1), both cut-through [`PktFifo`]s, and the
+/// scheduler between them. A sub-block because rust-hdl cannot index a vector
+/// port of a vector of blocks.
+///
+/// Ports: `h_*` and `d_*` the queues' inputs; `m_*` the port's output;
+/// `drr_enable`, `strict`, `quantum_h`, `quantum_d` the scheduler
+/// ([`AxisArbMux`]); `deq_h`/`deq_d` (one cycle) a packet of `deq_h_bytes`/
+/// `deq_d_bytes` bytes left the port (its last beat was sent).
+#[derive(LogicBlock)]
+pub struct TmPort<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub h_tdata: Signal<In, Bits<D>>,
+    pub h_tkeep: Signal<In, Bits<K>>,
+    pub h_tlast: Signal<In, Bit>,
+    pub h_tuser: Signal<In, Bits<U>>,
+    pub h_tvalid: Signal<In, Bit>,
+    pub h_tready: Signal<Out, Bit>,
+    pub d_tdata: Signal<In, Bits<D>>,
+    pub d_tkeep: Signal<In, Bits<K>>,
+    pub d_tlast: Signal<In, Bit>,
+    pub d_tuser: Signal<In, Bits<U>>,
+    pub d_tvalid: Signal<In, Bit>,
+    pub d_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub drr_enable: Signal<In, Bit>,
+    pub strict: Signal<In, Bit>,
+    pub quantum_h: Signal<In, Bits<32>>,
+    pub quantum_d: Signal<In, Bits<32>>,
+    pub deq_h: Signal<Out, Bit>,
+    pub deq_d: Signal<Out, Bit>,
+    pub deq_h_bytes: Signal<Out, Bits<32>>,
+    pub deq_d_bytes: Signal<Out, Bits<32>>,
+    hq: PktFifo<D, K, U, M, W>,
+    dq: PktFifo<D, K, U, M, W>,
+    sched: AxisArbMux<D, K, U>,
+    mask16: Constant<Bits<32>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TmPort<D, K, U, M, W> {
+    pub fn new(depth_h: usize, depth_d: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            h_tdata: Default::default(),
+            h_tkeep: Default::default(),
+            h_tlast: Default::default(),
+            h_tuser: Default::default(),
+            h_tvalid: Default::default(),
+            h_tready: Default::default(),
+            d_tdata: Default::default(),
+            d_tkeep: Default::default(),
+            d_tlast: Default::default(),
+            d_tuser: Default::default(),
+            d_tvalid: Default::default(),
+            d_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            drr_enable: Default::default(),
+            strict: Default::default(),
+            quantum_h: Default::default(),
+            quantum_d: Default::default(),
+            deq_h: Default::default(),
+            deq_d: Default::default(),
+            deq_h_bytes: Default::default(),
+            deq_d_bytes: Default::default(),
+            hq: PktFifo::new(depth_h, false),
+            dq: PktFifo::new(depth_d, false),
+            sched: AxisArbMux::new(2),
+            mask16: Constant::new(0xffffu64.to_bits()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TmPort<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hq.clock.next = self.clock.val();
+        self.hq.reset.next = self.reset.val();
+        self.dq.clock.next = self.clock.val();
+        self.dq.reset.next = self.reset.val();
+        self.sched.clock.next = self.clock.val();
+        self.sched.reset.next = self.reset.val();
+        self.hq.s_tdata.next = self.h_tdata.val();
+        self.hq.s_tkeep.next = self.h_tkeep.val();
+        self.hq.s_tlast.next = self.h_tlast.val();
+        self.hq.s_tuser.next = self.h_tuser.val();
+        self.hq.s_tvalid.next = self.h_tvalid.val();
+        self.h_tready.next = self.hq.s_tready.val();
+        self.hq.s_abort.next = false;
+        self.hq.clear_drops.next = false;
+        self.dq.s_tdata.next = self.d_tdata.val();
+        self.dq.s_tkeep.next = self.d_tkeep.val();
+        self.dq.s_tlast.next = self.d_tlast.val();
+        self.dq.s_tuser.next = self.d_tuser.val();
+        self.dq.s_tvalid.next = self.d_tvalid.val();
+        self.d_tready.next = self.dq.s_tready.val();
+        self.dq.s_abort.next = false;
+        self.dq.clear_drops.next = false;
+        self.sched.drr_enable.next = self.drr_enable.val();
+        self.sched.strict.next = self.strict.val();
+        self.sched.quantum[0].next = self.quantum_h.val();
+        self.sched.quantum[1].next = self.quantum_d.val();
+        self.sched.s_tdata[0].next = self.hq.m_tdata.val();
+        self.sched.s_tkeep[0].next = self.hq.m_tkeep.val();
+        self.sched.s_tlast[0].next = self.hq.m_tlast.val();
+        self.sched.s_tuser[0].next = self.hq.m_tuser.val();
+        self.sched.s_tvalid[0].next = self.hq.m_tvalid.val();
+        self.hq.m_tready.next = self.sched.s_tready[0].val();
+        self.sched.s_tdata[1].next = self.dq.m_tdata.val();
+        self.sched.s_tkeep[1].next = self.dq.m_tkeep.val();
+        self.sched.s_tlast[1].next = self.dq.m_tlast.val();
+        self.sched.s_tuser[1].next = self.dq.m_tuser.val();
+        self.sched.s_tvalid[1].next = self.dq.m_tvalid.val();
+        self.dq.m_tready.next = self.sched.s_tready[1].val();
+        self.m_tdata.next = self.sched.m_tdata.val();
+        self.m_tkeep.next = self.sched.m_tkeep.val();
+        self.m_tlast.next = self.sched.m_tlast.val();
+        self.m_tuser.next = self.sched.m_tuser.val();
+        self.m_tvalid.next = self.sched.m_tvalid.val();
+        self.sched.m_tready.next = self.m_tready.val();
+        // A packet leaves at its last beat out of the port (so the scheduler's
+        // output register counts as queue: occupancy is what the port still
+        // has to send); its queue is bit 0 of the queue index, its bytes
+        // tuser.length.
+        self.deq_h.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(80);
+        self.deq_d.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(80);
+        self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(16) & self.mask16.val();
+        self.deq_d_bytes.next = self.deq_h_bytes.val();
+    }
+}
