@@ -6,7 +6,7 @@ CONFIG ?= configs/netfpga-sume.toml
 CARGO  ?= cargo
 TS     := target/debug/trimswitch
 
-.PHONY: all test toolchain build emit lint synth smoke clean
+.PHONY: all test toolchain build emit lint synth smoke formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
@@ -23,6 +23,10 @@ build:
 
 emit lint synth smoke: toolchain build
 	$(TS) $@ --config $(CONFIG)
+
+# SymbiYosys proofs of the packet FIFO (docs/verification.md, "Formal").
+formal: toolchain build
+	$(TS) formal
 
 # Every test of the workspace: unit tests, the Verilator tests of every block,
 # lint and synthesis checks. cargo-nextest runs test binaries in parallel

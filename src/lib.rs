@@ -1,9 +1,11 @@
 //! trimswitch: library behind the `trimswitch` command-line tool.
 //!
 //! - [`flows`]: emit, lint and synthesize a configuration (what the CLI runs).
+//! - [`formal`]: SymbiYosys proofs of the packet FIFO on a small instance.
 //! - [`lint`] and [`synth`]: Verilator lint and Yosys synthesis as checks with reports.
 //! - [`replay`]: pcap captures through the ingress pipeline (RTL or golden model).
 pub mod flows;
+pub mod formal;
 pub mod lint;
 pub mod replay;
 pub mod synth;

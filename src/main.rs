@@ -93,6 +93,21 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000_000)]
         verilator_cycles: u64,
     },
+    /// Formal proofs (SymbiYosys, Yices) of the packet FIFO on a small instance
+    /// (16-bit data, depth 8): no overflow, no loss or duplication, order and
+    /// data kept, AXI4-Stream output rules, counters. Runs every job, mutants
+    /// included (they must fail), two at a time; writes <out>/formal.json.
+    Formal {
+        /// Only these jobs (comma-separated) [default: all].
+        #[arg(long, value_delimiter = ',')]
+        job: Vec<String>,
+        /// Work directory [default: build/formal].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Per-job time limit in seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+    },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
     /// Replay pcap captures through the ingress pipeline (RTL in Verilator, or the
@@ -233,6 +248,40 @@ fn run(cli: Cli) -> Result<()> {
             println!("  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)", r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds);
             println!("  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)", r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds);
             println!("  speedup {:.0}x; clean Verilated model build {:.1} s; {}", r.speedup, r.model_build_seconds, path.display());
+        }
+        Cmd::Formal { job, out, timeout } => {
+            let out = out.unwrap_or_else(|| trimswitch::tools::repo_root().join("build/formal"));
+            let all = trimswitch::formal::jobs();
+            let unknown: Vec<_> = job.iter().filter(|j| !all.iter().any(|a| a.name == j.as_str())).collect();
+            if !unknown.is_empty() {
+                bail!("unknown job(s) {unknown:?}; jobs are {:?}", all.iter().map(|a| a.name).collect::<Vec<_>>());
+            }
+            let jobs: Vec<_> = all.into_iter().filter(|a| job.is_empty() || job.iter().any(|j| j == a.name)).collect();
+            let started = std::time::Instant::now();
+            let results = trimswitch::formal::run_jobs(&jobs, &out, std::time::Duration::from_secs(timeout))?;
+            for (j, r) in jobs.iter().zip(&results) {
+                let mode = match r.mode {
+                    trimswitch::formal::Mode::Prove => format!("prove k={}", r.depth),
+                    trimswitch::formal::Mode::Bmc => format!("bmc {} cycles", r.depth),
+                };
+                println!(
+                    "formal: {:<20} {:<14} {:<8} expected {:<5} {:>6.1} s  {}{}",
+                    r.name,
+                    mode,
+                    r.status,
+                    format!("{:?}", r.expect).to_uppercase(),
+                    r.seconds,
+                    if r.ok() { "ok" } else { "WRONG" },
+                    if r.failed.is_empty() { String::new() } else { format!("  (failed: {})", r.failed.join(", ")) }
+                );
+                println!("        {}", j.what);
+            }
+            write_json(&out.join("formal.json"), &results)?;
+            println!("formal: {} jobs in {:.0} s; logs in {}", results.len(), started.elapsed().as_secs_f64(), out.display());
+            let bad: Vec<_> = results.iter().filter(|r| !r.ok()).map(|r| r.name.as_str()).collect();
+            if !bad.is_empty() {
+                bail!("jobs with an unexpected result: {}", bad.join(", "));
+            }
         }
         Cmd::Summary(c) => {
             let (cfg, out) = c.load()?;

@@ -60,8 +60,9 @@ pub const fn count_bits(k: usize) -> usize {
 /// - `s_abort` in (store-and-forward only; ignored in cut-through): discard the
 ///   packet of the current beat, whatever the FIFO's room.
 /// - `drop_pkts` out: packets dropped because the FIFO was full and not aborted
-///   by their last beat (counted at that beat; wraps at 2^32).
-/// - `clear_drops` in: zeroes `drop_pkts` (clear-on-write from a register file).
+///   on any of their beats (counted at the last beat; wraps at 2^32).
+/// - `clear_drops` in: zeroes `drop_pkts` (clear-on-write from a register file);
+///   a drop counted in the same cycle survives the clear (`drop_pkts` becomes 1).
 #[derive(LogicBlock)]
 pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
@@ -302,6 +303,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
             if self.store_forward.val() {
                 if self.dropping.q.val() {
+                    // An abort on any beat, also after an overflow, means the
+                    // packet is aborted, and aborted packets are not counted.
+                    if self.s_abort.val() {
+                        self.overflowed.d.next = false;
+                    }
                     if self.s_tlast.val() {
                         self.dropping.d.next = false;
                         self.count_drop.next = self.overflowed.q.val() & !self.s_abort.val();
@@ -451,8 +457,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if self.count_drop.val() {
             self.drops.d.next = self.drops.q.val() + 1;
         }
+        // A clear in the same cycle as a drop keeps that drop (clear, then count).
         if self.clear_drops.val() {
-            self.drops.d.next = 0.into();
+            self.drops.d.next = bit_cast::<32, 1>(self.count_drop.val().into());
         }
         self.occ_bytes.next = self.bytes.q.val();
         self.occ_pkts.next = self.pkts.q.val();
