@@ -89,6 +89,31 @@ fn info_wires(edit: bool) -> String {
     v
 }
 
+/// Verilog for "byte `i` is at offset `c` from the header at `off`" (`off`
+/// is `l3o` or `l4o`): a comparison of `off` with a constant, so synthesis
+/// shares one decoder of `off` across all bytes instead of a subtractor per byte.
+fn at(off: &str, i: usize, c: usize) -> String {
+    if i >= c {
+        format!("({off} == 8'd{})", i - c)
+    } else {
+        "1'b0".into()
+    }
+}
+
+/// Verilog for "byte `i` is at an offset in `[a, b)` from the header at `off`".
+fn within(off: &str, i: usize, a: usize, b: usize) -> String {
+    if i < a {
+        return "1'b0".into();
+    }
+    let hi = i - a;
+    let lo = (i + 1).saturating_sub(b);
+    if lo == 0 {
+        format!("({off} <= 8'd{hi})")
+    } else {
+        format!("({off} <= 8'd{hi} & {off} >= 8'd{lo})")
+    }
+}
+
 fn b(i: usize) -> String {
     format!("buf_in[{}:{}]", 8 * i + 7, 8 * i)
 }
@@ -193,7 +218,6 @@ impl Logic for TrimEdit {
         let mut v = info_wires(true);
         v.push_str("wire mark = cut & dscp_en & ~ndp;\nwire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\n");
         for i in 0..BUF_BYTES {
-            v.push_str(&format!("wire [7:0] r3_{i} = 8'd{i} - l3o;\nwire [7:0] r4_{i} = 8'd{i} - l4o;\n"));
             let mut alt: Vec<(String, String)> = vec![];
             alt.push((format!("8'd{i} >= keep8"), "8'd0".into()));
             if i < 6 {
@@ -202,30 +226,36 @@ impl Logic for TrimEdit {
                 alt.push(("rts".into(), b(i - 6)));
             }
             if i + 4 < BUF_BYTES && i >= 12 {
-                alt.push((format!("rts & v4 & r3_{i} >= 8'd12 & r3_{i} < 8'd16"), b(i + 4)));
+                alt.push((format!("rts & v4 & {}", within("l3o", i, 12, 16)), b(i + 4)));
             }
             if i >= 16 {
-                alt.push((format!("rts & v4 & r3_{i} >= 8'd16 & r3_{i} < 8'd20"), b(i - 4)));
+                alt.push((format!("rts & v4 & {}", within("l3o", i, 16, 20)), b(i - 4)));
             }
             if i + 16 < BUF_BYTES && i >= 8 {
-                alt.push((format!("rts & v6 & r3_{i} >= 8'd8 & r3_{i} < 8'd24"), b(i + 16)));
+                alt.push((format!("rts & v6 & {}", within("l3o", i, 8, 24)), b(i + 16)));
             }
             if i >= 24 {
-                alt.push((format!("rts & v6 & r3_{i} >= 8'd24 & r3_{i} < 8'd40"), b(i - 16)));
+                alt.push((format!("rts & v6 & {}", within("l3o", i, 24, 40)), b(i - 16)));
             }
             let x = b(i);
-            alt.push((format!("ndp & r4_{i} == 8'd0"), format!("{x} | flagbits")));
-            alt.push((format!("mark & v4 & r3_{i} == 8'd1"), format!("{{dscp, {}}}", format!("buf_in[{}:{}]", 8 * i + 1, 8 * i))));
-            alt.push((format!("mark & v6 & r3_{i} == 8'd0"), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
-            alt.push((format!("mark & v6 & r3_{i} == 8'd1"), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
-            alt.push((format!("cut & v4 & r3_{i} == 8'd2"), "len3[15:8]".into()));
-            alt.push((format!("cut & v4 & r3_{i} == 8'd3"), "len3[7:0]".into()));
-            alt.push((format!("cut & v6 & r3_{i} == 8'd4"), "len6[15:8]".into()));
-            alt.push((format!("cut & v6 & r3_{i} == 8'd5"), "len6[7:0]".into()));
-            alt.push((format!("cut & udp & r4_{i} == 8'd4"), "len4[15:8]".into()));
-            alt.push((format!("cut & udp & r4_{i} == 8'd5"), "len4[7:0]".into()));
+            alt.push((format!("ndp & {}", at("l4o", i, 0)), format!("{x} | flagbits")));
+            alt.push((format!("mark & v4 & {}", at("l3o", i, 1)), format!("{{dscp, {}}}", format!("buf_in[{}:{}]", 8 * i + 1, 8 * i))));
+            alt.push((format!("mark & v6 & {}", at("l3o", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
+            alt.push((format!("mark & v6 & {}", at("l3o", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
+            alt.push((format!("cut & v4 & {}", at("l3o", i, 2)), "len3[15:8]".into()));
+            alt.push((format!("cut & v4 & {}", at("l3o", i, 3)), "len3[7:0]".into()));
+            alt.push((format!("cut & v6 & {}", at("l3o", i, 4)), "len6[15:8]".into()));
+            alt.push((format!("cut & v6 & {}", at("l3o", i, 5)), "len6[7:0]".into()));
+            alt.push((format!("cut & udp & {}", at("l4o", i, 4)), "len4[15:8]".into()));
+            alt.push((format!("cut & udp & {}", at("l4o", i, 5)), "len4[7:0]".into()));
             alt.push((
-                format!("(cut & udp & (r4_{i} == 8'd6 | r4_{i} == 8'd7)) | (v4 & (cut | rts) & (r3_{i} == 8'd10 | r3_{i} == 8'd11))"),
+                format!(
+                    "(cut & udp & ({} | {})) | (v4 & (cut | rts) & ({} | {}))",
+                    at("l4o", i, 6),
+                    at("l4o", i, 7),
+                    at("l3o", i, 10),
+                    at("l3o", i, 11)
+                ),
                 "8'd0".into(),
             ));
             let mut e = x.clone();
@@ -332,12 +362,13 @@ impl Logic for TrimFix {
     }
     fn hdl(&self) -> Verilog {
         let mut v = info_wires(false);
+        v.push_str("wire [7:0] ipend = l3o + {2'b00, ihl, 2'b00};\n");
         for i in 0..BUF_BYTES {
             v.push_str(&format!(
-                "wire [7:0] r3_{i} = 8'd{i} - l3o;\nwire [7:0] r4_{i} = 8'd{i} - l4o;\n\
-                 wire [15:0] ip_{i} = (r3_{i} < {{2'b00, ihl, 2'b00}}) ? {{8'd0, {x}}} : 16'd0;\n\
-                 wire [15:0] ud_{i} = ((r3_{i} >= 8'd8 & r3_{i} < 8'd40) | ({{8'd0, r4_{i}}} < len4)) ? {{8'd0, {x}}} : 16'd0;\n",
-                x = b(i)
+                "wire [15:0] ip_{i} = (l3o <= 8'd{i} & 8'd{i} < ipend) ? {{8'd0, {x}}} : 16'd0;\n\
+                 wire [15:0] ud_{i} = ({w} | (l4o <= 8'd{i} & 8'd{i} < keep8)) ? {{8'd0, {x}}} : 16'd0;\n",
+                x = b(i),
+                w = within("l3o", i, 8, 40)
             ));
         }
         for (name, pre) in [("ip", "ip"), ("ud", "ud")] {
@@ -363,12 +394,16 @@ impl Logic for TrimFix {
         for i in 0..BUF_BYTES {
             let x = b(i);
             v.push_str(&format!(
-                "assign buf_out[{hi}:{lo}] = (fix_ip4 & r3_{i} == 8'd10) ? c_ip[15:8] :\n    \
-                 (fix_ip4 & r3_{i} == 8'd11) ? c_ip[7:0] :\n    \
-                 (fix_udp6 & r4_{i} == 8'd6) ? c_ud[15:8] :\n    \
-                 (fix_udp6 & r4_{i} == 8'd7) ? c_ud[7:0] : {x};\n",
+                "assign buf_out[{hi}:{lo}] = (fix_ip4 & {a10}) ? c_ip[15:8] :\n    \
+                 (fix_ip4 & {a11}) ? c_ip[7:0] :\n    \
+                 (fix_udp6 & {a6}) ? c_ud[15:8] :\n    \
+                 (fix_udp6 & {a7}) ? c_ud[7:0] : {x};\n",
                 hi = 8 * i + 7,
-                lo = 8 * i
+                lo = 8 * i,
+                a10 = at("l3o", i, 10),
+                a11 = at("l3o", i, 11),
+                a6 = at("l4o", i, 6),
+                a7 = at("l4o", i, 7)
             ));
         }
         Verilog::Custom(v)
