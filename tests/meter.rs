@@ -31,6 +31,7 @@ struct ModeDut {
     mode: Vec<Port>,
     cycles: Vec<[Port; 3]>,
     notifies: Vec<Port>,
+    clr: Vec<[Port; 4]>,
 }
 
 impl ModeDut {
@@ -47,6 +48,10 @@ impl ModeDut {
             mode: ports("mode")?,
             cycles: (0..n).map(|p| [opt[p], half[p], pess[p]]).collect(),
             notifies: ports("notifies")?,
+            clr: {
+                let c = [ports("clr_cycles_opt")?, ports("clr_cycles_half")?, ports("clr_cycles_pess")?, ports("clr_notifies")?];
+                (0..n).map(|p| [c[0][p], c[1][p], c[2][p], c[3][p]]).collect()
+            },
             tb: Tb::new(m, "clock", None)?,
             model: PortModeModel::new(n),
             n,
@@ -57,6 +62,12 @@ impl ModeDut {
     /// Checks every output against the model, then runs one cycle with these
     /// inputs in both. Returns the modes of this cycle.
     fn cycle(&mut self, reset: bool, notify: &[bool], t0: u32, t1: u32) -> Result<Vec<u8>> {
+        self.cycle_clr(reset, notify, &[], t0, t1)
+    }
+
+    /// [`ModeDut::cycle`] with counter clears (`clr[p]` as in
+    /// [`PortModeModel::clock`]).
+    fn cycle_clr(&mut self, reset: bool, notify: &[bool], clr: &[u8], t0: u32, t1: u32) -> Result<Vec<u8>> {
         let c = self.tb.cycle();
         let mut modes = vec![];
         for p in 0..self.n {
@@ -73,11 +84,15 @@ impl ModeDut {
         m.set(&self.reset, reset as u64);
         for p in 0..self.n {
             m.set(&self.notify[p], notify[p] as u64);
+            let c = clr.get(p).copied().unwrap_or(0);
+            for k in 0..4 {
+                m.set(&self.clr[p][k], (c >> k & 1) as u64);
+            }
         }
         m.set(&self.t0, t0 as u64);
         m.set(&self.t1, t1 as u64);
         self.tb.step(&mut []);
-        self.model.clock(reset, notify, t0, t1);
+        self.model.clock(reset, notify, clr, t0, t1);
         Ok(modes)
     }
 
@@ -166,8 +181,9 @@ fn mode_fsm_timing() -> Result<()> {
 }
 
 /// Random notifies (bursty, several ports at once) with T0 and T1 changed at
-/// random times, including 0 and 1 and changes in the middle of phases, and a
-/// reset in the middle: every output equals the model in every cycle.
+/// random times, including 0 and 1 and changes in the middle of phases, random
+/// counter clears, and a reset in the middle: every output equals the model
+/// in every cycle.
 #[test]
 fn mode_fsm_random() -> Result<()> {
     let n = 5;
@@ -192,7 +208,8 @@ fn mode_fsm_random() -> Result<()> {
         }
         let reset = i == MIN_CYCLES / 2 || i == MIN_CYCLES / 2 + 1;
         let notify: Vec<bool> = (0..n).map(|_| rng.gen_bool(p_notify)).collect();
-        for m in d.cycle(reset, &notify, t0, t1)? {
+        let clr: Vec<u8> = (0..n).map(|_| if rng.gen_bool(0.001) { rng.gen_range(1..16) } else { 0 }).collect();
+        for m in d.cycle_clr(reset, &notify, &clr, t0, t1)? {
             modes_seen[m as usize] += 1;
         }
     }
@@ -214,6 +231,7 @@ struct BankDut {
     resp: [Port; 2], // valid, green
     green: Vec<Port>,
     not_green: Vec<Port>,
+    clr: [Vec<Port>; 2],
     /// Requests waiting for their answers, with the cycle they were made.
     pending: VecDeque<(u64, MeterReq)>,
     /// Answers seen: (request, green).
@@ -234,6 +252,7 @@ impl BankDut {
             resp: [m.port("resp_valid")?, m.port("resp_green")?],
             green: ports("green_pkts")?,
             not_green: ports("not_green_pkts")?,
+            clr: [ports("clr_green_pkts")?, ports("clr_not_green_pkts")?],
             tb: Tb::new(m, "clock", None)?,
             model: MeterBankModel::new(n),
             n,
@@ -275,6 +294,10 @@ impl BankDut {
         m.set(&self.req[1], r.port as u64);
         m.set(&self.req[2], r.bytes as u64);
         m.set(&self.req[3], r.mode as u64);
+        for p in 0..self.n {
+            m.set(&self.clr[0][p], i.clr_green >> p & 1);
+            m.set(&self.clr[1][p], i.clr_not_green >> p & 1);
+        }
         self.tb.step(&mut []);
         self.model.clock(i);
         if i.reset {
@@ -313,7 +336,7 @@ impl BankDut {
 #[test]
 fn meter_bank_directed() -> Result<()> {
     let mut d = BankDut::new(3)?;
-    let cfg = MeterInputs { reset: false, rate: [0; 3], burst: [1000, 1000, 500], req: None };
+    let cfg = MeterInputs { burst: [1000, 1000, 500], ..Default::default() };
     d.reset(&cfg)?;
     let rq = |port: u8, bytes: u16, mode: u8| MeterInputs { req: Some(MeterReq { port, bytes, mode }), ..cfg };
     // Back to back on port 1, then port 0, then out of range.
@@ -346,7 +369,7 @@ fn meter_bank_directed() -> Result<()> {
 /// Random requests for ≥ 100k cycles: random ports (back to back on one port
 /// often, out of range sometimes), sizes 64..=9042 (and 0, 1, 65535), all four
 /// mode codes, rates and bursts changed at random times (sometimes in
-/// consecutive cycles), idle gaps, two mid-run resets. Every answer and
+/// consecutive cycles), idle gaps, random counter clears, two mid-run resets. Every answer and
 /// counter equals the model in every cycle.
 #[test]
 fn meter_bank_random() -> Result<()> {
@@ -366,7 +389,7 @@ fn meter_bank_random() -> Result<()> {
             1 => (1 << 24) - 1,
             _ => rng.gen_range(64..4 * MAX_WIRE as u32),
         };
-        MeterInputs { reset: false, rate: [rate(rng), rate(rng), rate(rng)], burst: [burst(rng), burst(rng), burst(rng)], req: None }
+        MeterInputs { rate: [rate(rng), rate(rng), rate(rng)], burst: [burst(rng), burst(rng), burst(rng)], ..Default::default() }
     };
     let mut load = 0.5;
     let mut cfg = random_cfg(&mut rng, load);
@@ -387,6 +410,9 @@ fn meter_bank_random() -> Result<()> {
             }
         }
         let mut inp = cfg;
+        if rng.gen_bool(0.002) {
+            (inp.clr_green, inp.clr_not_green) = (rng.gen_range(0..32), rng.gen_range(0..32));
+        }
         if i == cycles / 3 || i == 2 * cycles / 3 {
             d.reset(&cfg)?;
         }
@@ -426,7 +452,7 @@ fn meter_bank_rate() -> Result<()> {
     let r = 7.3;
     let rates = [rate_fixed(r), rate_fixed(r / 2.0), rate_fixed(r / 4.0)];
     let burst = 2 * MAX_WIRE as u32 + 64;
-    let cfg = MeterInputs { reset: false, rate: rates, burst: [burst; 3], req: None };
+    let cfg = MeterInputs { rate: rates, burst: [burst; 3], ..Default::default() };
     let mut rng = SmallRng::seed_from_u64(3);
     let c = MIN_CYCLES;
     let mut got = [0.0; 3];

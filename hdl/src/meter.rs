@@ -51,11 +51,11 @@ pub const PORT_BITS: usize = 8;
 /// Largest number of egress ports of either block.
 pub const MAX_PORTS: usize = 64;
 
-/// Wire overhead the caller adds to a frame's length (FCS included) to get
-/// `req_bytes`: preamble + SFD (8) + minimum inter-frame gap (12). A frame
-/// whose length excludes the FCS needs 4 more (24 in all, as `setup_ndp.py`
-/// counts; `docs/trimming.md`, "Meter mode").
-pub const WIRE_OVERHEAD: u16 = 20;
+/// Wire overhead the caller adds to a packet's `tuser` length (FCS stripped,
+/// the default `strip_fcs`) to get `req_bytes`: preamble + SFD (8), minimum
+/// inter-frame gap (12) and FCS (4), as `setup_ndp.py` counts
+/// (`docs/trimming.md`, "Meter mode"). With the FCS kept in the length, add 20.
+pub const WIRE_OVERHEAD: u16 = 24;
 
 /// A rate in bytes per cycle as the 16.16 value of `rate_<k>`: line rate
 /// `gbps` at a `mhz` clock is `gbps * 1e3 / 8 / mhz` bytes per cycle (for
@@ -89,6 +89,8 @@ pub fn rate_fixed(bytes_per_cycle: f64) -> u32 {
 ///   cycle `c` in cycle `c + LATENCY`, in request order, one per request.
 /// - `green_pkts_<p>`, `not_green_pkts_<p>` out (32 bits, wrap): answers for
 ///   port `p`; they include an answer from the cycle it is on `resp_*`.
+///   `clr_green_pkts_<p>`, `clr_not_green_pkts_<p>` in: clear (zero in the
+///   next cycle; an answer counted in the same cycle is lost).
 ///
 /// Semantics (level `L` in 24.16 bytes, `B` = `req_bytes` << 16, `R`, `C` the
 /// rate and capacity (`burst` << 16) of the bucket's kind):
@@ -129,6 +131,8 @@ pub struct MeterBank {
     pub resp_green: Signal<Out, Bit>,
     pub green_pkts: Vec<Signal<Out, Bits<32>>>,
     pub not_green_pkts: Vec<Signal<Out, Bits<32>>>,
+    pub clr_green_pkts: Vec<Signal<In, Bit>>,
+    pub clr_not_green_pkts: Vec<Signal<In, Bit>>,
     n_ports: Constant<Bits<PORT_BITS>>,
     c_half: Constant<Bits<2>>,
     c_opt: Constant<Bits<2>>,
@@ -198,6 +202,8 @@ impl MeterBank {
             resp_green: Default::default(),
             green_pkts: vec_of(n),
             not_green_pkts: vec_of(n),
+            clr_green_pkts: vec_of(n),
+            clr_not_green_pkts: vec_of(n),
             n_ports: Constant::new((n as u64).to_bits()),
             c_half: Constant::new((mode::HALFTIMISTIC as u64).to_bits()),
             c_opt: Constant::new((mode::OPTIMISTIC as u64).to_bits()),
@@ -371,6 +377,12 @@ impl Logic for MeterBank {
                     self.n_not_green[p].d.next = self.n_not_green[p].q.val() + 1;
                 }
             }
+            if self.clr_green_pkts[p].val() {
+                self.n_green[p].d.next = 0.into();
+            }
+            if self.clr_not_green_pkts[p].val() {
+                self.n_not_green[p].d.next = 0.into();
+            }
             self.green_pkts[p].next = self.n_green[p].q.val();
             self.not_green_pkts[p].next = self.n_not_green[p].q.val();
         }
@@ -398,7 +410,9 @@ impl Logic for MeterBank {
 /// - `cycles_opt_<p>`, `cycles_half_<p>`, `cycles_pess_<p>` out (32 bits,
 ///   wrap): cycles with `mode_<p>` at that value since reset, up to the
 ///   previous cycle. `notifies_<p>` out (32 bits, wrap): cycles with
-///   `notify_<p>` high, up to the previous cycle.
+///   `notify_<p>` high, up to the previous cycle. `clr_cycles_opt_<p>`,
+///   `clr_cycles_half_<p>`, `clr_cycles_pess_<p>`, `clr_notifies_<p>` in:
+///   clear (zero in the next cycle; a count of the same cycle is lost).
 ///
 /// Timing (exact): with `notify_<p>` high in cycle `c` (and no further
 /// notify), `mode_<p>` is pessimistic in cycles `c+1 ..= c+T0`, halftimistic
@@ -428,6 +442,10 @@ pub struct PortMode {
     pub cycles_half: Vec<Signal<Out, Bits<32>>>,
     pub cycles_pess: Vec<Signal<Out, Bits<32>>>,
     pub notifies: Vec<Signal<Out, Bits<32>>>,
+    pub clr_cycles_opt: Vec<Signal<In, Bit>>,
+    pub clr_cycles_half: Vec<Signal<In, Bit>>,
+    pub clr_cycles_pess: Vec<Signal<In, Bit>>,
+    pub clr_notifies: Vec<Signal<In, Bit>>,
     c_opt: Constant<Bits<2>>,
     c_half: Constant<Bits<2>>,
     c_pess: Constant<Bits<2>>,
@@ -458,6 +476,10 @@ impl PortMode {
             cycles_half: vec_of(n),
             cycles_pess: vec_of(n),
             notifies: vec_of(n),
+            clr_cycles_opt: vec_of(n),
+            clr_cycles_half: vec_of(n),
+            clr_cycles_pess: vec_of(n),
+            clr_notifies: vec_of(n),
             c_opt: Constant::new((mode::OPTIMISTIC as u64).to_bits()),
             c_half: Constant::new((mode::HALFTIMISTIC as u64).to_bits()),
             c_pess: Constant::new((mode::PESSIMISTIC as u64).to_bits()),
@@ -551,6 +573,18 @@ impl Logic for PortMode {
             }
             if self.notify[p].val() {
                 self.n_notify[p].d.next = self.n_notify[p].q.val() + 1;
+            }
+            if self.clr_cycles_opt[p].val() {
+                self.n_opt[p].d.next = 0.into();
+            }
+            if self.clr_cycles_half[p].val() {
+                self.n_half[p].d.next = 0.into();
+            }
+            if self.clr_cycles_pess[p].val() {
+                self.n_pess[p].d.next = 0.into();
+            }
+            if self.clr_notifies[p].val() {
+                self.n_notify[p].d.next = 0.into();
             }
             self.mode[p].next = self.state[p].q.val();
             self.cycles_opt[p].next = self.n_opt[p].q.val();

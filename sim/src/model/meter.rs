@@ -32,6 +32,10 @@ pub struct MeterInputs {
     pub burst: [u32; 3],
     /// `req_valid` with the request.
     pub req: Option<MeterReq>,
+    /// `clr_green_pkts_<p>` (bit p).
+    pub clr_green: u64,
+    /// `clr_not_green_pkts_<p>` (bit p).
+    pub clr_not_green: u64,
 }
 
 /// The meter kind a mode selects (3 counts as pessimistic).
@@ -152,6 +156,14 @@ impl MeterBankModel {
                 }
             }
             self.stage = i.req;
+            for p in 0..self.ports {
+                if i.clr_green >> p & 1 == 1 {
+                    self.green[p] = 0;
+                }
+                if i.clr_not_green >> p & 1 == 1 {
+                    self.not_green[p] = 0;
+                }
+            }
         }
         self.cfg2 = self.cfg1;
         self.cfg1 = (i.rate, i.burst);
@@ -192,8 +204,9 @@ impl PortModeModel {
     /// One rising edge with this cycle's inputs. A notify enters the first
     /// non-empty phase of (pessimistic for `t0`, halftimistic for `t1`,
     /// optimistic); a timed phase ends after its count of cycles and moves to
-    /// the next non-empty one.
-    pub fn clock(&mut self, reset: bool, notify: &[bool], t0: u32, t1: u32) {
+    /// the next non-empty one. `clr[p]` holds port `p`'s counter clears: bit
+    /// 0/1/2 `clr_cycles_opt/half/pess`, bit 3 `clr_notifies` (empty = none).
+    pub fn clock(&mut self, reset: bool, notify: &[bool], clr: &[u8], t0: u32, t1: u32) {
         if reset {
             *self = PortModeModel::new(self.mode.len());
             return;
@@ -209,6 +222,17 @@ impl PortModeModel {
             };
             if notify[p] {
                 self.notifies[p] = self.notifies[p].wrapping_add(1);
+            }
+            let c = clr.get(p).copied().unwrap_or(0);
+            for k in 0..3 {
+                if c >> k & 1 == 1 {
+                    self.cycles[p][k] = 0;
+                }
+            }
+            if c & 8 != 0 {
+                self.notifies[p] = 0;
+            }
+            if notify[p] {
                 if t0 > 0 {
                     (self.mode[p], self.left[p]) = (mode::PESSIMISTIC, t0);
                 } else {
@@ -242,7 +266,7 @@ mod tests {
     #[test]
     fn bank_charges_all_conforming_meters() {
         let mut m = MeterBankModel::new(2);
-        let i = MeterInputs { reset: true, rate: [0; 3], burst: [1000, 1000, 500], req: None };
+        let i = MeterInputs { reset: true, burst: [1000, 1000, 500], ..Default::default() };
         m.clock(&i);
         m.clock(&i);
         let run = |m: &mut MeterBankModel, bytes: u16, mode: u8| {
@@ -268,11 +292,11 @@ mod tests {
     #[test]
     fn mode_phases() {
         let mut m = PortModeModel::new(1);
-        m.clock(false, &[true], 2, 3);
+        m.clock(false, &[true], &[], 2, 3);
         let seq: Vec<u8> = (0..7)
             .map(|_| {
                 let x = m.mode(0);
-                m.clock(false, &[false], 2, 3);
+                m.clock(false, &[false], &[], 2, 3);
                 x
             })
             .collect();
