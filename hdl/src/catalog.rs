@@ -13,6 +13,7 @@ use crate::axil_split::AxilSplit;
 use crate::classify::Classify;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::lookup::Lookup;
+use crate::meter::{MeterBank, PortMode};
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
@@ -21,7 +22,7 @@ use crate::trimmer::Trimmer;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 15] = [
+pub const BLOCKS: [&str; 17] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -33,6 +34,8 @@ pub const BLOCKS: [&str; 15] = [
     "ts_parser",
     "ts_classify",
     "ts_lookup",
+    "ts_meter_bank",
+    "ts_port_mode",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -115,6 +118,11 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             let g = &cfg.ingress;
             emit_verilog(&mut Lookup::new(ports, g.lpm_entries, g.l2_entries, g.nexthops), name, &prov)?
         }
+        // One ingress pipeline's meters and modes, one per egress port; rates,
+        // bursts and T0/T1 are input ports (run-time registers, wired by the
+        // integration).
+        "ts_meter_bank" => emit_verilog(&mut MeterBank::new(ports), name, &prov)?,
+        "ts_port_mode" => emit_verilog(&mut PortMode::new(ports), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

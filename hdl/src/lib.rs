@@ -27,6 +27,7 @@ pub mod fabric;
 pub mod ingress;
 pub mod ingress_apply;
 pub mod lookup;
+pub mod meter;
 pub mod meta;
 pub mod parser;
 pub mod phv;

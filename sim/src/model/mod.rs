@@ -14,6 +14,7 @@
 pub mod classify;
 pub mod gen;
 pub mod lookup;
+pub mod meter;
 pub mod parser;
 pub mod rx_fcs;
 pub mod tm;
