@@ -1,7 +1,8 @@
 //! The trimmer's two combinational stages over its 128-byte header buffer
 //! (`docs/trimming.md`, "Trim length and the trimmer"): [`TrimEdit`] rewrites
-//! fields, [`TrimFix`] recomputes and inserts checksums. `ts_trimmer`
-//! ([`crate::trimmer`]) registers between them.
+//! fields, [`TrimSum`] sums the bytes the checksums cover, [`TrimInsert`]
+//! folds the sums and inserts the checksums. `ts_trimmer` ([`crate::trimmer`])
+//! registers between them.
 //!
 //! Both are leaf widgets with generated Verilog bodies, like
 //! [`crate::widgets::KeepExpand`]: per-byte muxes at variable header offsets
@@ -15,7 +16,7 @@
 //! Buffer layout: byte `i` of the packet in bits `8i+7 .. 8i` (lane order of
 //! the AXI4-Stream beats). `info` is a slice of `tuser` ([`crate::meta`]):
 //! [`TrimEdit`] takes bits 56..74 (`l3` [1:0], `l4` [3:2], `l3_off` [10:4],
-//! `l4_off` [17:11]), [`TrimFix`] bits 60..78 (`l3_off` [6:0], `l4_off` [13:7], `ihl` [17:14]).
+//! `l4_off` [17:11]), [`TrimSum`] and [`TrimInsert`] bits 60..78 (`l3_off` [6:0], `l4_off` [13:7], `ihl` [17:14]).
 use rust_hdl::prelude::*;
 
 /// Bytes of the buffer: the most a trimmed packet keeps.
@@ -66,24 +67,27 @@ fn info_of(info: u64) -> Info {
 }
 
 /// Verilog preamble shared by both stages: the `info` fields. `edit` selects
-/// [`TrimEdit`]'s set (kinds and lengths) over [`TrimFix`]'s (IHL and the UDP length).
-fn info_wires(edit: bool) -> String {
-    // TrimFix's `info` starts at l3_off (tuser bit 60), TrimEdit's at l3 (56).
+/// [`TrimEdit`]'s set (kinds and lengths) over the checksum stages' (IHL and the UDP length).
+fn info_wires(edit: bool, len4: bool, ihl: bool) -> String {
+    // The checksum stages' `info` starts at l3_off (tuser bit 60), TrimEdit's at l3 (56).
     let o = if edit { 4 } else { 0 };
     let mut v = format!(
-        "wire [7:0] l3o = {{1'b0, info[{}:{}]}};\nwire [7:0] l4o = {{1'b0, info[{}:{}]}};\nwire [7:0] keep8 = keep;\n\
-         wire [15:0] len4 = {{8'd0, keep8}} - {{8'd0, l4o}};\n",
+        "wire [7:0] l3o = {{1'b0, info[{}:{}]}};\nwire [7:0] l4o = {{1'b0, info[{}:{}]}};\nwire [7:0] keep8 = keep;\n",
         o + 6,
         o,
         o + 13,
         o + 7
     );
+    if len4 {
+        v.push_str("wire [15:0] len4 = {8'd0, keep8} - {8'd0, l4o};\n");
+    }
     if edit {
         v.push_str(
             "wire [1:0] l3 = info[1:0];\nwire [1:0] l4 = info[3:2];\nwire v4 = l3 == 2'd1;\nwire v6 = l3 == 2'd2;\nwire udp = l4 == 2'd1;\nwire ndp = l4 == 2'd2;\n\
              wire [15:0] len3 = {8'd0, keep8} - {8'd0, l3o};\nwire [15:0] len6 = len3 - 16'd40;\n",
         );
-    } else {
+    }
+    if ihl {
         v.push_str("wire [3:0] ihl = info[17:14];\n");
     }
     v
@@ -130,7 +134,7 @@ fn b(i: usize) -> String {
 /// - `info` (18): header locations without `ihl` (module docs).
 /// - `dscp_en`, `dscp` (6): the TRIMMED codepoint and whether to write it.
 /// - `buf_out` (1024): the rewritten bytes; the IPv4 header checksum field is
-///   zeroed whenever the header changes (`cut` or `rts`), for [`TrimFix`].
+///   zeroed whenever the header changes (`cut` or `rts`), for the checksum stages.
 #[derive(LogicBlock, Default)]
 pub struct TrimEdit {
     pub buf_in: Signal<In, Bits<BUF_BITS>>,
@@ -215,7 +219,7 @@ impl Logic for TrimEdit {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(true);
+        let mut v = info_wires(true, true, false);
         v.push_str("wire mark = cut & dscp_en & ~ndp;\nwire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\n");
         for i in 0..BUF_BYTES {
             let mut alt: Vec<(String, String)> = vec![];
@@ -258,36 +262,68 @@ impl Logic for TrimEdit {
                 ),
                 "8'd0".into(),
             ));
-            let mut e = x.clone();
-            for (c, val) in alt.iter().rev() {
-                e = format!("({c}) ? {val} :\n    {e}");
+            // The alternatives are mutually exclusive for any header layout
+            // (they sit at distinct offsets), so the byte is an AND-OR of them
+            // (shallow) rather than a priority chain; `trim_edit` is the
+            // priority form and the tests hold the two equal. The first
+            // alternative (beyond `keep`) gates the rest.
+            let (gate, rest) = alt.split_first().unwrap();
+            let mut terms = vec![];
+            let mut conds = vec![];
+            for (k, (c, val)) in rest.iter().enumerate() {
+                v.push_str(&format!("wire e{i}_{k} = {c};\n"));
+                terms.push(format!("({{8{{e{i}_{k}}}}} & ({val}))"));
+                conds.push(format!("e{i}_{k}"));
             }
-            v.push_str(&format!("assign buf_out[{}:{}] = {e};\n", 8 * i + 7, 8 * i));
+            terms.push(format!("({{8{{~({})}}}} & {x})", conds.join(" | ")));
+            v.push_str(&format!("assign buf_out[{}:{}] = ({}) ? {} : ({});\n", 8 * i + 7, 8 * i, gate.0, gate.1, terms.join("\n    | ")));
         }
         Verilog::Custom(v)
     }
 }
 
-/// Stage 2: checksums of the edited buffer, inserted.
+/// Stage 2: the byte sums the checksums need, over the edited buffer.
 ///
 /// Ports (all combinational):
 /// - `buf_in` (1024): [`TrimEdit`]'s output (checksum fields zeroed where they
 ///   are recomputed).
-/// - `keep` (8), `info` (18): `tuser` bits 60..78 (`l3_off`, `l4_off`, `ihl`).
-/// - `fix_ip4`: recompute the IPv4 header checksum over `4 * ihl` bytes at `l3_off`.
-/// - `fix_udp6`: recompute the UDP checksum over IPv6: pseudo-header (the
-///   addresses, next header 17, UDP length `keep - l4_off`) and the UDP
-///   bytes `l4_off .. keep`; a result of 0 is sent as 0xFFFF (RFC 8200).
-/// - `buf_out` (1024): `buf_in` with the checksums in place.
+/// - `keep` (8), `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
+/// - `ipend` (8): `l3_off + 4 * ihl`, the end of the IPv4 header (registered by
+///   the caller, so no adder sits in front of the sums).
+/// - `sums` (64): four 16-bit sums of bytes, `[15:0]` the even-indexed and
+///   `[31:16]` the odd-indexed bytes of the IPv4 header (`4 * ihl` bytes at
+///   `l3_off`), `[47:32]` and `[63:48]` the same of the UDP-over-IPv6 checksum
+///   coverage (the addresses, `l3_off + 8 .. l3_off + 40`, and the UDP bytes
+///   `l4_off .. keep`).
 ///
-/// The sums add bytes, not words: even- and odd-offset bytes (relative to
-/// `l3_off`) are summed separately and combined as `256 * even + odd` before
-/// folding, so the odd `l3_off` of a Protego-tagged frame costs nothing.
+/// The sums add bytes, not words: [`TrimInsert`] weighs even- and odd-indexed
+/// bytes by the parity of `l3_off` (`256 * high + low`) before folding, so the
+/// odd `l3_off` of a Protego-tagged frame costs nothing.
 #[derive(LogicBlock, Default)]
-pub struct TrimFix {
+pub struct TrimSum {
     pub buf_in: Signal<In, Bits<BUF_BITS>>,
     pub keep: Signal<In, Bits<8>>,
-    pub info: Signal<In, Bits<18>>,
+    pub info: Signal<In, Bits<14>>,
+    pub ipend: Signal<In, Bits<8>>,
+    pub sums: Signal<Out, Bits<64>>,
+}
+
+/// Stage 3: the checksums, inserted.
+///
+/// Ports (all combinational):
+/// - `buf_in` (1024), `keep` (8): as for [`TrimSum`]; `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
+/// - `sums` (64): [`TrimSum`]'s output for the same buffer (registered).
+/// - `fix_ip4`: write the IPv4 header checksum at `l3_off + 10`.
+/// - `fix_udp6`: write the UDP checksum over IPv6 at `l4_off + 6`: the sum plus
+///   next header 17 and the UDP length `keep - l4_off`; a result of 0 is sent as
+///   0xFFFF (RFC 8200).
+/// - `buf_out` (1024): `buf_in` with the checksums in place.
+#[derive(LogicBlock, Default)]
+pub struct TrimInsert {
+    pub buf_in: Signal<In, Bits<BUF_BITS>>,
+    pub keep: Signal<In, Bits<8>>,
+    pub info: Signal<In, Bits<14>>,
+    pub sums: Signal<In, Bits<64>>,
     pub fix_ip4: Signal<In, Bit>,
     pub fix_udp6: Signal<In, Bit>,
     pub buf_out: Signal<Out, Bits<BUF_BITS>>,
@@ -300,26 +336,34 @@ fn fold(mut s: u32) -> u16 {
     s as u16
 }
 
-/// [`TrimFix`]'s function on bytes (the rust-hdl simulation of the widget).
-pub fn trim_fix(x: &[u8; BUF_BYTES], keep: usize, info: u64, fix_ip4: bool, fix_udp6: bool) -> [u8; BUF_BYTES] {
+/// [`TrimSum`]'s function: `[ip_even, ip_odd, udp_even, udp_odd]` byte sums.
+pub fn trim_sums(x: &[u8; BUF_BYTES], keep: usize, info: u64, ipend: usize) -> [u16; 4] {
     let n = info_of(info);
     let r = |i: usize, o: usize| i.wrapping_sub(o) & 0xff;
     let len4 = keep.wrapping_sub(n.l4o) & 0xffff;
-    let sum = |inside: &dyn Fn(usize) -> bool| -> u32 {
-        let (mut hi, mut lo) = (0u32, 0u32);
-        for (i, v) in x.iter().enumerate() {
-            if inside(i) {
-                if (i ^ n.l3o) & 1 == 0 {
-                    hi += *v as u32;
-                } else {
-                    lo += *v as u32;
-                }
-            }
+    let mut s = [0u32; 4];
+    for (i, v) in x.iter().enumerate() {
+        if n.l3o <= i && i < ipend {
+            s[i & 1] += *v as u32;
         }
-        (hi << 8) + lo
+        if (8..40).contains(&r(i, n.l3o)) || r(i, n.l4o) < len4 {
+            s[2 + (i & 1)] += *v as u32;
+        }
+    }
+    s.map(|v| v as u16)
+}
+
+/// [`TrimInsert`]'s function.
+pub fn trim_insert(x: &[u8; BUF_BYTES], sums: [u16; 4], keep: usize, info: u64, fix_ip4: bool, fix_udp6: bool) -> [u8; BUF_BYTES] {
+    let n = info_of(info);
+    let r = |i: usize, o: usize| i.wrapping_sub(o) & 0xff;
+    let len4 = keep.wrapping_sub(n.l4o) & 0xffff;
+    let weigh = |e: u16, o: u16| -> u32 {
+        let (hi, lo) = if n.l3o & 1 == 0 { (e, o) } else { (o, e) };
+        ((hi as u32) << 8) + lo as u32
     };
-    let c_ip = !fold(sum(&|i| r(i, n.l3o) < 4 * n.ihl));
-    let c_udp = !fold(sum(&|i| (8..40).contains(&r(i, n.l3o)) || r(i, n.l4o) < len4) + 17 + len4 as u32);
+    let c_ip = !fold(weigh(sums[0], sums[1]));
+    let c_udp = !fold(weigh(sums[2], sums[3]) + 17 + len4 as u32);
     let c_udp = if c_udp == 0 { 0xffff } else { c_udp };
     let mut o = *x;
     for i in 0..BUF_BYTES {
@@ -346,10 +390,45 @@ fn tree(terms: &[String]) -> String {
     }
 }
 
-impl Logic for TrimFix {
+impl Logic for TrimSum {
     fn update(&mut self) {
-        let o = trim_fix(
+        let v = trim_sums(&bytes_of(&self.buf_in.val()), self.keep.val().index(), (self.info.val().index() as u64) << 4, self.ipend.val().index());
+        let packed = v.iter().enumerate().fold(0u64, |acc, (k, x)| acc | (*x as u64) << (16 * k));
+        self.sums.next = packed.to_bits();
+    }
+    fn connect(&mut self) {
+        self.sums.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = info_wires(false, false, false);
+        for i in 0..BUF_BYTES {
+            v.push_str(&format!(
+                "wire [15:0] ip_{i} = (l3o <= 8'd{i} & 8'd{i} < ipend) ? {{8'd0, {x}}} : 16'd0;\n\
+                 wire [15:0] ud_{i} = ({w} | (l4o <= 8'd{i} & 8'd{i} < keep8)) ? {{8'd0, {x}}} : 16'd0;\n",
+                x = b(i),
+                w = within("l3o", i, 8, 40)
+            ));
+        }
+        let (even, odd): (Vec<usize>, Vec<usize>) = (0..BUF_BYTES).partition(|i| i % 2 == 0);
+        let names = |pre: &str, idx: &[usize]| -> Vec<String> { idx.iter().map(|i| format!("{pre}_{i}")).collect() };
+        v.push_str(&format!(
+            "assign sums = {{{}, {}, {}, {}}};\n",
+            tree(&names("ud", &odd)),
+            tree(&names("ud", &even)),
+            tree(&names("ip", &odd)),
+            tree(&names("ip", &even))
+        ));
+        Verilog::Custom(v)
+    }
+}
+
+impl Logic for TrimInsert {
+    fn update(&mut self) {
+        let p = self.sums.val().index() as u64;
+        let sums = [p as u16, (p >> 16) as u16, (p >> 32) as u16, (p >> 48) as u16];
+        let o = trim_insert(
             &bytes_of(&self.buf_in.val()),
+            sums,
             self.keep.val().index(),
             (self.info.val().index() as u64) << 4,
             self.fix_ip4.val(),
@@ -361,28 +440,12 @@ impl Logic for TrimFix {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false);
-        v.push_str("wire [7:0] ipend = l3o + {2'b00, ihl, 2'b00};\n");
-        for i in 0..BUF_BYTES {
-            v.push_str(&format!(
-                "wire [15:0] ip_{i} = (l3o <= 8'd{i} & 8'd{i} < ipend) ? {{8'd0, {x}}} : 16'd0;\n\
-                 wire [15:0] ud_{i} = ({w} | (l4o <= 8'd{i} & 8'd{i} < keep8)) ? {{8'd0, {x}}} : 16'd0;\n",
-                x = b(i),
-                w = within("l3o", i, 8, 40)
-            ));
-        }
-        for (name, pre) in [("ip", "ip"), ("ud", "ud")] {
-            let even: Vec<String> = (0..BUF_BYTES).step_by(2).map(|i| format!("{pre}_{i}")).collect();
-            let odd: Vec<String> = (1..BUF_BYTES).step_by(2).map(|i| format!("{pre}_{i}")).collect();
-            v.push_str(&format!(
-                "wire [15:0] {name}_e = {};\nwire [15:0] {name}_o = {};\n\
-                 wire [15:0] {name}_hi = l3o[0] ? {name}_o : {name}_e;\nwire [15:0] {name}_lo = l3o[0] ? {name}_e : {name}_o;\n",
-                tree(&even),
-                tree(&odd)
-            ));
-        }
+        let mut v = info_wires(false, true, false);
         v.push_str(
-            "wire [23:0] ip_s = {ip_hi, 8'd0} + {8'd0, ip_lo};\n\
+            "wire [15:0] ip_e = sums[15:0];\nwire [15:0] ip_o = sums[31:16];\nwire [15:0] ud_e = sums[47:32];\nwire [15:0] ud_o = sums[63:48];\n\
+             wire [15:0] ip_hi = l3o[0] ? ip_o : ip_e;\nwire [15:0] ip_lo = l3o[0] ? ip_e : ip_o;\n\
+             wire [15:0] ud_hi = l3o[0] ? ud_o : ud_e;\nwire [15:0] ud_lo = l3o[0] ? ud_e : ud_o;\n\
+             wire [23:0] ip_s = {ip_hi, 8'd0} + {8'd0, ip_lo};\n\
              wire [23:0] ud_s = {ud_hi, 8'd0} + {8'd0, ud_lo} + {8'd0, len4} + 24'd17;\n\
              wire [16:0] ip_f1 = {1'b0, ip_s[15:0]} + {9'd0, ip_s[23:16]};\n\
              wire [15:0] ip_f2 = ip_f1[15:0] + {15'd0, ip_f1[16]};\n\

@@ -8,16 +8,17 @@
 //! `docs/trimming.md`); RETURNED also swaps its addresses. Every
 //! other packet passes untouched. Packets leave in the order they came.
 //!
-//! A trimmed packet goes through four phases; the input waits during the last
-//! three, so the trimmer is serial:
+//! A trimmed packet goes through five phases; the input waits during the last
+//! four, so the trimmer is serial:
 //! 1. capture: every beat is accepted at once; the first 128 bytes are kept in
 //!    `128 / K` beat registers and the bytes counted;
 //! 2. edit (one cycle): [`TrimEdit`] rewrites the fields into a register;
-//! 3. fix (one cycle): [`TrimFix`] inserts the checksums into the emit register;
-//! 4. emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
+//! 3. sum (one cycle): [`TrimSum`] sums the bytes the checksums cover;
+//! 4. insert (one cycle): [`TrimInsert`] puts the checksums into the emit register;
+//! 5. emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
 //!
 //! A trimmed packet of `n` beats in and `m` out therefore holds the input for
-//! `n + 2 + m` cycles; a passing packet streams at one beat per cycle.
+//! `n + 3 + m` cycles; a passing packet streams at one beat per cycle.
 //!
 //! Contract with admission: `tuser.length` of a trimmed packet is the keep
 //! length (1..=128). A packet that ends before that keeps what it has (the
@@ -33,7 +34,7 @@
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
 use crate::axis_skid::AxisSkid;
 use crate::meta::{flag, FLAGS_LSB, L3_LSB, LENGTH_LSB};
-use crate::trim_logic::{TrimEdit, TrimFix, BUF_BITS, BUF_BYTES};
+use crate::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
 use crate::widgets::{DffR, KeepCount};
 use rust_hdl::prelude::*;
 
@@ -76,8 +77,8 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     e2: DFF<Bits<BUF_BITS>>,
     in_pkt: DffR<Bit>,
     mode_trim: DffR<Bit>,
-    /// 0 input (pass or capture), 1 edit, 2 fix, 3 emit.
-    phase: DffR<Bits<2>>,
+    /// 0 input (pass or capture), 1 edit, 2 sum, 3 insert, 4 emit.
+    phase: DffR<Bits<3>>,
     bidx: DffR<Bits<8>>,
     total: DffR<Bits<16>>,
     keep: DffR<Bits<8>>,
@@ -85,7 +86,10 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     erem: DffR<Bits<8>>,
     cut_count: DffR<Bits<32>>,
     edit: TrimEdit,
-    fix: TrimFix,
+    sum: TrimSum,
+    ins: TrimInsert,
+    sums: DFF<Bits<64>>,
+    ipend: DFF<Bits<8>>,
     out: AxisSkid<D, K, U>,
     keep_count: KeepCount<K, 8>,
     buf0: Signal<Local, Bits<BUF_BITS>>,
@@ -158,7 +162,10 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             erem: Default::default(),
             cut_count: Default::default(),
             edit: Default::default(),
-            fix: Default::default(),
+            sum: Default::default(),
+            ins: Default::default(),
+            sums: Default::default(),
+            ipend: Default::default(),
             out: Default::default(),
             keep_count: Default::default(),
             buf0: Default::default(),
@@ -174,7 +181,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
 impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, meta, e1, e2, in_pkt, mode_trim, phase, bidx, total, keep, cut, erem, cut_count);
+        dff_setup!(self, clock, meta, e1, e2, sums, ipend, in_pkt, mode_trim, phase, bidx, total, keep, cut, erem, cut_count);
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
             self.slot[j].d.next = self.slot[j].q.val();
@@ -203,12 +210,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.edit.info.next = self.meta.q.val().get_bits::<18>(56);
         self.edit.dscp_en.next = self.dscp_en.val();
         self.edit.dscp.next = self.dscp.val();
-        self.fix.buf_in.next = self.e1.q.val();
-        self.fix.keep.next = self.keep.q.val();
-        self.fix.info.next = self.meta.q.val().get_bits::<18>(60);
+        self.sum.buf_in.next = self.e1.q.val();
+        self.sum.keep.next = self.keep.q.val();
+        self.sum.info.next = self.meta.q.val().get_bits::<14>(60);
+        self.sum.ipend.next = self.ipend.q.val();
+        self.ins.buf_in.next = self.e1.q.val();
+        self.ins.keep.next = self.keep.q.val();
+        self.ins.info.next = self.meta.q.val().get_bits::<14>(60);
+        self.ins.sums.next = self.sums.q.val();
         // IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
-        self.fix.fix_ip4.next = (self.meta.q.val().get_bits::<2>(56) == 1) & (self.cut.q.val() | self.meta.q.val().get_bit(33));
-        self.fix.fix_udp6.next = (self.meta.q.val().get_bits::<2>(56) == 2) & (self.meta.q.val().get_bits::<2>(58) == 1) & self.cut.q.val();
+        self.ins.fix_ip4.next = (self.meta.q.val().get_bits::<2>(56) == 1) & (self.cut.q.val() | self.meta.q.val().get_bit(33));
+        self.ins.fix_udp6.next = (self.meta.q.val().get_bits::<2>(56) == 2) & (self.meta.q.val().get_bits::<2>(58) == 1) & self.cut.q.val();
 
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s_tdata.val());
         self.keep_count.keep.next = self.s_tkeep.val();
@@ -276,17 +288,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         if self.phase.q.val() == 1 {
             self.e1.d.next = self.edit.buf_out.val();
+            // End of the IPv4 header for the sum stage: l3_off + 4 * ihl.
+            self.ipend.d.next = bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(60)) + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(74)) << 2);
             self.phase.d.next = 2.into();
         }
         if self.phase.q.val() == 2 {
-            self.e2.d.next = self.fix.buf_out.val();
-            self.erem.d.next = self.keep.q.val();
+            self.sums.d.next = self.sum.sums.val();
             self.phase.d.next = 3.into();
+        }
+        if self.phase.q.val() == 3 {
+            self.e2.d.next = self.ins.buf_out.val();
+            self.erem.d.next = self.keep.q.val();
+            self.phase.d.next = 4.into();
             if self.cut.q.val() {
                 self.cut_count.d.next = self.cut_count.q.val() + 1;
             }
         }
-        if self.phase.q.val() == 3 {
+        if self.phase.q.val() == 4 {
             self.out.s_tdata.next = self.e2.q.val().get_bits::<D>(0);
             self.out.s_tkeep.next = self.all_keep.val();
             self.out.s_tlast.next = self.erem.q.val() <= self.k_bytes.val();
