@@ -16,7 +16,7 @@
 //! Buffer layout: byte `i` of the packet in bits `8i+7 .. 8i` (lane order of
 //! the AXI4-Stream beats). `info` is a slice of `tuser` ([`crate::meta`]):
 //! [`TrimEdit`] takes bits 56..74 (`l3` [1:0], `l4` [3:2], `l3_off` [10:4],
-//! `l4_off` [17:11]), [`TrimSum`] and [`TrimInsert`] bits 60..78 (`l3_off` [6:0], `l4_off` [13:7], `ihl` [17:14]).
+//! `l4_off` [17:11]), [`TrimSum`] and [`TrimInsert`] bits 60..74 (`l3_off` [6:0], `l4_off` [13:7]).
 use rust_hdl::prelude::*;
 
 /// Bytes of the buffer: the most a trimmed packet keeps.
@@ -51,7 +51,6 @@ struct Info {
     ndp: bool,
     l3o: usize,
     l4o: usize,
-    ihl: usize,
 }
 
 fn info_of(info: u64) -> Info {
@@ -62,13 +61,12 @@ fn info_of(info: u64) -> Info {
         ndp: info >> 2 & 3 == 2,
         l3o: (info >> 4 & 0x7f) as usize,
         l4o: (info >> 11 & 0x7f) as usize,
-        ihl: (info >> 18 & 15) as usize,
     }
 }
 
 /// Verilog preamble shared by both stages: the `info` fields. `edit` selects
 /// [`TrimEdit`]'s set (kinds and lengths) over the checksum stages' (IHL and the UDP length).
-fn info_wires(edit: bool, len4: bool, ihl: bool) -> String {
+fn info_wires(edit: bool, len4: bool) -> String {
     // The checksum stages' `info` starts at l3_off (tuser bit 60), TrimEdit's at l3 (56).
     let o = if edit { 4 } else { 0 };
     let mut v = format!(
@@ -86,9 +84,6 @@ fn info_wires(edit: bool, len4: bool, ihl: bool) -> String {
             "wire [1:0] l3 = info[1:0];\nwire [1:0] l4 = info[3:2];\nwire v4 = l3 == 2'd1;\nwire v6 = l3 == 2'd2;\nwire udp = l4 == 2'd1;\nwire ndp = l4 == 2'd2;\n\
              wire [15:0] len3 = {8'd0, keep8} - {8'd0, l3o};\nwire [15:0] len6 = len3 - 16'd40;\n",
         );
-    }
-    if ihl {
-        v.push_str("wire [3:0] ihl = info[17:14];\n");
     }
     v
 }
@@ -219,7 +214,7 @@ impl Logic for TrimEdit {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(true, true, false);
+        let mut v = info_wires(true, true);
         v.push_str("wire mark = cut & dscp_en & ~ndp;\nwire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\n");
         for i in 0..BUF_BYTES {
             let mut alt: Vec<(String, String)> = vec![];
@@ -400,7 +395,7 @@ impl Logic for TrimSum {
         self.sums.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false, false, false);
+        let mut v = info_wires(false, false);
         for i in 0..BUF_BYTES {
             v.push_str(&format!(
                 "wire [15:0] ip_{i} = (l3o <= 8'd{i} & 8'd{i} < ipend) ? {{8'd0, {x}}} : 16'd0;\n\
@@ -440,7 +435,7 @@ impl Logic for TrimInsert {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false, true, false);
+        let mut v = info_wires(false, true);
         v.push_str(
             "wire [15:0] ip_e = sums[15:0];\nwire [15:0] ip_o = sums[31:16];\nwire [15:0] ud_e = sums[47:32];\nwire [15:0] ud_o = sums[63:48];\n\
              wire [15:0] ip_hi = l3o[0] ? ip_o : ip_e;\nwire [15:0] ip_lo = l3o[0] ? ip_e : ip_o;\n\
