@@ -60,7 +60,7 @@ fn differential_netfpga_sume() -> Result<()> {
 /// beats. `fifo.depth` grows so a 9018-byte frame fits the receive FIFO.
 #[test]
 fn differential_64_bit() -> Result<()> {
-    let cfg = config("netfpga-sume.toml", &["datapath.data_width=64", "fifo.depth=2048"])?;
+    let cfg = config("netfpga-sume.toml", &["datapath.data_width=64", "fifo.depth=2048", "tm.queue_d_words=1200"])?;
     let s = Settings::from_config(&cfg);
     let inp = inputs(&s, 4, 5000, 9018, 0.15, 3);
     differential(&cfg, &s, &inp, &RtlOpts { seed: 4, idle_prob: 0.85, ready_prob: 0.8 })?;
