@@ -86,7 +86,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             strict: Default::default(),
             quantum_h: Default::default(),
             quantum_d: Default::default(),
-            admit: TmAdmit::new(ports, depth_h, depth_d),
+            admit: TmAdmit::new(ports, depth_h, depth_d, 4),
             demux: AxisDemux::new(nq, QUEUE_LSB),
             port: (0..ports).map(|_| TmPort::new(depth_h, depth_d)).collect(),
             occ_b: vec_of(nq),
@@ -122,6 +122,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.limit_h.next = self.limit_h.val();
         self.admit.limit_d.next = self.limit_d.val();
         self.admit.trim_len.next = self.trim_len.val();
+        // Ideal mode only: no meters, no DoD path (meter_en low, so admission
+        // never deflects and the DoD occupancy stays 0).
+        self.admit.meter_en.next = false;
+        self.admit.occ_dod_words.next = 0.into();
         self.demux.s_tdata.next = self.admit.m_tdata.val();
         self.demux.s_tkeep.next = self.admit.m_tkeep.val();
         self.demux.s_tlast.next = self.admit.m_tlast.val();

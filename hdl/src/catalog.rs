@@ -13,7 +13,7 @@ use crate::axil_split::AxilSplit;
 use crate::classify::Classify;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::lookup::Lookup;
-use crate::meter::{MeterBank, PortMode};
+use crate::meter::{MeterBank, MeterStage, PortMode};
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
@@ -23,7 +23,7 @@ use crate::trimmer::Trimmer;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 19] = [
+pub const BLOCKS: [&str; 20] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -37,6 +37,7 @@ pub const BLOCKS: [&str; 19] = [
     "ts_lookup",
     "ts_meter_bank",
     "ts_port_mode",
+    "ts_meter_stage",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -126,6 +127,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         // integration).
         "ts_meter_bank" => emit_verilog(&mut MeterBank::new(ports), name, &prov)?,
         "ts_port_mode" => emit_verilog(&mut PortMode::new(ports), name, &prov)?,
+        "ts_meter_stage" => emit_verilog(&mut MeterStage::<D, K, U>::new(ports), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
@@ -135,7 +137,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             &prov,
         )?,
         "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
-        "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
+        "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?,
         "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
         "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
         other => bail!("unknown block {other:?}; blocks are {BLOCKS:?}"),

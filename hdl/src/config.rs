@@ -135,8 +135,9 @@ pub struct Ingress {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Tm {
-    /// How trims are decided: `"ideal"` (exact occupancy at enqueue). The
-    /// ndp.p4 `"meter"` mode is specified in docs/trimming.md and not built yet.
+    /// How trims are decided (reset value of `CTRL` bit 3): `"ideal"` (exact
+    /// occupancy at enqueue) or `"meter"` (ndp.p4: per-port meters decide at
+    /// the traffic manager's input, overflow goes to the DoD path).
     pub mode: String,
     /// Header/control queue limit per port in bytes (run time).
     pub queue_h_bytes: u32,
@@ -159,6 +160,34 @@ pub struct Tm {
     /// DRR quanta in bytes of the header and data queue (1..=65535).
     pub quantum_h: u32,
     pub quantum_d: u32,
+    /// Meter mode: the optimistic meter's rate in Gb/s of wire bytes (the
+    /// port's line rate); halftimistic and pessimistic get 1/2 and 1/4 (run
+    /// time, `RATE_*` registers, 16.16 bytes per cycle at `target.clock_mhz`).
+    pub meter_gbps: f64,
+    /// Meter mode: every meter's bucket capacity in bytes (run time,
+    /// `BURST_*`; at least `ingress.max_frame` + 24 so a full bucket passes a
+    /// largest frame).
+    pub meter_burst_bytes: u32,
+    /// Meter mode: pessimistic time after a notify, microseconds (run time,
+    /// `T0` in cycles; seed 001 default 6).
+    pub t0_us: f64,
+    /// Meter mode: halftimistic time after pessimistic, microseconds (run
+    /// time, `T1` in cycles; seed 001 default 24).
+    pub t1_us: f64,
+    /// Meter mode: words (beats) of trimmed packets the deflect-on-drop FIFO
+    /// holds (build time; at least one 128-byte header).
+    pub dod_words: usize,
+}
+
+impl Tm {
+    /// Line rate of the optimistic meter in bytes per cycle at `clock_mhz`.
+    pub fn meter_bytes_per_cycle(&self, clock_mhz: f64) -> f64 {
+        self.meter_gbps * 1000.0 / 8.0 / clock_mhz
+    }
+    /// `t_us` microseconds in cycles at `clock_mhz`, rounded up.
+    pub fn cycles(t_us: f64, clock_mhz: f64) -> u64 {
+        (t_us * clock_mhz - 1e-9).ceil().max(0.0) as u64
+    }
 }
 
 /// One IPv4 route of [`Ingress::route`].
@@ -308,8 +337,25 @@ impl Config {
         let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: tm.{key} = {value}: {why}") };
         let t = &self.tm;
         let k = self.datapath.data_width / 8;
-        if t.mode != "ideal" {
-            err("mode", format!("{:?}", t.mode), "must be \"ideal\" (the ndp.p4 meter mode is not built yet, see docs/trimming.md)")?;
+        if !["ideal", "meter"].contains(&t.mode.as_str()) {
+            err("mode", format!("{:?}", t.mode), "must be \"ideal\" or \"meter\"")?;
+        }
+        let mhz = self.target.clock_mhz;
+        let bpc = t.meter_bytes_per_cycle(mhz);
+        if !(t.meter_gbps > 0.0 && bpc < 65536.0) {
+            err("meter_gbps", t.meter_gbps.to_string(), &format!("must be above 0 and below 65536 bytes per cycle at {mhz} MHz"))?;
+        }
+        let max = self.ingress.max_frame;
+        if t.meter_burst_bytes < max + 24 || t.meter_burst_bytes >= 1 << 24 {
+            err("meter_burst_bytes", t.meter_burst_bytes.to_string(), &format!("must be in ingress.max_frame + 24 ({})..2^24 bytes (a full bucket passes a largest frame)", max + 24))?;
+        }
+        for (key, v) in [("t0_us", t.t0_us), ("t1_us", t.t1_us)] {
+            if !(v >= 0.0 && Tm::cycles(v, mhz) < 1 << 32) {
+                err(key, v.to_string(), &format!("must be at least 0 and below 2^32 cycles at {mhz} MHz"))?;
+            }
+        }
+        if t.dod_words < 128usize.div_ceil(k) || t.dod_words > 4096 {
+            err("dod_words", t.dod_words.to_string(), &format!("must be in {}..=4096 beats (at least a 128-byte header of {k} B beats)", 128usize.div_ceil(k)))?;
         }
         if !["strict", "drr"].contains(&t.scheduler.as_str()) {
             err("scheduler", format!("{:?}", t.scheduler), "must be \"strict\" or \"drr\"")?;
@@ -485,6 +531,11 @@ return_to_sender = true
 scheduler = "strict"
 quantum_h = 1536
 quantum_d = 1536
+meter_gbps = 10.0
+meter_burst_bytes = 18000
+t0_us = 6.0
+t1_us = 24.0
+dod_words = 16
 [[ingress.route]]
 prefix = "10.0.0.0/8"
 port = 1
@@ -521,6 +572,11 @@ nexthop = 1
             ("nexthop = 1", "nexthop = 16", "x.toml: ingress.route[0].nexthop = 16: must be below ingress.nexthops (16)"),
             ("pcp_tc = [0, 1, 2, 3, 4, 5, 6, 7]", "pcp_tc = [0, 1]", "x.toml: ingress.pcp_tc = [0, 1]: must list 8 traffic classes, each 0..=7"),
             ("router_mac = \"02:00:00:00:00:01\"", "router_mac = \"02:00:00:00:01\"", "x.toml: ingress.router_mac = \"02:00:00:00:01\": must look like \"02:00:00:00:00:01\""),
+            ("mode = \"ideal\"", "mode = \"red\"", "x.toml: tm.mode = \"red\": must be \"ideal\" or \"meter\""),
+            ("meter_gbps = 10.0", "meter_gbps = 0.0", "x.toml: tm.meter_gbps = 0: must be above 0 and below 65536 bytes per cycle at 200 MHz"),
+            ("meter_burst_bytes = 18000", "meter_burst_bytes = 9000", "x.toml: tm.meter_burst_bytes = 9000: must be in ingress.max_frame + 24 (9042)..2^24 bytes (a full bucket passes a largest frame)"),
+            ("t0_us = 6.0", "t0_us = -1.0", "x.toml: tm.t0_us = -1: must be at least 0 and below 2^32 cycles at 200 MHz"),
+            ("dod_words = 16", "dod_words = 2", "x.toml: tm.dod_words = 2: must be in 4..=4096 beats (at least a 128-byte header of 32 B beats)"),
         ];
         for (from, to, want) in cases {
             assert!(GOOD.contains(from), "{from}");

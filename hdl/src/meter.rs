@@ -594,3 +594,175 @@ impl Logic for PortMode {
         }
     }
 }
+
+/// Bit of `tuser` (internal to the traffic manager) that [`MeterStage`] sets
+/// on a packet whose meter answered "not green": trim it at ingress (seed 001,
+/// ingress step 2.2).
+pub const METER_TRIM_BIT: usize = 88;
+
+/// `ts_meter_stage`: the meter-mode ingress decision of one pipeline (seed 001,
+/// "How it works" steps 2 to 2.2), an AXI4-Stream stage in front of the
+/// traffic manager's admission.
+///
+/// At the first beat of an NDP data packet (`tuser` `ndp_data` and `trim_ok`
+/// set, `prio` clear) and with `enable` high, it asks the meter bank
+/// (`req_*`: `dest_port`, `length` + [`WIRE_OVERHEAD`] wire bytes, the
+/// destination's current mode from `mode[p]`) and holds the beat until the
+/// answer ([`MeterBank::LATENCY`] cycles after the request); a "not green"
+/// answer sets [`METER_TRIM_BIT`] in the packet's `tuser`. Every other beat
+/// passes through one register. Cost: one idle cycle per metered packet
+/// (the beat waits in the register for the answer); otherwise one beat per
+/// cycle.
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock, synchronous active-high reset (the
+///   held beat is discarded; reset the meter bank with it).
+/// - `s_*` in, `m_*` out: AXI4-Stream, wide `tuser` ([`crate::meta`]);
+///   `s_tready` follows `m_tready` combinationally.
+/// - `enable` in: meter mode (`CTRL` bit 3 of the traffic manager).
+/// - `mode[p]` in (2 bits): port `p`'s mode ([`PortMode`]).
+/// - `req_valid`, `req_port`, `req_bytes`, `req_mode` out; `resp_valid`,
+///   `resp_green` in: [`MeterBank`]'s request and answer.
+#[derive(LogicBlock)]
+pub struct MeterStage<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub enable: Signal<In, Bit>,
+    pub mode: Vec<Signal<In, Bits<2>>>,
+    pub req_valid: Signal<Out, Bit>,
+    pub req_port: Signal<Out, Bits<PORT_BITS>>,
+    pub req_bytes: Signal<Out, Bits<BYTES_BITS>>,
+    pub req_mode: Signal<Out, Bits<2>>,
+    pub resp_valid: Signal<In, Bit>,
+    pub resp_green: Signal<In, Bit>,
+    port_id: Vec<Constant<Bits<8>>>,
+    mark: Constant<Bits<U>>,
+    overhead: Constant<Bits<16>>,
+    v: DffR<Bit>,
+    pend: DffR<Bit>,
+    in_pkt: DffR<Bit>,
+    data: DFF<Bits<D>>,
+    keep: DFF<Bits<K>>,
+    last: DFF<Bit>,
+    user: DFF<Bits<U>>,
+    metered: Signal<Local, Bit>,
+    out_valid: Signal<Local, Bit>,
+    xfer_in: Signal<Local, Bit>,
+    not_green: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
+    /// A stage for `n` egress ports (1..=64).
+    pub fn new(n: usize) -> Self {
+        assert!((1..=MAX_PORTS).contains(&n), "MeterStage: 1..={MAX_PORTS} ports");
+        assert!(K * 8 == D && U > METER_TRIM_BIT, "MeterStage: D = 8K, U > {METER_TRIM_BIT}");
+        // hdl_gen needs literal bit positions; these are meta.rs's.
+        assert_eq!((crate::meta::DEST_PORT_LSB, crate::meta::LENGTH_LSB, crate::meta::PRIO_BIT, crate::meta::TRIM_OK_BIT, crate::meta::NDP_DATA_BIT), (8, 16, 43, 44, 45));
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            enable: Default::default(),
+            mode: vec_of(n),
+            req_valid: Default::default(),
+            req_port: Default::default(),
+            req_bytes: Default::default(),
+            req_mode: Default::default(),
+            resp_valid: Default::default(),
+            resp_green: Default::default(),
+            port_id: (0..n).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            mark: Constant::new(Bits::<U>::default().replace_bit(METER_TRIM_BIT, true)),
+            overhead: Constant::new((WIRE_OVERHEAD as u64).to_bits()),
+            v: Default::default(),
+            pend: Default::default(),
+            in_pkt: Default::default(),
+            data: Default::default(),
+            keep: Default::default(),
+            last: Default::default(),
+            user: Default::default(),
+            metered: Default::default(),
+            out_valid: Default::default(),
+            xfer_in: Default::default(),
+            not_green: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for MeterStage<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, v, pend, in_pkt, data, keep, last, user);
+        self.v.reset.next = self.reset.val();
+        self.pend.reset.next = self.reset.val();
+        self.in_pkt.reset.next = self.reset.val();
+        // A held first beat waiting for its answer is not valid until the
+        // answer arrives (it is on resp_* in that cycle and marks the beat).
+        self.not_green.next = self.pend.q.val() & self.resp_valid.val() & !self.resp_green.val();
+        self.out_valid.next = self.v.q.val() & (!self.pend.q.val() | self.resp_valid.val());
+        self.m_tvalid.next = self.out_valid.val();
+        self.m_tdata.next = self.data.q.val();
+        self.m_tkeep.next = self.keep.q.val();
+        self.m_tlast.next = self.last.q.val();
+        self.m_tuser.next = self.user.q.val();
+        if self.not_green.val() {
+            self.m_tuser.next = self.user.q.val() | self.mark.val();
+        }
+        self.s_tready.next = !self.v.q.val() | (self.out_valid.val() & self.m_tready.val());
+        self.xfer_in.next = self.s_tvalid.val() & self.s_tready.val();
+        self.metered.next = self.enable.val()
+            & !self.in_pkt.q.val()
+            & self.s_tuser.val().get_bit(45)
+            & self.s_tuser.val().get_bit(44)
+            & !self.s_tuser.val().get_bit(43);
+        // The request: the destination, its wire bytes, its mode.
+        self.req_valid.next = self.xfer_in.val() & self.metered.val();
+        self.req_port.next = self.s_tuser.val().get_bits::<8>(8);
+        self.req_bytes.next = self.s_tuser.val().get_bits::<16>(16) + self.overhead.val();
+        self.req_mode.next = 0.into();
+        for p in 0..self.port_id.len() {
+            if self.s_tuser.val().get_bits::<8>(8) == self.port_id[p].val() {
+                self.req_mode.next = self.mode[p].val();
+            }
+        }
+        // The answer arrives while the beat is held: keep it in the beat.
+        if self.pend.q.val() & self.resp_valid.val() {
+            self.pend.d.next = false;
+            self.user.d.next = self.m_tuser.val();
+        }
+        if self.out_valid.val() & self.m_tready.val() {
+            self.v.d.next = false;
+        }
+        if self.xfer_in.val() {
+            self.v.d.next = true;
+            self.pend.d.next = self.metered.val();
+            self.in_pkt.d.next = !self.s_tlast.val();
+            self.data.d.next = self.s_tdata.val();
+            self.keep.d.next = self.s_tkeep.val();
+            self.last.d.next = self.s_tlast.val();
+            self.user.d.next = self.s_tuser.val();
+        }
+    }
+}

@@ -1,11 +1,23 @@
-//! `ts_tm`: the trimming traffic manager of one pipeline, ideal mode
-//! (`docs/trimming.md`; seed 000 §3.1, seed 002).
+//! `ts_tm`: the trimming traffic manager of one pipeline, ideal and meter
+//! mode (`docs/trimming.md`; seed 000 §3.1, §4-5; seed 001; seed 002).
 //!
 //! ```text
-//! s_* ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
-//!          ▲  enq (reserve)                        (PktFifo,            (AxisArbMux: strict
-//!          └── occupancy: bytes and words ◄──────── cut-through)         or byte DRR, H first)
+//! s_* ─► MeterStage ─► recirc ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
+//!        │  ▲ mode     mux  ▲      ▲  enq (reserve)       │              (PktFifo,            (AxisArbMux: strict
+//!        ▼  │              │      └── occupancy ◄────────┼────────────── cut-through)         or byte DRR, H first)
+//!   MeterBank PortMode ◄───┼── notify (DoD) ◄── TmAdmit   │
+//!                          └──────── DoD FIFO ◄───────────┘ (queue 2N)
 //! ```
+//!
+//! Meter mode (`CTRL` bit 3): [`MeterStage`] asks the port's meter (of the
+//! mode [`PortMode`] holds) about each NDP data packet and marks the ones not
+//! green, which admission trims into the header queue. A data packet the data
+//! queue cannot take is deflected (DoD): trimmed into the DoD FIFO, and its
+//! port gets a notify (pessimistic for T0, then halftimistic for T1); the
+//! trimmed packet comes back to admission through the recirculation mux (DoD
+//! FIFO first) and takes the trim path (header queue, return to sender, or
+//! dropped). `notify_out[p]` carries the notifies to other pipelines and
+//! `notify_in[p]` takes theirs (send-to-all, seed 000 §5).
 //!
 //! [`TmAdmit`] decides every packet at its first beat from the exact
 //! occupancy of the queues: occupancy is reserved at admission and freed when
@@ -22,10 +34,16 @@
 //! - `m_*[p]`: egress port `p`; `tuser` as admitted (flags TRIMMED/RETURNED,
 //!   `length` the bytes sent, queue index at [`QUEUE_LSB`]).
 //! - `s_axil_*`: AXI4-Lite register file ([`TmRegs`]).
+//! - `notify_out[p]` out: a deflection for port `p` this cycle; `notify_in[p]`
+//!   in: a notify for port `p` from another pipeline (tie low when alone).
+//! - `dec_valid`, `dec_code` (4 bits, [`crate::tm_admit`]'s fate codes),
+//!   `dec_recirc`, `dec_port` out: the decision trace, one cycle per packet at
+//!   admission (for telemetry, mirroring, and the tests' replay).
 use crate::axil_regs::AxilRegs;
 use crate::axis_arb_mux::AxisArbMux;
 use crate::axis_demux::AxisDemux;
-use crate::config::Config;
+use crate::config::{Config, Tm};
+use crate::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
 use crate::pkt_fifo::PktFifo;
 use crate::tm_admit::{TmAdmit, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::trimmer::Trimmer;
@@ -46,11 +64,18 @@ pub const REG_ADDR_BITS: usize = 12;
 /// | 0x10 | `DSCP_TRIMMED` | DSCP written into trimmed non-NDP packets (bits 5:0) |
 /// | 0x14 | `QUANTUM_H` | DRR quantum of the header queue, bytes |
 /// | 0x18 | `QUANTUM_D` | DRR quantum of the data queue, bytes |
+/// | 0x1C, 0x20, 0x24 | `RATE_OPT`, `RATE_HALF`, `RATE_PESS` | meter refill per cycle, 16.16 bytes |
+/// | 0x28, 0x2C, 0x30 | `BURST_OPT`, `BURST_HALF`, `BURST_PESS` | meter bucket capacity, bytes (bits 23:0) |
+/// | 0x34, 0x38 | `T0`, `T1` | pessimistic and halftimistic time, cycles |
 ///
-/// Then read-only, write clears (counters) from [`TmRegs::COUNTERS_BASE`]:
-/// [`TmRegs::COUNTERS`] in order, then per port `p` the
-/// [`TmRegs::PORT_REGS`] (`TX_TRIM_PACKETS` counter, the header and data
-/// queue occupancy in bytes).
+/// `CTRL` bit 3 selects meter mode. Then read-only from
+/// [`TmRegs::COUNTERS_BASE`]: [`TmRegs::COUNTERS`] in order (write clears),
+/// `OCC_DOD_WORDS` (the DoD FIFO's reserved words), then per port `p` the
+/// [`TmRegs::PORT_REGS`]: `TX_TRIM_PACKETS`, the header and data queue
+/// occupancy in bytes, the mode (0 optimistic, 1 halftimistic, 2
+/// pessimistic), green and not-green meter answers (= ingress trims), the
+/// cycles spent in each mode and the notifies received (counters: write
+/// clears).
 pub struct TmRegs {
     pub ports: usize,
 }
@@ -63,9 +88,24 @@ impl TmRegs {
     pub const DSCP_TRIMMED: u32 = 0x10;
     pub const QUANTUM_H: u32 = 0x14;
     pub const QUANTUM_D: u32 = 0x18;
+    pub const RATE_OPT: u32 = 0x1C;
+    pub const RATE_HALF: u32 = 0x20;
+    pub const RATE_PESS: u32 = 0x24;
+    pub const BURST_OPT: u32 = 0x28;
+    pub const BURST_HALF: u32 = 0x2C;
+    pub const BURST_PESS: u32 = 0x30;
+    pub const T0: u32 = 0x34;
+    pub const T1: u32 = 0x38;
+    /// `CTRL` bits.
+    pub const CTRL_RTS: u32 = 1;
+    pub const CTRL_DRR: u32 = 2;
+    pub const CTRL_DSCP: u32 = 4;
+    pub const CTRL_METER: u32 = 8;
     /// Read-write registers.
-    pub const N_RW: usize = 7;
-    pub const COUNTERS_BASE: u32 = 0x1C;
+    pub const N_RW: usize = 15;
+    pub const COUNTERS_BASE: u32 = 0x3C;
+    /// The DoD FIFO's reserved words (read only), after the counters.
+    pub const OCC_DOD_WORDS: u32 = Self::COUNTERS_BASE + 4 * Self::COUNTERS.len() as u32;
     /// Counters of the whole traffic manager, in address order: admission's
     /// fates and `in_pkts`, then the trimmer's `cut_pkts`.
     pub const COUNTERS: [&'static str; N_COUNTERS + 1] = [
@@ -78,34 +118,64 @@ impl TmRegs {
         COUNTER_NAMES[6],
         COUNTER_NAMES[7],
         COUNTER_NAMES[8],
+        COUNTER_NAMES[9],
+        COUNTER_NAMES[10],
         "cut_pkts",
     ];
     /// Per-port read-only registers, in address order.
-    pub const PORT_REGS: [&'static str; 3] = ["tx_trim_packets", "occ_h_bytes", "occ_d_bytes"];
+    pub const PORT_REGS: [&'static str; 10] = [
+        "tx_trim_packets",
+        "occ_h_bytes",
+        "occ_d_bytes",
+        "mode",
+        "meter_green_pkts",
+        "ingress_trim_packets",
+        "cycles_optimistic",
+        "cycles_halftimistic",
+        "cycles_pessimistic",
+        "notifies",
+    ];
+    /// Read-only registers before the per-port ones.
+    pub const N_GLOBAL_RO: usize = N_COUNTERS + 2;
 
     pub fn counter(&self, name: &str) -> Option<u32> {
         Self::COUNTERS.iter().position(|c| *c == name).map(|i| Self::COUNTERS_BASE + 4 * i as u32)
     }
     pub fn port_reg(&self, p: usize, name: &str) -> Option<u32> {
-        let base = Self::COUNTERS_BASE + 4 * Self::COUNTERS.len() as u32;
-        Self::PORT_REGS.iter().position(|c| *c == name).map(|i| base + 4 * (3 * p + i) as u32)
+        let base = Self::COUNTERS_BASE + 4 * Self::N_GLOBAL_RO as u32;
+        let n = Self::PORT_REGS.len();
+        Self::PORT_REGS.iter().position(|c| *c == name).map(|i| base + 4 * (n * p + i) as u32)
     }
     /// Number of read-only registers.
     pub fn n_ro(&self) -> usize {
-        Self::COUNTERS.len() + 3 * self.ports
+        Self::N_GLOBAL_RO + Self::PORT_REGS.len() * self.ports
     }
     /// Reset values of the read-write registers for `cfg`.
     pub fn rw_reset(cfg: &Config) -> Vec<u32> {
         let t = &cfg.tm;
         let dscp = cfg.ingress.dscp_trimmed;
+        let mhz = cfg.target.clock_mhz;
+        let bpc = t.meter_bytes_per_cycle(mhz);
+        let b = t.meter_burst_bytes;
         vec![
-            t.return_to_sender as u32 | ((t.scheduler == "drr") as u32) << 1 | ((dscp >= 0) as u32) << 2,
+            t.return_to_sender as u32 * Self::CTRL_RTS
+                | (t.scheduler == "drr") as u32 * Self::CTRL_DRR
+                | (dscp >= 0) as u32 * Self::CTRL_DSCP
+                | (t.mode == "meter") as u32 * Self::CTRL_METER,
             t.queue_h_bytes,
             t.queue_d_bytes,
             t.trim_len_ndp | t.trim_len_ipv4 << 8 | t.trim_len_ipv6 << 16,
             dscp.max(0) as u32,
             t.quantum_h,
             t.quantum_d,
+            rate_fixed(bpc),
+            rate_fixed(bpc / 2.0),
+            rate_fixed(bpc / 4.0),
+            b,
+            b,
+            b,
+            Tm::cycles(t.t0_us, mhz) as u32,
+            Tm::cycles(t.t1_us, mhz) as u32,
         ]
     }
 }
@@ -143,6 +213,24 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     pub s_axil_rresp: Signal<Out, Bits<2>>,
     pub s_axil_rvalid: Signal<Out, Bit>,
     pub s_axil_rready: Signal<In, Bit>,
+    pub notify_out: Vec<Signal<Out, Bit>>,
+    pub notify_in: Vec<Signal<In, Bit>>,
+    pub dec_valid: Signal<Out, Bit>,
+    pub dec_code: Signal<Out, Bits<4>>,
+    pub dec_recirc: Signal<Out, Bit>,
+    pub dec_port: Signal<Out, Bits<8>>,
+    meter: MeterStage<D, K, U>,
+    bank: MeterBank,
+    pmode: PortMode,
+    recirc: AxisArbMux<D, K, U>,
+    dod: PktFifo<D, K, U, M, W>,
+    occ_dod: DffR<Bits<32>>,
+    dod_q: Constant<Bits<8>>,
+    port_id: Vec<Constant<Bits<8>>>,
+    notify: Vec<Signal<Local, Bit>>,
+    enq_dod: Signal<Local, Bit>,
+    deq_dod: Signal<Local, Bit>,
+    deq_dod_w: Signal<Local, Bits<32>>,
     admit: TmAdmit<D, K, U>,
     trimmer: Trimmer<D, K, U>,
     demux: AxisDemux<D, K, U>,
@@ -168,6 +256,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         let t = &cfg.tm;
         let regs = TmRegs { ports };
         let nq = 2 * ports;
+        // The DoD FIFO admits `dod_words`; a packet's words are freed when
+        // its first beat comes back to admission, while up to 128 / K - 1 of
+        // its beats may still be inside.
+        let dod_depth = t.dod_words + 128usize.div_ceil(K);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -200,9 +292,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             s_axil_rresp: Default::default(),
             s_axil_rvalid: Default::default(),
             s_axil_rready: Default::default(),
-            admit: TmAdmit::new(ports, t.queue_h_words, t.queue_d_words),
+            notify_out: vec_of(ports),
+            notify_in: vec_of(ports),
+            dec_valid: Default::default(),
+            dec_code: Default::default(),
+            dec_recirc: Default::default(),
+            dec_port: Default::default(),
+            meter: MeterStage::new(ports),
+            bank: MeterBank::new(ports),
+            pmode: PortMode::new(ports),
+            recirc: AxisArbMux::new(2),
+            dod: PktFifo::new(dod_depth, false),
+            occ_dod: Default::default(),
+            dod_q: Constant::new((nq as u64).to_bits()),
+            port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            notify: vec_of(ports),
+            enq_dod: Default::default(),
+            deq_dod: Default::default(),
+            deq_dod_w: Default::default(),
+            admit: TmAdmit::new(ports, t.queue_h_words, t.queue_d_words, t.dod_words),
             trimmer: Default::default(),
-            demux: AxisDemux::new(nq, QUEUE_LSB),
+            demux: AxisDemux::new(nq + 1, QUEUE_LSB),
             port: (0..ports).map(|_| TmPort::new(t.queue_h_words, t.queue_d_words)).collect(),
             regs: AxilRegs::new(&TmRegs::rw_reset(cfg), regs.n_ro()),
             occ_b: vec_of(nq),
@@ -250,14 +360,98 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
         self.regs.s_axil_rready.next = self.s_axil_rready.val();
 
-        // Input -> admission -> trimmer -> demux by queue index.
-        self.admit.s_tdata.next = self.s_tdata.val();
-        self.admit.s_tkeep.next = self.s_tkeep.val();
-        self.admit.s_tlast.next = self.s_tlast.val();
-        self.admit.s_tuser.next = self.s_tuser.val();
-        self.admit.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.admit.s_tready.val();
+        // Input -> meter stage -> recirculation mux (DoD FIFO first) ->
+        // admission -> trimmer -> demux by queue index.
+        self.meter.clock.next = self.clock.val();
+        self.meter.reset.next = self.reset.val();
+        self.bank.clock.next = self.clock.val();
+        self.bank.reset.next = self.reset.val();
+        self.pmode.clock.next = self.clock.val();
+        self.pmode.reset.next = self.reset.val();
+        self.recirc.clock.next = self.clock.val();
+        self.recirc.reset.next = self.reset.val();
+        self.dod.clock.next = self.clock.val();
+        self.dod.reset.next = self.reset.val();
+        self.occ_dod.clock.next = self.clock.val();
+        self.occ_dod.reset.next = self.reset.val();
+        self.meter.s_tdata.next = self.s_tdata.val();
+        self.meter.s_tkeep.next = self.s_tkeep.val();
+        self.meter.s_tlast.next = self.s_tlast.val();
+        self.meter.s_tuser.next = self.s_tuser.val();
+        self.meter.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.meter.s_tready.val();
+        self.meter.enable.next = self.regs.rw[0].val().get_bit(3);
+        self.bank.req_valid.next = self.meter.req_valid.val();
+        self.bank.req_port.next = self.meter.req_port.val();
+        self.bank.req_bytes.next = self.meter.req_bytes.val();
+        self.bank.req_mode.next = self.meter.req_mode.val();
+        self.meter.resp_valid.next = self.bank.resp_valid.val();
+        self.meter.resp_green.next = self.bank.resp_green.val();
+        for k in 0..3 {
+            self.bank.rate[k].next = self.regs.rw[7 + k].val();
+            self.bank.burst[k].next = self.regs.rw[10 + k].val().get_bits::<24>(0);
+        }
+        self.pmode.t0.next = self.regs.rw[13].val();
+        self.pmode.t1.next = self.regs.rw[14].val();
+        self.recirc.drr_enable.next = false;
+        self.recirc.strict.next = true;
+        self.recirc.quantum[0].next = 0.into();
+        self.recirc.quantum[1].next = 0.into();
+        self.recirc.s_tdata[0].next = self.dod.m_tdata.val();
+        self.recirc.s_tkeep[0].next = self.dod.m_tkeep.val();
+        self.recirc.s_tlast[0].next = self.dod.m_tlast.val();
+        self.recirc.s_tuser[0].next = self.dod.m_tuser.val();
+        self.recirc.s_tvalid[0].next = self.dod.m_tvalid.val();
+        self.dod.m_tready.next = self.recirc.s_tready[0].val();
+        self.recirc.s_tdata[1].next = self.meter.m_tdata.val();
+        self.recirc.s_tkeep[1].next = self.meter.m_tkeep.val();
+        self.recirc.s_tlast[1].next = self.meter.m_tlast.val();
+        self.recirc.s_tuser[1].next = self.meter.m_tuser.val();
+        self.recirc.s_tvalid[1].next = self.meter.m_tvalid.val();
+        self.meter.m_tready.next = self.recirc.s_tready[1].val();
+        self.admit.s_tdata.next = self.recirc.m_tdata.val();
+        self.admit.s_tkeep.next = self.recirc.m_tkeep.val();
+        self.admit.s_tlast.next = self.recirc.m_tlast.val();
+        self.admit.s_tuser.next = self.recirc.m_tuser.val();
+        self.admit.s_tvalid.next = self.recirc.m_tvalid.val();
+        self.recirc.m_tready.next = self.admit.s_tready.val();
         self.admit.rts_en.next = self.regs.rw[0].val().get_bit(0);
+        self.admit.meter_en.next = self.regs.rw[0].val().get_bit(3);
+        self.dec_valid.next = self.admit.dec_valid.val();
+        self.dec_code.next = self.admit.dec_code.val();
+        self.dec_recirc.next = self.admit.dec_recirc.val();
+        self.dec_port.next = self.admit.dec_port.val();
+        // DoD FIFO: demux output 2N (a one-pass loop names the index).
+        for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
+            self.dod.s_tdata.next = self.demux.m_tdata[q].val();
+            self.dod.s_tkeep.next = self.demux.m_tkeep[q].val();
+            self.dod.s_tlast.next = self.demux.m_tlast[q].val();
+            self.dod.s_tuser.next = self.demux.m_tuser[q].val();
+            self.dod.s_tvalid.next = self.demux.m_tvalid[q].val();
+            self.demux.m_tready[q].next = self.dod.s_tready.val();
+        }
+        self.dod.s_abort.next = false;
+        self.dod.clear_drops.next = false;
+        // DoD occupancy: reserved at a deflection, freed when the packet's
+        // first beat comes back to admission.
+        self.admit.occ_dod_words.next = self.occ_dod.q.val();
+        self.enq_dod.next = self.admit.enq.val() & (self.admit.enq_q.val() == self.dod_q.val());
+        self.deq_dod.next = self.admit.dec_valid.val() & self.admit.dec_recirc.val();
+        self.deq_dod_w.next = (bit_cast::<32, 16>(self.admit.dec_bytes.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        self.occ_dod.d.next = self.occ_dod.q.val();
+        if self.enq_dod.val() & !self.deq_dod.val() {
+            self.occ_dod.d.next = self.occ_dod.q.val() + self.admit.enq_words.val();
+        }
+        if !self.enq_dod.val() & self.deq_dod.val() {
+            self.occ_dod.d.next = self.occ_dod.q.val() - self.deq_dod_w.val();
+        }
+        // Notifies: a deflection for port p, or one from another pipeline.
+        for p in 0..self.port_id.len() {
+            self.notify[p].next = self.admit.dec_valid.val() & (self.admit.dec_code.val() == 8) & (self.admit.dec_port.val() == self.port_id[p].val());
+            self.notify_out[p].next = self.notify[p].val();
+            self.pmode.notify[p].next = self.notify[p].val() | self.notify_in[p].val();
+            self.meter.mode[p].next = self.pmode.mode[p].val();
+        }
         self.admit.limit_h.next = self.regs.rw[1].val() & self.mask24.val();
         self.admit.limit_d.next = self.regs.rw[2].val() & self.mask24.val();
         self.admit.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
@@ -277,13 +471,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.trimmer.m_tready.next = self.demux.s_tready.val();
         self.demux.clear_drops.next = false;
 
-        // Counters.
+        // Counters (TmRegs order): admission's, cut_pkts, OCC_DOD_WORDS.
         for c in 0..self.admit.clear.len() {
             self.admit.clear[c].next = self.regs.ro_clear[c].val();
             self.regs.ro[c].next = self.admit.counters[c].val();
         }
-        self.trimmer.cut_clear.next = self.regs.ro_clear[9].val();
-        self.regs.ro[9].next = self.trimmer.cut_pkts.val();
+        self.trimmer.cut_clear.next = self.regs.ro_clear[11].val();
+        self.regs.ro[11].next = self.trimmer.cut_pkts.val();
+        self.regs.ro[12].next = self.occ_dod.q.val();
 
         // Ports (queues and schedulers); demux output 2p is port p's header
         // queue, 2p + 1 its data queue.
@@ -323,12 +518,32 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(32) {
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
             }
-            if self.regs.ro_clear[10 + 3 * p].val() {
+            // Per port (TmRegs::PORT_REGS order), from ro[13 + 10p].
+            if self.regs.ro_clear[13 + 10 * p].val() {
                 self.tx_trim[p].d.next = 0.into();
             }
-            self.regs.ro[10 + 3 * p].next = self.tx_trim[p].q.val();
-            self.regs.ro[11 + 3 * p].next = self.occ_b[2 * p].q.val();
-            self.regs.ro[12 + 3 * p].next = self.occ_b[2 * p + 1].q.val();
+            self.regs.ro[13 + 10 * p].next = self.tx_trim[p].q.val();
+            self.regs.ro[14 + 10 * p].next = self.occ_b[2 * p].q.val();
+            self.regs.ro[15 + 10 * p].next = self.occ_b[2 * p + 1].q.val();
+            self.regs.ro[16 + 10 * p].next = 0.into();
+            if self.pmode.mode[p].val() == 1 {
+                self.regs.ro[16 + 10 * p].next = 1.into();
+            }
+            if self.pmode.mode[p].val() == 2 {
+                self.regs.ro[16 + 10 * p].next = 2.into();
+            }
+            self.regs.ro[17 + 10 * p].next = self.bank.green_pkts[p].val();
+            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[17 + 10 * p].val();
+            self.regs.ro[18 + 10 * p].next = self.bank.not_green_pkts[p].val();
+            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[18 + 10 * p].val();
+            self.regs.ro[19 + 10 * p].next = self.pmode.cycles_opt[p].val();
+            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[19 + 10 * p].val();
+            self.regs.ro[20 + 10 * p].next = self.pmode.cycles_half[p].val();
+            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[20 + 10 * p].val();
+            self.regs.ro[21 + 10 * p].next = self.pmode.cycles_pess[p].val();
+            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[21 + 10 * p].val();
+            self.regs.ro[22 + 10 * p].next = self.pmode.notifies[p].val();
+            self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 10 * p].val();
         }
         // Exact occupancy: reserved at admission, freed at departure.
         for q in 0..self.occ_b.len() {

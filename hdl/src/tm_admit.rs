@@ -1,6 +1,7 @@
-//! `TmAdmit`: the traffic manager's packet-atomic admission in ideal mode
-//! (`docs/trimming.md`, "Queues and admission"; seed 000 §3.1: trim when the
-//! data queue is full, return to sender when the header queue is full too).
+//! `TmAdmit`: the traffic manager's packet-atomic admission, ideal and meter
+//! mode (`docs/trimming.md`, "Queues and admission"; seed 000 §3.1: trim when
+//! the data queue is full, return to sender when the header queue is full
+//! too; meter mode: seed 001, seed 000 §4-5, deflect on drop).
 //!
 //! Decides at a packet's first beat, from `tuser` and the exact occupancy of
 //! the queues (bytes and RAM words, reserved at admission and freed when the
@@ -16,6 +17,15 @@
 //! | 5 | drop: `prio` and the header queue is full | `drop_ctrl_pkts` |
 //! | 6 | drop: data queue full, not trimmable | `drop_data_pkts` |
 //! | 7 | drop: trimmable, no room for the header anywhere | `dropped_trim_packets` |
+//! | 8 | meter mode: deflected (DoD): trimmed into the DoD FIFO, notify `dest_port` | `dod_trim_packets` |
+//! | 9 | meter mode: data queue and DoD FIFO full | `drop_dod_pkts` |
+//!
+//! Order of the tests: bad (0); a packet coming back from the DoD FIFO
+//! ([`RECIRC_BIT`]) takes the trim path (3, 4, 7); `prio` (1, 5); a packet
+//! the meters marked ([`METER_TRIM_BIT`], with `trim_ok`) takes the trim path;
+//! data queue (2); not trimmable (6); in meter mode (`meter_en`) the DoD FIFO
+//! (8, 9); else the trim path. Packets coming back are not counted in
+//! `in_pkts`, so at rest `in_pkts + dod_trim_packets` = the sum of the fates.
 //!
 //! A queue of `limit` bytes and `depth` words takes `L` bytes when
 //! `bytes + L <= limit` and `words + ceil(L / K) <= depth`, so the queue's
@@ -35,8 +45,15 @@
 //! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
 //!   bytes and `enq_words` words of queue `enq_q`.
 //! - `limit_h`, `limit_d` (bytes, 32 bits), `trim_len` (`[7:0]` NDP, `[15:8]` IPv4,
-//!   `[23:16]` IPv6), `rts_en`: run-time registers.
-//! - `counters[c]` out, `clear[c]` in: the eight fate counters above in code
+//!   `[23:16]` IPv6), `rts_en`, `meter_en`: run-time registers.
+//! - `occ_dod_words` in: the DoD FIFO's occupancy in words (reserved at a
+//!   deflection, freed when the packet comes back, below); it takes a
+//!   trimmed packet of `kl` bytes when `occ + ceil(kl / K) <= depth_dod`.
+//! - `dec_valid` out (one cycle per packet, at its first beat): the decision
+//!   `dec_code`, whether the packet came back from the DoD FIFO
+//!   (`dec_recirc`), its destination `dec_port` and length `dec_bytes` as it
+//!   arrived (a packet coming back frees `ceil(dec_bytes / K)` DoD words).
+//! - `counters[c]` out, `clear[c]` in: the ten fate counters above in code
 //!   order, then `in_pkts` (32 bits, wrap).
 use crate::axis_skid::AxisSkid;
 use crate::meta::{DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, LENGTH_LSB, PRIO_BIT, TRIM_OK_BIT};
@@ -46,8 +63,14 @@ use rust_hdl::prelude::*;
 /// Bit position of the traffic manager's queue index in `tuser` (8 bits,
 /// internal to the traffic manager).
 pub const QUEUE_LSB: usize = 80;
+/// Bit of `tuser` (internal) marking a trimmed packet that comes back from
+/// the DoD FIFO to admission.
+pub const RECIRC_BIT: usize = 89;
+pub use crate::meter::METER_TRIM_BIT;
+/// Number of fate codes.
+pub const N_CODES: usize = 10;
 /// Number of fate counters plus `in_pkts`.
-pub const N_COUNTERS: usize = 9;
+pub const N_COUNTERS: usize = 11;
 /// Counter names in `counters` order (register-map order).
 pub const COUNTER_NAMES: [&str; N_COUNTERS] = [
     "drop_bad_pkts",
@@ -58,6 +81,8 @@ pub const COUNTER_NAMES: [&str; N_COUNTERS] = [
     "drop_ctrl_pkts",
     "drop_data_pkts",
     "dropped_trim_packets",
+    "dod_trim_packets",
+    "drop_dod_pkts",
     "in_pkts",
 ];
 
@@ -79,6 +104,7 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub m_tready: Signal<In, Bit>,
     pub occ_bytes: Vec<Signal<In, Bits<32>>>,
     pub occ_words: Vec<Signal<In, Bits<32>>>,
+    pub occ_dod_words: Signal<In, Bits<32>>,
     pub enq: Signal<Out, Bit>,
     pub enq_q: Signal<Out, Bits<8>>,
     pub enq_bytes: Signal<Out, Bits<32>>,
@@ -87,15 +113,24 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub limit_d: Signal<In, Bits<32>>,
     pub trim_len: Signal<In, Bits<24>>,
     pub rts_en: Signal<In, Bit>,
+    pub meter_en: Signal<In, Bit>,
+    pub dec_valid: Signal<Out, Bit>,
+    pub dec_code: Signal<Out, Bits<4>>,
+    pub dec_recirc: Signal<Out, Bit>,
+    pub dec_port: Signal<Out, Bits<8>>,
+    pub dec_bytes: Signal<Out, Bits<16>>,
     pub counters: Vec<Signal<Out, Bits<32>>>,
     pub clear: Vec<Signal<In, Bit>>,
     ports: Constant<Bits<8>>,
     port_id: Vec<Constant<Bits<8>>>,
     depth_h: Constant<Bits<32>>,
     depth_d: Constant<Bits<32>>,
+    depth_dod: Constant<Bits<32>>,
+    dod_q: Constant<Bits<8>>,
+    recirc_mark: Constant<Bits<U>>,
     k_minus_1: Constant<Bits<32>>,
     k_shift: Constant<Bits<32>>,
-    code_id: Vec<Constant<Bits<3>>>,
+    code_id: Vec<Constant<Bits<4>>>,
     user_clear: Constant<Bits<U>>,
     out: AxisSkid<D, K, U>,
     in_pkt: DffR<Bit>,
@@ -121,8 +156,11 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     fit_d: Signal<Local, Bit>,
     fit_ht: Signal<Local, Bit>,
     fit_hs: Signal<Local, Bit>,
+    fit_dod: Signal<Local, Bit>,
+    recirc: Signal<Local, Bit>,
     src_ok: Signal<Local, Bit>,
-    code: Signal<Local, Bits<3>>,
+    code: Signal<Local, Bits<4>>,
+    tpath: Signal<Local, Bits<4>>,
     drop_now: Signal<Local, Bit>,
     qport: Signal<Local, Bits<8>>,
     qidx: Signal<Local, Bits<8>>,
@@ -134,9 +172,11 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
 
 impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
     /// Admission for `ports` egress ports whose header and data queues have
-    /// `depth_h` and `depth_d` words.
-    pub fn new(ports: usize, depth_h: usize, depth_d: usize) -> Self {
-        assert!(K * 8 == D && K.is_power_of_two() && U >= QUEUE_LSB + 8, "TmAdmit: D = 8K, K a power of two, U >= 88");
+    /// `depth_h` and `depth_d` words, with a DoD FIFO that admits up to
+    /// `depth_dod` words (its queue index is `2 * ports`).
+    pub fn new(ports: usize, depth_h: usize, depth_d: usize, depth_dod: usize) -> Self {
+        assert!(K * 8 == D && K.is_power_of_two() && U > RECIRC_BIT, "TmAdmit: D = 8K, K a power of two, U > 89");
+        assert!(ports < 128, "TmAdmit: the DoD queue index 2 * ports must fit 8 bits");
         assert!((1..=64).contains(&ports), "TmAdmit: 1..=64 ports");
         assert!(depth_h < 1 << 24 && depth_d < 1 << 24);
         // hdl_gen needs literal bit positions; these are meta.rs's.
@@ -145,7 +185,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             (8, 16, 32, 43, 44, 56, 58, 60, 67, 74)
         );
         let mut uc = Bits::<U>::mask();
-        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..QUEUE_LSB + 8) {
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..QUEUE_LSB + 8).chain([METER_TRIM_BIT, RECIRC_BIT]) {
             uc = uc.replace_bit(b, false);
         }
         Self {
@@ -165,6 +205,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             m_tready: Default::default(),
             occ_bytes: vec_of(2 * ports),
             occ_words: vec_of(2 * ports),
+            occ_dod_words: Default::default(),
             enq: Default::default(),
             enq_q: Default::default(),
             enq_bytes: Default::default(),
@@ -173,15 +214,24 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             limit_d: Default::default(),
             trim_len: Default::default(),
             rts_en: Default::default(),
+            meter_en: Default::default(),
+            dec_valid: Default::default(),
+            dec_code: Default::default(),
+            dec_recirc: Default::default(),
+            dec_port: Default::default(),
+            dec_bytes: Default::default(),
             counters: vec_of(N_COUNTERS),
             clear: vec_of(N_COUNTERS),
             ports: Constant::new((ports as u64).to_bits()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             depth_h: Constant::new((depth_h as u64).to_bits()),
             depth_d: Constant::new((depth_d as u64).to_bits()),
+            depth_dod: Constant::new((depth_dod as u64).to_bits()),
+            dod_q: Constant::new(((2 * ports) as u64).to_bits()),
+            recirc_mark: Constant::new(Bits::<U>::default().replace_bit(RECIRC_BIT, true)),
             k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
-            code_id: (0..8).map(|c| Constant::new((c as u64).to_bits())).collect(),
+            code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
             out: Default::default(),
             in_pkt: Default::default(),
@@ -207,8 +257,11 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             fit_d: Default::default(),
             fit_ht: Default::default(),
             fit_hs: Default::default(),
+            fit_dod: Default::default(),
+            recirc: Default::default(),
             src_ok: Default::default(),
             code: Default::default(),
+            tpath: Default::default(),
             drop_now: Default::default(),
             qport: Default::default(),
             qidx: Default::default(),
@@ -300,9 +353,20 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.fit_hs.next =
             self.src_ok.val() & (self.hs_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
 
-        // The decision (module docs).
+        self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
+        self.recirc.next = self.s_tuser.val().get_bit(89);
+
+        // The decision (module docs): codes 3, 4, 7 are the trim path.
+        self.tpath.next = 7.into();
+        if self.fit_ht.val() {
+            self.tpath.next = 3.into();
+        } else if self.rts_en.val() & self.fit_hs.val() {
+            self.tpath.next = 4.into();
+        }
         if (self.dest.val() >= self.ports.val()) | !self.len.val().any() {
             self.code.next = 0.into();
+        } else if self.recirc.val() | (self.s_tuser.val().get_bit(88) & self.s_tuser.val().get_bit(44) & !self.s_tuser.val().get_bit(43)) {
+            self.code.next = self.tpath.val();
         } else if self.s_tuser.val().get_bit(43) {
             if self.fit_h.val() {
                 self.code.next = 1.into();
@@ -313,12 +377,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.code.next = 2.into();
         } else if !self.s_tuser.val().get_bit(44) {
             self.code.next = 6.into();
-        } else if self.fit_ht.val() {
-            self.code.next = 3.into();
-        } else if self.rts_en.val() & self.fit_hs.val() {
-            self.code.next = 4.into();
+        } else if self.meter_en.val() {
+            if self.fit_dod.val() {
+                self.code.next = 8.into();
+            } else {
+                self.code.next = 9.into();
+            }
         } else {
-            self.code.next = 7.into();
+            self.code.next = self.tpath.val();
         }
 
         // The admitted packet's queue and tuser.
@@ -330,9 +396,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if self.code.val() == 2 {
             self.qidx.next = (self.qport.val() << 1) | 1;
         }
+        if self.code.val() == 8 {
+            self.qidx.next = self.dod_q.val();
+        }
         self.ulen.next = self.len.val().get_bits::<16>(0);
         self.flagv.next = 0.into();
-        if (self.code.val() == 3) | (self.code.val() == 4) {
+        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
             self.ulen.next = self.kl.val().get_bits::<16>(0);
             self.flagv.next = 1.into();
         }
@@ -344,7 +413,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             | (bit_cast::<U, 16>(self.ulen.val()) << 16)
             | (bit_cast::<U, 8>(self.flagv.val()) << 32)
             | (bit_cast::<U, 8>(self.qidx.val()) << 80);
-        self.drop_now.next = (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7);
+        if self.code.val() == 8 {
+            self.new_user.next = self.new_user.val() | self.recirc_mark.val();
+        }
+        self.drop_now.next = (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
 
         // Stream: the first beat decides, later beats follow the decision.
         self.out.s_tdata.next = self.s_tdata.val();
@@ -362,11 +434,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop_cur.q.val();
         }
         self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        self.dec_valid.next = self.xfer.val() & self.first.val();
+        self.dec_code.next = self.code.val();
+        self.dec_recirc.next = self.recirc.val();
+        self.dec_port.next = self.dest.val();
+        self.dec_bytes.next = self.len.val().get_bits::<16>(0);
         self.enq.next = false;
         self.enq_q.next = self.qidx.val();
         self.enq_bytes.next = self.len.val();
         self.enq_words.next = self.w_len.val();
-        if (self.code.val() == 3) | (self.code.val() == 4) {
+        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
             self.enq_bytes.next = self.kl.val();
             self.enq_words.next = self.w_kl.val();
         }
@@ -381,7 +458,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
                         self.count[c].d.next = self.count[c].q.val() + 1;
                     }
                 }
-                self.count[8].d.next = self.count[8].q.val() + 1;
+                if !self.recirc.val() {
+                    self.count[10].d.next = self.count[10].q.val() + 1;
+                }
             }
         }
         for c in 0..self.count.len() {

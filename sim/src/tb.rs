@@ -197,3 +197,33 @@ impl Tb {
         })
     }
 }
+
+/// Records the values of some output ports in every cycle a strobe port is
+/// high (an event trace such as `ts_tm`'s `dec_valid` / `dec_code`).
+pub struct Strobe {
+    strobe: Port,
+    ports: Vec<Port>,
+    /// `(cycle, values in the order of the port names)` per strobe.
+    pub events: Vec<(u64, Vec<u64>)>,
+}
+
+impl Strobe {
+    /// A recorder of `ports` (each at most 64 bits) whenever `strobe` is 1.
+    pub fn new(m: &Model, strobe: &str, ports: &[&str]) -> Result<Strobe> {
+        let ports = ports.iter().map(|p| m.port(p)).collect::<Result<Vec<_>>>()?;
+        for p in &ports {
+            anyhow::ensure!(m.port_info(p).width <= 64, "Strobe: port {} is wider than 64 bits", m.port_info(p).name);
+        }
+        Ok(Strobe { strobe: m.port(strobe)?, ports, events: vec![] })
+    }
+}
+
+impl Agent for Strobe {
+    fn drive(&mut self, _m: &mut Model, _cycle: u64) {}
+
+    fn sample(&mut self, m: &Model, cycle: u64) {
+        if m.get(&self.strobe) == 1 {
+            self.events.push((cycle, self.ports.iter().map(|p| m.get(p)).collect()));
+        }
+    }
+}

@@ -159,6 +159,11 @@ pub struct TmSettings {
     /// Return to sender when the header queue is full.
     pub rts: bool,
     pub trim: TrimParams,
+    /// Meter mode (`CTRL` bit 3): a data packet the data queue refuses is
+    /// deflected into the DoD FIFO instead of trimmed at once.
+    pub meter: bool,
+    /// Words the DoD FIFO admits (`tm.dod_words`).
+    pub depth_dod: usize,
 }
 
 /// What the traffic manager did with a packet.
@@ -170,13 +175,16 @@ pub enum Fate {
     Trimmed(u8),
     /// Trimmed and returned into the header queue of its source port.
     Returned(u8),
+    /// Meter mode: trimmed into the DoD FIFO (destination port); it comes
+    /// back through [`TmModel::readmit`].
+    Deflected(u8),
     /// Dropped; the counter that counts it.
     Dropped(&'static str),
 }
 
 /// The counters of the traffic manager, in register-map order
 /// (`docs/trimming.md`, "Counters").
-pub const COUNTERS: [&str; 10] = [
+pub const COUNTERS: [&str; 12] = [
     "in_pkts",
     "enq_h_pkts",
     "enq_d_pkts",
@@ -187,6 +195,8 @@ pub const COUNTERS: [&str; 10] = [
     "drop_data_pkts",
     "drop_bad_pkts",
     "tx_trim_packets",
+    "dod_trim_packets",
+    "drop_dod_pkts",
 ];
 
 #[derive(Clone, Debug, Default)]
@@ -201,6 +211,7 @@ struct Q {
 pub struct TmModel {
     pub settings: TmSettings,
     queues: BTreeMap<(u8, Queue), Q>,
+    dod: Q,
     counters: BTreeMap<&'static str, u64>,
 }
 
@@ -211,7 +222,7 @@ impl TmModel {
             queues.insert((p, Queue::H), Q::default());
             queues.insert((p, Queue::D), Q::default());
         }
-        TmModel { settings, queues, counters: COUNTERS.iter().map(|c| (*c, 0)).collect() }
+        TmModel { settings, queues, dod: Q::default(), counters: COUNTERS.iter().map(|c| (*c, 0)).collect() }
     }
 
     fn words(&self, len: u32) -> u32 {
@@ -243,7 +254,16 @@ impl TmModel {
 
     /// Admits a packet (`docs/trimming.md`, "Enqueue decision"), enqueues what
     /// it becomes, and returns its fate.
+    /// Admission of a packet from the input (ideal mode, or meter mode without
+    /// a meter mark): [`TmModel::admit_marked`] with `marked` false.
     pub fn admit(&mut self, frame: &[u8], m: &Meta) -> Fate {
+        self.admit_marked(frame, m, false)
+    }
+
+    /// Admission of a packet from the input; `marked`: the meters answered
+    /// "not green" (`docs/trimming.md`, "Meter mode"), so a trimmable data
+    /// packet takes the trim path without trying the data queue.
+    pub fn admit_marked(&mut self, frame: &[u8], m: &Meta, marked: bool) -> Fate {
         self.bump("in_pkts");
         let ports = self.settings.ports as u8;
         let len = frame.len() as u32;
@@ -252,6 +272,9 @@ impl TmModel {
             return Fate::Dropped("drop_bad_pkts");
         }
         let d = m.dest_port;
+        if marked && m.trim_ok && !m.prio {
+            return self.trim_path(frame, m);
+        }
         if m.prio {
             if self.fits(d, Queue::H, len) {
                 self.bump("enq_h_pkts");
@@ -270,6 +293,42 @@ impl TmModel {
             self.bump("drop_data_pkts");
             return Fate::Dropped("drop_data_pkts");
         }
+        if self.settings.meter {
+            let kl = keep_len(m, &self.settings.trim) as u32;
+            if self.dod.words + self.words(kl) <= self.settings.depth_dod as u32 {
+                self.bump("dod_trim_packets");
+                let (f, mm) = trim(frame, m, &self.settings.trim, false);
+                self.dod.words += self.words(f.len() as u32);
+                self.dod.bytes += f.len() as u32;
+                self.dod.pkts.push_back((f, mm));
+                return Fate::Deflected(d);
+            }
+            self.bump("drop_dod_pkts");
+            return Fate::Dropped("drop_dod_pkts");
+        }
+        self.trim_path(frame, m)
+    }
+
+    /// The next packet of the DoD FIFO comes back to admission (not counted
+    /// in `in_pkts`) and takes the trim path. Returns its frame and `tuser`
+    /// as it came back, and its fate; `None` if the FIFO is empty.
+    pub fn readmit(&mut self) -> Option<(Vec<u8>, Meta, Fate)> {
+        let (f, m) = self.dod.pkts.pop_front()?;
+        self.dod.words -= self.words(f.len() as u32);
+        self.dod.bytes -= f.len() as u32;
+        let fate = self.trim_path(&f, &m);
+        Some((f, m, fate))
+    }
+
+    /// Words the DoD FIFO holds reserved.
+    pub fn dod_words(&self) -> u32 {
+        self.dod.words
+    }
+
+    /// Trim into the destination's header queue, else return to sender, else
+    /// drop (steps 4 to 6 of the decision).
+    fn trim_path(&mut self, frame: &[u8], m: &Meta) -> Fate {
+        let (d, ports) = (m.dest_port, self.settings.ports as u8);
         let kl = keep_len(m, &self.settings.trim) as u32;
         if self.fits(d, Queue::H, kl) {
             self.bump("trim_packets");
@@ -408,7 +467,7 @@ mod tests {
 
     #[test]
     fn admission_prefers_data_then_trims_then_returns() {
-        let s = TmSettings { ports: 4, beat: 32, depth_h: 64, depth_d: 64, limit_h: 300, limit_d: 3000, rts: true, trim: TrimParams::default() };
+        let s = TmSettings { ports: 4, beat: 32, depth_h: 64, depth_d: 64, limit_h: 300, limit_d: 3000, rts: true, trim: TrimParams::default(), meter: false, depth_dod: 16 };
         let mut tm = TmModel::new(s);
         let pk = trimmable(400, 9);
         let to0: Vec<_> = pk.into_iter().filter(|(f, m)| f.len() > 200 && m.src_port != 0).map(|(f, mut m)| {
