@@ -1,12 +1,12 @@
 // Properties of the traffic manager's queue admission, for SymbiYosys, on the
-// formal top ts_tm_core (src/formal_tm.rs: TmAdmit -> queue demux -> per port
+// formal top ts_tm_core (src/formal_tm.rs: TmPre -> TmAdmit -> queue demux -> per port
 // a header and a data queue (cut-through ts_pkt_fifo) -> scheduler, with the
 // exact-occupancy registers occ_b / occ_w of TrafficManager; the trimmer is
 // not in this top). `trimswitch formal` includes this file at the end of
 // module ts_tm_core, so it sees the ports and the top's internal wires by name
 // (admit__enq, demux__m_tvalid_<q>, occ_w_<q>__q, ...). Written for 2 ports
 // (4 queues); every name declared here starts with `f_`. The includer defines
-//   F_DW, F_KW, F_UW         tdata / tkeep / tuser widths (tuser >= 88 bits)
+//   F_DW, F_KW, F_UW         tdata / tkeep / tuser widths (tuser 128 bits)
 //   F_PORTS, F_NQ            ports (2) and queues (4; queue q = 2*port + data)
 //   F_DEPTH_H, F_DEPTH_D     header / data queue depth in words (RAM beats)
 //   F_MAXB                   longest input packet in beats (assumption)
@@ -109,6 +109,10 @@ end
 // Nothing is trimmable (trim_ok, tuser bit 44, low): admission never chooses a
 // trim fate, which is why the trimmer can be left out of this top.
 always @(*) if (s_tvalid) assume(!s_tuser[44]);
+// Meter mode is off in this top: no packet arrives marked by the meters
+// (tuser bit 88) or coming back from the DoD FIFO (bit 89); bits 90..127 are
+// the traffic manager's own (TmPre overwrites 96..127).
+always @(*) if (s_tvalid) assume(s_tuser[F_UW-1:88] == 0);
 reg f_s_stalled;
 reg [F_DW+F_KW+F_UW:0] f_s_held;
 always @(posedge clock) begin
@@ -130,11 +134,20 @@ always @(posedge clock)
     end
 always @(*) if (f_run) assert(f_in_beat < F_MAXB && f_in_bytes == f_in_beat * F_KW);
 
+// ---------------------------------------------------------------- admission's input
+// Admission decides at the first beat out of TmPre's register (TmPre only
+// adds its fields at tuser[127:96]); A and D watch that interface.
+wire f_a = admit__s_tvalid && admit__s_tready;
+reg [F_BW-1:0] f_a_beat;       // beats of the current packet admission has taken
+always @(posedge clock)
+    if (reset) f_a_beat <= 0;
+    else if (f_a) f_a_beat <= admit__s_tlast ? 0 : f_a_beat + 1'b1;
+
 // ---------------------------------------------------------------- A. admission is the spec
-wire        f_first = f_in && f_in_beat == 0;
-wire [7:0]  f_dest = s_tuser[15:8];
-wire [15:0] f_len = s_tuser[31:16];
-wire        f_data = !s_tuser[43];                            // not prio: data queue
+wire        f_first = f_a && f_a_beat == 0;
+wire [7:0]  f_dest = admit__s_tuser[15:8];
+wire [15:0] f_len = admit__s_tuser[31:16];
+wire        f_data = !admit__s_tuser[43];                     // not prio: data queue
 wire [7:0]  f_qi = {f_dest[6:0], f_data};
 wire [31:0] f_words = ({16'd0, f_len} + F_KW - 1) >> F_KSH;
 wire [31:0] f_ob_q = f_occ_b[f_qi[1:0] * 32 +: 32];
@@ -250,7 +263,7 @@ reg [F_DW-1:0]  f_tdata;
 reg [F_KW-1:0]  f_tkeep;
 reg             f_tlast;
 wire f_t_start = admit__enq && f_pick && f_t_state == F_T_IDLE;
-wire f_t_in = f_in && (f_t_start || f_t_state == F_T_IN);
+wire f_t_in = f_a && (f_t_start || f_t_state == F_T_IN);
 wire [1:0] f_tp_q = f_tq[1:0];
 wire f_tp = f_tq[1];                                         // its port
 wire f_t_turn = f_out[f_tp] && f_mu[f_tp*F_UW + 80 +: 8] == f_tq && f_dep[f_tp_q*8 +: 8] == f_tn
@@ -263,17 +276,17 @@ always @(posedge clock)
         if (f_t_start) begin
             f_tq <= admit__enq_q;
             f_tn <= f_adm[admit__enq_q[1:0]*8 +: 8];
-            f_tuser <= {admit__enq_q, s_tuser[79:0]};
+            f_tuser <= {admit__enq_q, admit__s_tuser[79:0]};
         end
-        if (f_t_in && f_in_beat == f_tbeat) begin
+        if (f_t_in && f_a_beat == f_tbeat) begin
             f_thave <= 1'b1;
-            f_tdata <= s_tdata;
-            f_tkeep <= s_tkeep;
-            f_tlast <= s_tlast;
+            f_tdata <= admit__s_tdata;
+            f_tkeep <= admit__s_tkeep;
+            f_tlast <= admit__s_tlast;
         end
         case (f_t_state)
-            F_T_IDLE: if (f_t_start) f_t_state <= s_tlast ? F_T_QUEUED : F_T_IN;
-            F_T_IN: if (f_in && s_tlast) f_t_state <= F_T_QUEUED;
+            F_T_IDLE: if (f_t_start) f_t_state <= admit__s_tlast ? F_T_QUEUED : F_T_IN;
+            F_T_IN: if (f_a && admit__s_tlast) f_t_state <= F_T_QUEUED;
             default: ;
         endcase
         if (f_t_turn && f_ml[f_tp]) f_t_state <= F_T_GONE;

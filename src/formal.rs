@@ -197,9 +197,9 @@ pub fn jobs() -> Vec<Job> {
 }
 
 /// Cycles from reset of the bounded traffic-manager proof and its mutants
-/// (checks in cycles 0..8; a beat first reaches an output in cycle 7; cycle 9
-/// alone takes Yices about 2 minutes, see docs/verification.md).
-pub const TM_BMC_DEPTH: u32 = 9;
+/// (checks in cycles 0..9; a beat first reaches an output in cycle 8, after
+/// TmPre's register; see docs/verification.md for the times).
+pub const TM_BMC_DEPTH: u32 = 10;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).
@@ -417,8 +417,9 @@ pub mod tm_small {
     /// tdata bits: K = 8 lanes, the smallest the traffic manager supports.
     pub const D: usize = 64;
     pub const K: usize = 8;
-    /// tuser bits: the meta fields up to the queue index (bits 80..87).
-    pub const U: usize = 88;
+    /// tuser bits: the meta fields, the queue index (bits 80..87) and the
+    /// traffic manager's internal bits up to TmPre's fields (96..127).
+    pub const U: usize = 128;
     pub const M: usize = 5;
     pub const W: usize = D + M + U;
     pub const PORTS: usize = 2;

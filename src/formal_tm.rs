@@ -1,8 +1,10 @@
 //! The formal-only top `ts_tm_core` of the traffic-manager proofs
 //! (`trimswitch formal`, jobs `tm_*`; docs/verification.md "Formal").
 //!
-//! It is [`TrafficManager`] without the trimmer and without the register
-//! file: [`TmAdmit`] feeds the queue demux ([`AxisDemux`]) directly, and the
+//! It is [`TrafficManager`] in ideal mode without the meter stage and the
+//! recirculation mux (meter mode off: nothing is deflected), without the
+//! trimmer and without the register file: [`TmPre`] and [`TmAdmit`] feed the
+//! queue demux ([`AxisDemux`]) directly, and the
 //! per-port queues and schedulers ([`TmPort`]) and the exact-occupancy
 //! bookkeeping (`occ_b`, `occ_w`: reserved at `enq`, freed at `deq`) are wired
 //! exactly as in `TrafficManager::update` (the code below is a copy of those
@@ -18,7 +20,7 @@
 use rust_hdl::prelude::*;
 use trimswitch_hdl::axis_demux::AxisDemux;
 use trimswitch_hdl::tm::TmPort;
-use trimswitch_hdl::tm_admit::{TmAdmit, QUEUE_LSB};
+use trimswitch_hdl::tm_admit::{TmAdmit, TmPre, QUEUE_LSB};
 use trimswitch_hdl::widgets::{vec_of, DffR};
 
 #[derive(LogicBlock)]
@@ -45,6 +47,7 @@ pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize
     pub strict: Signal<In, Bit>,
     pub quantum_h: Signal<In, Bits<32>>,
     pub quantum_d: Signal<In, Bits<32>>,
+    pre: TmPre<D, K, U>,
     admit: TmAdmit<D, K, U>,
     demux: AxisDemux<D, K, U>,
     port: Vec<TmPort<D, K, U, M, W>>,
@@ -86,6 +89,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             strict: Default::default(),
             quantum_h: Default::default(),
             quantum_d: Default::default(),
+            pre: Default::default(),
             admit: TmAdmit::new(ports, depth_h, depth_d, 4),
             demux: AxisDemux::new(nq, QUEUE_LSB),
             port: (0..ports).map(|_| TmPort::new(depth_h, depth_d)).collect(),
@@ -110,18 +114,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.demux.clock.next = self.clock.val();
         self.demux.reset.next = self.reset.val();
 
-        // Input -> admission -> demux by queue index (TrafficManager has the
-        // trimmer between admission and the demux).
-        self.admit.s_tdata.next = self.s_tdata.val();
-        self.admit.s_tkeep.next = self.s_tkeep.val();
-        self.admit.s_tlast.next = self.s_tlast.val();
-        self.admit.s_tuser.next = self.s_tuser.val();
-        self.admit.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.admit.s_tready.val();
+        // Input -> precompute register -> admission -> demux by queue index
+        // (TrafficManager has the meter stage and recirculation mux before
+        // TmPre, and the trimmer between admission and the demux).
+        self.pre.clock.next = self.clock.val();
+        self.pre.reset.next = self.reset.val();
+        self.pre.s_tdata.next = self.s_tdata.val();
+        self.pre.s_tkeep.next = self.s_tkeep.val();
+        self.pre.s_tlast.next = self.s_tlast.val();
+        self.pre.s_tuser.next = self.s_tuser.val();
+        self.pre.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.pre.s_tready.val();
+        self.pre.trim_len.next = self.trim_len.val();
+        self.admit.s_tdata.next = self.pre.m_tdata.val();
+        self.admit.s_tkeep.next = self.pre.m_tkeep.val();
+        self.admit.s_tlast.next = self.pre.m_tlast.val();
+        self.admit.s_tuser.next = self.pre.m_tuser.val();
+        self.admit.s_tvalid.next = self.pre.m_tvalid.val();
+        self.pre.m_tready.next = self.admit.s_tready.val();
         self.admit.rts_en.next = self.rts_en.val();
         self.admit.limit_h.next = self.limit_h.val();
         self.admit.limit_d.next = self.limit_d.val();
-        self.admit.trim_len.next = self.trim_len.val();
         // Ideal mode only: no meters, no DoD path (meter_en low, so admission
         // never deflects and the DoD occupancy stays 0).
         self.admit.meter_en.next = false;

@@ -18,12 +18,12 @@ use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
 use crate::tm::{TmPort, TrafficManager};
-use crate::tm_admit::TmAdmit;
+use crate::tm_admit::{TmAdmit, TmPre};
 use crate::trimmer::Trimmer;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 20] = [
+pub const BLOCKS: [&str; 21] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -41,6 +41,7 @@ pub const BLOCKS: [&str; 20] = [
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
+    "ts_tm_pre",
     "ts_tm_admit",
     "ts_tm_port",
     "ts_tm",
@@ -137,6 +138,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             &prov,
         )?,
         "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
+        "ts_tm_pre" => emit_verilog(&mut TmPre::<D, K, U>::default(), name, &prov)?,
         "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?,
         "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
         "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,

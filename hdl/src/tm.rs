@@ -2,7 +2,7 @@
 //! mode (`docs/trimming.md`; seed 000 §3.1, §4-5; seed 001; seed 002).
 //!
 //! ```text
-//! s_* ─► MeterStage ─► recirc ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
+//! s_* ─► MeterStage ─► recirc ─► TmPre ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
 //!        │  ▲ mode     mux  ▲      ▲  enq (reserve)       │              (PktFifo,            (AxisArbMux: strict
 //!        ▼  │              │      └── occupancy ◄────────┼────────────── cut-through)         or byte DRR, H first)
 //!   MeterBank PortMode ◄───┼── notify (DoD) ◄── TmAdmit   │
@@ -45,7 +45,7 @@ use crate::axis_demux::AxisDemux;
 use crate::config::{Config, Tm};
 use crate::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
 use crate::pkt_fifo::PktFifo;
-use crate::tm_admit::{TmAdmit, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
+use crate::tm_admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::trimmer::Trimmer;
 use crate::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
@@ -231,6 +231,7 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     enq_dod: Signal<Local, Bit>,
     deq_dod: Signal<Local, Bit>,
     deq_dod_w: Signal<Local, Bits<32>>,
+    pre: TmPre<D, K, U>,
     admit: TmAdmit<D, K, U>,
     trimmer: Trimmer<D, K, U>,
     demux: AxisDemux<D, K, U>,
@@ -310,6 +311,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             enq_dod: Default::default(),
             deq_dod: Default::default(),
             deq_dod_w: Default::default(),
+            pre: Default::default(),
             admit: TmAdmit::new(ports, t.queue_h_words, t.queue_d_words, t.dod_words),
             trimmer: Default::default(),
             demux: AxisDemux::new(nq + 1, QUEUE_LSB),
@@ -409,12 +411,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.recirc.s_tuser[1].next = self.meter.m_tuser.val();
         self.recirc.s_tvalid[1].next = self.meter.m_tvalid.val();
         self.meter.m_tready.next = self.recirc.s_tready[1].val();
-        self.admit.s_tdata.next = self.recirc.m_tdata.val();
-        self.admit.s_tkeep.next = self.recirc.m_tkeep.val();
-        self.admit.s_tlast.next = self.recirc.m_tlast.val();
-        self.admit.s_tuser.next = self.recirc.m_tuser.val();
-        self.admit.s_tvalid.next = self.recirc.m_tvalid.val();
-        self.recirc.m_tready.next = self.admit.s_tready.val();
+        self.pre.clock.next = self.clock.val();
+        self.pre.reset.next = self.reset.val();
+        self.pre.s_tdata.next = self.recirc.m_tdata.val();
+        self.pre.s_tkeep.next = self.recirc.m_tkeep.val();
+        self.pre.s_tlast.next = self.recirc.m_tlast.val();
+        self.pre.s_tuser.next = self.recirc.m_tuser.val();
+        self.pre.s_tvalid.next = self.recirc.m_tvalid.val();
+        self.recirc.m_tready.next = self.pre.s_tready.val();
+        self.pre.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
+        self.admit.s_tdata.next = self.pre.m_tdata.val();
+        self.admit.s_tkeep.next = self.pre.m_tkeep.val();
+        self.admit.s_tlast.next = self.pre.m_tlast.val();
+        self.admit.s_tuser.next = self.pre.m_tuser.val();
+        self.admit.s_tvalid.next = self.pre.m_tvalid.val();
+        self.pre.m_tready.next = self.admit.s_tready.val();
         self.admit.rts_en.next = self.regs.rw[0].val().get_bit(0);
         self.admit.meter_en.next = self.regs.rw[0].val().get_bit(3);
         self.dec_valid.next = self.admit.dec_valid.val();
@@ -454,7 +465,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.admit.limit_h.next = self.regs.rw[1].val() & self.mask24.val();
         self.admit.limit_d.next = self.regs.rw[2].val() & self.mask24.val();
-        self.admit.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
         self.trimmer.s_tdata.next = self.admit.m_tdata.val();
         self.trimmer.s_tkeep.next = self.admit.m_tkeep.val();
         self.trimmer.s_tlast.next = self.admit.m_tlast.val();

@@ -31,7 +31,9 @@
 //! `bytes + L <= limit` and `words + ceil(L / K) <= depth`, so the queue's
 //! memory can never overflow. The keep length of a trimmed packet is its trim
 //! length (NDP, else by IP version), at least its headers, at most 128 and at
-//! most the packet.
+//! most the packet; [`TmPre`], the register stage in front, computes it and the
+//! word counts into `tuser` bits [`PRE_KL_LSB`].. (so the decision starts from
+//! registers: logic depth 20 instead of 32, `docs/resources.md`).
 //!
 //! The admitted packet leaves with `tuser` rewritten for the stages after:
 //! `flags` TRIMMED (codes 3, 4) and RETURNED (4), `length` = keep (3, 4),
@@ -40,12 +42,13 @@
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
-//! - `s_*`: input (wide `tuser`); `m_*`: output (registered).
+//! - `s_*`: input (wide `tuser` with [`TmPre`]'s fields); `m_*`: output
+//!   (registered; `tuser` bits 88..128 cleared).
 //! - `occ_bytes[q]`, `occ_words[q]` in: the occupancy of queue `q` (2 per port).
 //! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
 //!   bytes and `enq_words` words of queue `enq_q`.
-//! - `limit_h`, `limit_d` (bytes, 32 bits), `trim_len` (`[7:0]` NDP, `[15:8]` IPv4,
-//!   `[23:16]` IPv6), `rts_en`, `meter_en`: run-time registers.
+//! - `limit_h`, `limit_d` (bytes, 32 bits), `rts_en`, `meter_en`: run-time
+//!   registers (the trim lengths are [`TmPre`]'s).
 //! - `occ_dod_words` in: the DoD FIFO's occupancy in words (reserved at a
 //!   deflection, freed when the packet comes back, below); it takes a
 //!   trimmed packet of `kl` bytes when `occ + ceil(kl / K) <= depth_dod`.
@@ -67,6 +70,10 @@ pub const QUEUE_LSB: usize = 80;
 /// the DoD FIFO to admission.
 pub const RECIRC_BIT: usize = 89;
 pub use crate::meter::METER_TRIM_BIT;
+/// Bits of `tuser` (internal, between TmAdmit's input register and its
+/// decision) holding the precomputed keep length (8 bits), its words (8) and
+/// the packet's words (16), up to bit 128. Cleared in the output.
+pub const PRE_KL_LSB: usize = 96;
 /// Number of fate codes.
 pub const N_CODES: usize = 10;
 /// Number of fate counters plus `in_pkts`.
@@ -111,7 +118,6 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub enq_words: Signal<Out, Bits<32>>,
     pub limit_h: Signal<In, Bits<32>>,
     pub limit_d: Signal<In, Bits<32>>,
-    pub trim_len: Signal<In, Bits<24>>,
     pub rts_en: Signal<In, Bit>,
     pub meter_en: Signal<In, Bit>,
     pub dec_valid: Signal<Out, Bit>,
@@ -128,8 +134,6 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     depth_dod: Constant<Bits<32>>,
     dod_q: Constant<Bits<8>>,
     recirc_mark: Constant<Bits<U>>,
-    k_minus_1: Constant<Bits<32>>,
-    k_shift: Constant<Bits<32>>,
     code_id: Vec<Constant<Bits<4>>>,
     user_clear: Constant<Bits<U>>,
     out: AxisSkid<D, K, U>,
@@ -141,8 +145,6 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     dest: Signal<Local, Bits<8>>,
     src: Signal<Local, Bits<8>>,
     len: Signal<Local, Bits<32>>,
-    hdr_end: Signal<Local, Bits<32>>,
-    tlen: Signal<Local, Bits<32>>,
     kl: Signal<Local, Bits<32>>,
     w_len: Signal<Local, Bits<32>>,
     w_kl: Signal<Local, Bits<32>>,
@@ -175,7 +177,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
     /// `depth_h` and `depth_d` words, with a DoD FIFO that admits up to
     /// `depth_dod` words (its queue index is `2 * ports`).
     pub fn new(ports: usize, depth_h: usize, depth_d: usize, depth_dod: usize) -> Self {
-        assert!(K * 8 == D && K.is_power_of_two() && U > RECIRC_BIT, "TmAdmit: D = 8K, K a power of two, U > 89");
+        assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmAdmit: D = 8K, K a power of two, U = 128 (TmPre's fields)");
         assert!(ports < 128, "TmAdmit: the DoD queue index 2 * ports must fit 8 bits");
         assert!((1..=64).contains(&ports), "TmAdmit: 1..=64 ports");
         assert!(depth_h < 1 << 24 && depth_d < 1 << 24);
@@ -185,7 +187,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             (8, 16, 32, 43, 44, 56, 58, 60, 67, 74)
         );
         let mut uc = Bits::<U>::mask();
-        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..QUEUE_LSB + 8).chain([METER_TRIM_BIT, RECIRC_BIT]) {
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..U) {
             uc = uc.replace_bit(b, false);
         }
         Self {
@@ -212,7 +214,6 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             enq_words: Default::default(),
             limit_h: Default::default(),
             limit_d: Default::default(),
-            trim_len: Default::default(),
             rts_en: Default::default(),
             meter_en: Default::default(),
             dec_valid: Default::default(),
@@ -229,8 +230,6 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             depth_dod: Constant::new((depth_dod as u64).to_bits()),
             dod_q: Constant::new(((2 * ports) as u64).to_bits()),
             recirc_mark: Constant::new(Bits::<U>::default().replace_bit(RECIRC_BIT, true)),
-            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
-            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
             out: Default::default(),
@@ -242,8 +241,6 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             dest: Default::default(),
             src: Default::default(),
             len: Default::default(),
-            hdr_end: Default::default(),
-            tlen: Default::default(),
             kl: Default::default(),
             w_len: Default::default(),
             w_kl: Default::default(),
@@ -289,42 +286,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
 
+        // The decision, at the first beat (tuser carries TmPre's fields).
         self.first.next = !self.in_pkt.q.val();
         self.dest.next = self.s_tuser.val().get_bits::<8>(8);
         self.src.next = self.s_tuser.val().get_bits::<8>(0);
         self.len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
-        // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
-        // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
-        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + 40;
-        if self.s_tuser.val().get_bits::<2>(56) == 1 {
-            self.hdr_end.next =
-                bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(74)) << 2);
-        }
-        if self.s_tuser.val().get_bits::<2>(58) == 1 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 8;
-        }
-        if self.s_tuser.val().get_bits::<2>(58) == 2 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 16;
-        }
-        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
-        if self.s_tuser.val().get_bits::<2>(56) == 1 {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
-        }
-        if self.s_tuser.val().get_bits::<2>(58) == 2 {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
-        }
-        self.kl.next = self.tlen.val();
-        if self.hdr_end.val() > self.tlen.val() {
-            self.kl.next = self.hdr_end.val();
-        }
-        if self.kl.val() > 128 {
-            self.kl.next = 128.into();
-        }
-        if self.kl.val() > self.len.val() {
-            self.kl.next = self.len.val();
-        }
-        self.w_len.next = (self.len.val() + self.k_minus_1.val()) >> self.k_shift.val();
-        self.w_kl.next = (self.kl.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(96));
+        self.w_kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(104));
+        self.w_len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(112));
 
         // Occupancy of the header and data queues of dest and the header queue of src.
         self.hd_b.next = 0.into();
@@ -475,5 +444,139 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.m_tuser.next = self.out.m_tuser.val();
         self.m_tvalid.next = self.out.m_tvalid.val();
         self.out.m_tready.next = self.m_tready.val();
+    }
+}
+
+/// `ts_tm_pre`: the register stage in front of [`TmAdmit`] (an [`AxisSkid`],
+/// registered both ways). It computes, for every beat, what admission needs
+/// beyond `tuser`'s fields and writes it into `tuser` bits [`PRE_KL_LSB`]..128:
+/// the keep length of a trim (`[103:96]`: the trim length of the packet's kind
+/// from `trim_len`, at least its headers, at most 128 and the packet), its words
+/// (`[111:104]`) and the packet's words (`[127:112]`, `ceil(bytes / K)`). So
+/// the decision starts from registers (its logic depth, `docs/resources.md`).
+/// `trim_len` is sampled here, a cycle before the decision.
+///
+/// Ports: `clock`, `reset` (empties the stage); `s_*` in, `m_*` out (wide
+/// `tuser`, U = 128); `trim_len` in (`[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6).
+#[derive(LogicBlock)]
+pub struct TmPre<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub trim_len: Signal<In, Bits<24>>,
+    pre: AxisSkid<D, K, U>,
+    pre_clear: Constant<Bits<U>>,
+    k_minus_1: Constant<Bits<32>>,
+    k_shift: Constant<Bits<32>>,
+    len_in: Signal<Local, Bits<32>>,
+    hdr_end: Signal<Local, Bits<32>>,
+    tlen: Signal<Local, Bits<32>>,
+    kl_in: Signal<Local, Bits<32>>,
+    w_kl_in: Signal<Local, Bits<32>>,
+    w_len_in: Signal<Local, Bits<32>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> {
+    fn default() -> Self {
+        assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmPre: D = 8K, K a power of two, U = 128");
+        let mut pc = Bits::<U>::mask();
+        for b in PRE_KL_LSB..U {
+            pc = pc.replace_bit(b, false);
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            trim_len: Default::default(),
+            pre: Default::default(),
+            pre_clear: Constant::new(pc),
+            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            len_in: Default::default(),
+            hdr_end: Default::default(),
+            tlen: Default::default(),
+            kl_in: Default::default(),
+            w_kl_in: Default::default(),
+            w_len_in: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.pre.clock.next = self.clock.val();
+        self.pre.reset.next = self.reset.val();
+        self.len_in.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
+        // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
+        // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
+        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + 40;
+        if self.s_tuser.val().get_bits::<2>(56) == 1 {
+            self.hdr_end.next =
+                bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(74)) << 2);
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 1 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 8;
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 2 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 16;
+        }
+        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
+        if self.s_tuser.val().get_bits::<2>(56) == 1 {
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 2 {
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
+        }
+        self.kl_in.next = self.tlen.val();
+        if self.hdr_end.val() > self.tlen.val() {
+            self.kl_in.next = self.hdr_end.val();
+        }
+        if self.kl_in.val() > 128 {
+            self.kl_in.next = 128.into();
+        }
+        if self.kl_in.val() > self.len_in.val() {
+            self.kl_in.next = self.len_in.val();
+        }
+        self.pre.s_tdata.next = self.s_tdata.val();
+        self.pre.s_tkeep.next = self.s_tkeep.val();
+        self.pre.s_tlast.next = self.s_tlast.val();
+        self.w_kl_in.next = (self.kl_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.w_len_in.next = (self.len_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.pre.s_tuser.next = (self.s_tuser.val() & self.pre_clear.val())
+            | (bit_cast::<U, 8>(self.kl_in.val().get_bits::<8>(0)) << 96)
+            | (bit_cast::<U, 8>(self.w_kl_in.val().get_bits::<8>(0)) << 104)
+            | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
+        self.pre.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.pre.s_tready.val();
+        self.m_tdata.next = self.pre.m_tdata.val();
+        self.m_tkeep.next = self.pre.m_tkeep.val();
+        self.m_tlast.next = self.pre.m_tlast.val();
+        self.m_tuser.next = self.pre.m_tuser.val();
+        self.m_tvalid.next = self.pre.m_tvalid.val();
+        self.pre.m_tready.next = self.m_tready.val();
+
     }
 }
