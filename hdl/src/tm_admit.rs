@@ -22,7 +22,8 @@
 //!
 //! Order of the tests: bad (0); a packet coming back from the DoD FIFO
 //! ([`RECIRC_BIT`]) takes the trim path (3, 4, 7); `prio` (1, 5); a packet
-//! the meters marked ([`METER_TRIM_BIT`], with `trim_ok`) takes the trim path;
+//! the meters marked ([`METER_TRIM_BIT`], with `trim_ok`, not `prio`) takes
+//! the trim path;
 //! data queue (2); not trimmable (6); in meter mode (`meter_en`) the DoD FIFO
 //! (8, 9); else the trim path. Packets coming back are not counted in
 //! `in_pkts`, so at rest `in_pkts + dod_trim_packets` = the sum of the fates.
@@ -36,9 +37,9 @@
 //! registers: logic depth 20 instead of 32, `docs/resources.md`).
 //!
 //! The admitted packet leaves with `tuser` rewritten for the stages after:
-//! `flags` TRIMMED (codes 3, 4) and RETURNED (4), `length` = keep (3, 4),
-//! `dest_port` = `src_port` (4), and the queue index `2 * port + (data ? 1 : 0)`
-//! at [`QUEUE_LSB`]. Dropped packets are consumed at one beat per cycle.
+//! `flags` TRIMMED (codes 3, 4, 8) and RETURNED (4), `length` = keep (3, 4,
+//! 8), `dest_port` = `src_port` (4), the queue index `2 * port + (data ? 1 : 0)`
+//! (the DoD FIFO's `2 * ports` for 8) at [`QUEUE_LSB`], and [`RECIRC_BIT`] for 8. Dropped packets are consumed at one beat per cycle.
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
@@ -70,8 +71,7 @@ pub const QUEUE_LSB: usize = 80;
 /// the DoD FIFO to admission.
 pub const RECIRC_BIT: usize = 89;
 pub use crate::meter::METER_TRIM_BIT;
-/// Bits of `tuser` (internal, between TmAdmit's input register and its
-/// decision) holding the precomputed keep length (8 bits), its words (8) and
+/// Bits of `tuser` (internal, from [`TmPre`] to [`TmAdmit`]) holding the precomputed keep length (8 bits), its words (8) and
 /// the packet's words (16), up to bit 128. Cleared in the output.
 pub const PRE_KL_LSB: usize = 96;
 /// Number of fate codes.
