@@ -168,8 +168,11 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     for (s, r) in sinks.iter_mut().zip(ready) {
         s.ready_prob = *r;
     }
+    // tuser bits 80.. are the traffic manager's own: junk there from upstream
+    // must change nothing (the meter stage clears them).
+    let mut junk = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5eed);
     for (f, m) in pkts {
-        src.push(Packet::new(f.clone(), m.pack()));
+        src.push(Packet::new(f.clone(), m.pack() | (junk.gen::<u64>() as u128) << 80));
     }
     let start = tb.cycle();
     {

@@ -618,7 +618,10 @@ pub const METER_TRIM_BIT: usize = 88;
 /// - `clock`, `reset`: rising-edge clock, synchronous active-high reset (the
 ///   held beat is discarded; reset the meter bank with it).
 /// - `s_*` in, `m_*` out: AXI4-Stream, wide `tuser` ([`crate::meta`]);
-///   `s_tready` follows `m_tready` combinationally.
+///   `s_tready` follows `m_tready` combinationally. Input `tuser` bits 80 and
+///   up belong to the traffic manager and are cleared here, so nothing from
+///   outside can pose as a meter mark or a packet coming back from the DoD
+///   FIFO.
 /// - `enable` in: meter mode (`CTRL` bit 3 of the traffic manager).
 /// - `mode[p]` in (2 bits): port `p`'s mode ([`PortMode`]).
 /// - `req_valid`, `req_port`, `req_bytes`, `req_mode` out; `resp_valid`,
@@ -649,6 +652,7 @@ pub struct MeterStage<const D: usize, const K: usize, const U: usize> {
     pub resp_green: Signal<In, Bit>,
     port_id: Vec<Constant<Bits<8>>>,
     mark: Constant<Bits<U>>,
+    user_in: Constant<Bits<U>>,
     overhead: Constant<Bits<16>>,
     v: DffR<Bit>,
     pend: DffR<Bit>,
@@ -695,6 +699,7 @@ impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
             resp_green: Default::default(),
             port_id: (0..n).map(|p| Constant::new((p as u64).to_bits())).collect(),
             mark: Constant::new(Bits::<U>::default().replace_bit(METER_TRIM_BIT, true)),
+            user_in: Constant::new((0..80).fold(Bits::<U>::default(), |b, i| b.replace_bit(i, true))),
             overhead: Constant::new((WIRE_OVERHEAD as u64).to_bits()),
             v: Default::default(),
             pend: Default::default(),
@@ -762,7 +767,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for MeterStage<D, K, 
             self.data.d.next = self.s_tdata.val();
             self.keep.d.next = self.s_tkeep.val();
             self.last.d.next = self.s_tlast.val();
-            self.user.d.next = self.s_tuser.val();
+            self.user.d.next = self.s_tuser.val() & self.user_in.val();
         }
     }
 }
