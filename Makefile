@@ -6,13 +6,14 @@ CONFIG ?= configs/netfpga-sume.toml
 CARGO  ?= cargo
 TS     := target/debug/trimswitch
 
-.PHONY: all test toolchain build emit lint synth smoke formal clean
+.PHONY: all test toolchain build emit lint synth smoke regs formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
 	$(TS) lint  --config $(CONFIG)
 	$(TS) synth --config $(CONFIG)
 	$(TS) smoke --config $(CONFIG)
+	$(TS) regs  --config $(CONFIG)
 	$(TS) summary --config $(CONFIG)
 
 toolchain:
@@ -21,7 +22,7 @@ toolchain:
 build:
 	$(CARGO) build --workspace --locked
 
-emit lint synth smoke: toolchain build
+emit lint synth smoke regs: toolchain build
 	$(TS) $@ --config $(CONFIG)
 
 # SymbiYosys proofs of the packet FIFO (docs/verification.md, "Formal").

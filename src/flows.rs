@@ -30,11 +30,28 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
         generator: trimswitch_hdl::emit::GENERATOR.to_string(),
         config: cfg.source.display().to_string(),
         config_hash: cfg.hash(),
-        top: catalog::TOP.to_string(),
+        top: catalog::top(cfg).to_string(),
         files,
     };
     write_if_changed(&out.join("manifest.json"), &(serde_json::to_string_pretty(&manifest)? + "\n"))?;
     Ok(manifest)
+}
+
+/// Writes `cfg`'s register map into `out` as `regs.md`, `trimswitch_regs.h`
+/// and `trimswitch_regs.py`; returns the paths. Fails if the map is
+/// inconsistent (overlapping or misplaced registers).
+pub fn regs(cfg: &Config, out: &Path) -> Result<Vec<PathBuf>> {
+    let map = trimswitch_hdl::regmap::SwitchMap::new(cfg);
+    map.check().map_err(|e| anyhow::anyhow!("{}: register map: {e}", cfg.source.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let files = [("regs.md", map.markdown()), ("trimswitch_regs.h", map.c_header()), ("trimswitch_regs.py", map.python())];
+    let mut paths = vec![];
+    for (name, text) in files {
+        let p = out.join(name);
+        write_if_changed(&p, &text)?;
+        paths.push(p);
+    }
+    Ok(paths)
 }
 
 /// Writes `text` to `path` unless the file already holds exactly that text

@@ -61,6 +61,15 @@ enum Cmd {
     },
     /// Emit, then lint every file with `verilator --lint-only -Wall` and the waiver file.
     Lint(ConfigArgs),
+    /// Write the switch's AXI4-Lite register map as Markdown (`regs.md`), a C
+    /// header (`trimswitch_regs.h`) and a Python module (`trimswitch_regs.py`).
+    Regs {
+        #[command(flatten)]
+        sel: ConfigSel,
+        /// Output directory [default: build/<target>/regs].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Emit, then synthesize every block with Yosys; writes <out>/synth.json and synth.md.
     Synth {
         #[command(flatten)]
@@ -68,7 +77,8 @@ enum Cmd {
         /// Families (xc7, xcup, ecp5), comma-separated [default: xc7,xcup].
         #[arg(long, value_delimiter = ',')]
         family: Vec<Family>,
-        /// Only these blocks (comma-separated), e.g. ts_pkt_fifo.
+        /// Only these blocks (comma-separated), e.g. ts_pkt_fifo [default: every
+        /// block but the compositions below the top (ts_ingress, ts_tm)].
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
     },
@@ -189,6 +199,16 @@ fn run(cli: Cli) -> Result<()> {
                 println!("  {name:<16} {}", dir.join(file).display());
             }
         }
+        Cmd::Regs { sel, out } => {
+            let cfg = sel.load()?;
+            let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
+            let files = flows::regs(&cfg, &dir)?;
+            let map = trimswitch_hdl::regmap::SwitchMap::new(&cfg);
+            println!("regs: {} windows, {} registers for {} in {}", map.windows.len(), map.elements().count(), cfg.target.name, dir.display());
+            for f in files {
+                println!("  {}", f.display());
+            }
+        }
         Cmd::Lint(c) => {
             let (cfg, out) = c.load()?;
             let (dir, m) = emit(&cfg, &out)?;
@@ -216,6 +236,7 @@ fn run(cli: Cli) -> Result<()> {
             let (dir, m) = emit(&cfg, &out)?;
             let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
             let started = std::time::Instant::now();
+            let block = if block.is_empty() { trimswitch_hdl::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect() } else { block };
             let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"))?;
             let table = trimswitch::synth::table(&reports);
             write_json(&out.join("synth.json"), &reports)?;

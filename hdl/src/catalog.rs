@@ -17,6 +17,7 @@ use crate::meter::{MeterBank, MeterStage, PortMode};
 use crate::parser::Parser;
 use crate::pkt_fifo::PktFifo;
 use crate::rx_fcs::RxFcs;
+use crate::switch::Switch;
 use crate::tm::{TmPort, TrafficManager};
 use crate::tm_admit::{TmAdmit, TmPre};
 use crate::trimmer::Trimmer;
@@ -47,8 +48,39 @@ pub const BLOCKS: [&str; 21] = [
     "ts_tm",
 ];
 
-/// The top-level block of the current design.
-pub const TOP: &str = "ts_fabric";
+/// The whole switch, emitted after [`BLOCKS`] for configurations it is built
+/// for (one ingress pipeline; [`crate::switch`]).
+pub const SWITCH: &str = "ts_switch";
+
+/// The blocks `cfg` emits, top last: [`BLOCKS`], then [`SWITCH`] when the
+/// configuration has one ingress pipeline.
+pub fn blocks(cfg: &Config) -> Vec<&'static str> {
+    let mut v = BLOCKS.to_vec();
+    if cfg.datapath.pipelines == 1 {
+        v.push(SWITCH);
+    }
+    v
+}
+
+/// Blocks that only wire other catalogue blocks together: the ingress
+/// pipeline, the traffic manager and the switch. `trimswitch synth`
+/// synthesizes the leaves and the top ([`default_synth`]); asked by name
+/// (`--block ts_tm`), it synthesizes a composition too.
+pub const COMPOSITIONS: [&str; 3] = ["ts_ingress", "ts_tm", "ts_switch"];
+
+/// What `trimswitch synth` synthesizes by default: every block of `cfg` but
+/// the compositions below the top, so the switch's own flattened netlist is
+/// measured once and its parts one by one.
+pub fn default_synth(cfg: &Config) -> Vec<&'static str> {
+    let top = top(cfg);
+    blocks(cfg).into_iter().filter(|b| *b == top || !COMPOSITIONS.contains(b)).collect()
+}
+
+/// The top-level block of `cfg`'s design: the switch when it is built, else
+/// the foundation's crossbar.
+pub fn top(cfg: &Config) -> &'static str {
+    *blocks(cfg).last().filter(|b| **b == SWITCH).unwrap_or(&"ts_fabric")
+}
 
 /// One emitted Verilog file.
 #[derive(Clone, Debug)]
@@ -94,9 +126,9 @@ pub fn emit_ingress(cfg: &Config) -> Result<Emitted> {
     emit_block(cfg, "ts_ingress")
 }
 
-/// Emits every block of the catalogue.
+/// Emits every block of the catalogue ([`blocks`]).
 pub fn emit_all(cfg: &Config) -> Result<Vec<Emitted>> {
-    BLOCKS.iter().map(|b| emit_block(cfg, b)).collect()
+    blocks(cfg).iter().map(|b| emit_block(cfg, b)).collect()
 }
 
 fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>(
@@ -142,7 +174,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?,
         "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
         "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
-        other => bail!("unknown block {other:?}; blocks are {BLOCKS:?}"),
+        "ts_switch" => emit_verilog(&mut Switch::<D, K, U, M, W>::new(cfg)?, name, &prov)?,
+        other => bail!("unknown block {other:?}; blocks are {:?}", blocks(cfg)),
     };
     Ok(Emitted { name: name.to_string(), verilog })
 }

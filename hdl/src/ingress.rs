@@ -65,6 +65,32 @@ impl IngressRegs {
     /// Per-port gauges (receive FIFO occupancy), after each port's counters.
     pub const PORT_GAUGES: [&'static str; 2] = ["rx_occ_bytes", "rx_occ_pkts"];
 
+    /// Inputs of the pipeline's arbiter: its ports, at least 2 (one
+    /// `ARB_QUANTUM_p` register each).
+    pub fn arb_inputs(&self) -> usize {
+        self.ports.max(2)
+    }
+    /// Reset values of the control window (`CTRL` … `ARB_QUANTUM_p`), from
+    /// `cfg`'s `[ingress]` and `[arbiter]`.
+    pub fn ctl_reset(cfg: &Config) -> Vec<u32> {
+        let g = &cfg.ingress;
+        let cp = |v: i32| u8::try_from(v).ok();
+        let rmac = parse_mac(&g.router_mac).expect("validated router_mac");
+        let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
+        let mut ctl = vec![
+            g.strip_fcs as u32 | (g.malformed_drop as u32) << 1,
+            g.min_frame | g.max_frame << 16,
+            g.miss_port,
+            rmac as u32,
+            (rmac >> 32) as u32,
+            creg::dscp(cp(g.dscp_trimmable), cp(g.dscp_trimmed), cp(g.dscp_control)),
+            creg::tc(&pcp, g.default_tc as u8),
+            (cfg.arbiter.policy == "drr") as u32,
+        ];
+        let ports = cfg.datapath.ports / cfg.datapath.pipelines;
+        ctl.extend(std::iter::repeat(cfg.arbiter.quantum).take(IngressRegs { ports }.arb_inputs()));
+        ctl
+    }
     pub fn arb_quantum(&self, p: usize) -> u32 {
         0x20 + 4 * p as u32
     }
@@ -162,21 +188,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     pub fn new(cfg: &Config) -> Self {
         let ports = cfg.datapath.ports / cfg.datapath.pipelines;
         let g = &cfg.ingress;
-        let cp = |v: i32| u8::try_from(v).ok();
-        let rmac = parse_mac(&g.router_mac).expect("validated router_mac");
-        let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
-        let mut ctl = vec![
-            g.strip_fcs as u32 | (g.malformed_drop as u32) << 1,
-            g.min_frame | g.max_frame << 16,
-            g.miss_port,
-            rmac as u32,
-            (rmac >> 32) as u32,
-            creg::dscp(cp(g.dscp_trimmable), cp(g.dscp_trimmed), cp(g.dscp_control)),
-            creg::tc(&pcp, g.default_tc as u8),
-            (cfg.arbiter.policy == "drr") as u32,
-        ];
         let arb_inputs = ports.max(2);
-        ctl.extend(std::iter::repeat(cfg.arbiter.quantum).take(arb_inputs));
+        let ctl = IngressRegs::ctl_reset(cfg);
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -10,7 +10,8 @@
 //! [`axil_regs`], [`axil_split`], [`crc`]. Ingress (`docs/ingress.md`):
 //! [`rx_fcs`], [`parser`] (to the [`phv`]), [`classify`], [`lookup`],
 //! [`ingress_apply`], and the pipeline top [`ingress`]. Traffic manager
-//! (`docs/trimming.md`): [`trimmer`] with [`trim_logic`]. The foundation's
+//! (`docs/trimming.md`): [`trimmer`] with [`trim_logic`]. The whole switch is
+//! [`switch`] with its register map [`regmap`]. The foundation's
 //! crossbar top is [`fabric`]. [`catalog`] builds them for a
 //! [`config::Config`] and [`emit`] writes the Verilog.
 pub mod axil_regs;
@@ -32,7 +33,9 @@ pub mod meta;
 pub mod parser;
 pub mod phv;
 pub mod pkt_fifo;
+pub mod regmap;
 pub mod rx_fcs;
+pub mod switch;
 pub mod trim_logic;
 pub mod tm;
 pub mod tm_admit;

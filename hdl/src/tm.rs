@@ -51,7 +51,7 @@ use crate::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
 
 /// AXI-Lite address width of the traffic manager's register file.
-pub const REG_ADDR_BITS: usize = 12;
+pub const REG_ADDR_BITS: usize = 14;
 
 /// The register map of `ts_tm` (byte addresses). Read-write registers first:
 ///

@@ -327,6 +327,10 @@ pub struct AxisSink {
     /// Cycle of each completed packet's last beat, in order (never drained by
     /// the sink; a test that drains `packets` may drain this too).
     pub last_cycles: VecDeque<u64>,
+    /// Cycle of each completed packet's first beat, in order (kept like
+    /// `last_cycles`).
+    pub first_cycles: VecDeque<u64>,
+    current_first: u64,
     /// The first [`MAX_ERROR_MESSAGES`] protocol errors.
     pub errors: Vec<String>,
     error_count: u64,
@@ -366,6 +370,8 @@ impl AxisSink {
             current_user: 0,
             in_packet: false,
             last_cycles: VecDeque::new(),
+            first_cycles: VecDeque::new(),
+            current_first: 0,
             beat: vec![0; bytes],
             stalled: false,
             stalled_data: vec![0; bytes],
@@ -479,6 +485,7 @@ impl Agent for AxisSink {
         if !self.in_packet {
             self.in_packet = true;
             self.current_user = ctl.user;
+            self.current_first = cycle;
         } else if ctl.user != self.current_user {
             let msg = format!(
                 "tuser changed within a packet: {:#x} -> {:#x}",
@@ -505,6 +512,7 @@ impl Agent for AxisSink {
                 user: self.current_user,
             });
             self.last_cycles.push_back(cycle);
+            self.first_cycles.push_back(self.current_first);
             self.in_packet = false;
             self.received += 1;
         }
