@@ -173,6 +173,15 @@ pub struct AxisSource {
     /// Probability, per cycle, of not offering a new beat when one could be
     /// offered (an offered beat is always held until accepted).
     pub idle_prob: f64,
+    /// Wire pacing, as a MAC receiving at line rate delivers: at most this
+    /// many bytes per cycle on average, each packet costing its length plus
+    /// [`AxisSource::wire_overhead`]; beats are spread out, not burst, and
+    /// idle time earns no burst. `None`: as fast as `idle_prob` allows.
+    pub pace: Option<f64>,
+    /// Bytes a packet costs on the wire besides its own (preamble 8 + IFG 12
+    /// = 20 for Ethernet whose FCS is part of the frame).
+    pub wire_overhead: usize,
+    credit: f64,
     rng: SmallRng,
     beats: u64,
     packets: u64,
@@ -190,6 +199,9 @@ impl AxisSource {
             offset: 0,
             in_flight: None,
             idle_prob: 0.0,
+            pace: None,
+            wire_overhead: 20,
+            credit: 0.0,
             rng: SmallRng::seed_from_u64(seed),
             beats: 0,
             packets: 0,
@@ -255,11 +267,20 @@ impl AxisSource {
 
 impl Agent for AxisSource {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
+        if let Some(rate) = self.pace {
+            // Credit up to one beat plus the per-packet overhead plus one
+            // cycle's earning: enough for any single step without losing
+            // the fraction earned in the cycle it became enough; never a
+            // burst.
+            self.credit = (self.credit + rate).min((self.bus.bytes + self.wire_overhead) as f64 + rate);
+        }
         if self.in_flight.is_none() {
             if let Some(pkt) = self.queue.front() {
-                if self.idle_prob <= 0.0 || !self.rng.gen_bool(self.idle_prob) {
+                let n = (pkt.data.len() - self.offset).min(self.bus.bytes);
+                let cost = n + if self.offset == 0 { self.wire_overhead } else { 0 };
+                let paced = self.pace.map_or(true, |_| self.credit >= cost as f64);
+                if paced && (self.idle_prob <= 0.0 || !self.rng.gen_bool(self.idle_prob)) {
                     let b = &self.bus;
-                    let n = (pkt.data.len() - self.offset).min(b.bytes);
                     m.set_bytes(&b.tdata, &pkt.data[self.offset..self.offset + n]);
                     if let Some(k) = &b.tkeep {
                         m.set(k, b.full_keep.checked_shr((b.bytes - n) as u32).unwrap_or(0));
@@ -279,6 +300,9 @@ impl Agent for AxisSource {
         let Some(n) = self.in_flight else { return };
         if m.get(&self.bus.tready) == 0 {
             return;
+        }
+        if self.pace.is_some() {
+            self.credit -= (n + if self.offset == 0 { self.wire_overhead } else { 0 }) as f64;
         }
         if self.offset == 0 {
             self.first_cycles.push(cycle);
