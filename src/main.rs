@@ -172,9 +172,22 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    if let Err(e) = run(Cli::parse()) {
-        eprintln!("trimswitch: error: {e:#}");
-        std::process::exit(1);
+    let cli = Cli::parse();
+    // rust-hdl recurses deeply over a block's hierarchy (ts_switch needs more
+    // than 2 MiB): do the work on a thread with a stack that does not depend
+    // on the shell's `ulimit -s`.
+    let worker = std::thread::Builder::new()
+        .name("trimswitch".into())
+        .stack_size(64 << 20)
+        .spawn(move || run(cli))
+        .expect("cannot start the worker thread");
+    match worker.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            eprintln!("trimswitch: error: {e:#}");
+            std::process::exit(1);
+        }
+        Err(_) => std::process::exit(101),
     }
 }
 
