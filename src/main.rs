@@ -1,5 +1,5 @@
 //! `trimswitch`: emit, lint, synthesize and simulate the trimswitch data path.
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use trimswitch::flows::{self, Manifest};
@@ -120,6 +120,25 @@ enum Cmd {
         /// Per-job time limit in seconds.
         #[arg(long, default_value_t = 600)]
         timeout: u64,
+    },
+    /// Run a traffic scenario on the Verilated ts_switch (one MAC per port:
+    /// senders at line rate x load, receivers draining at line rate); writes
+    /// <out>/metrics.json and prints a summary. Fails if a packet is not
+    /// accounted for (conservation).
+    ///
+    /// Example: trimswitch sim --config configs/netfpga-sume.toml --scenario incast
+    ///
+    /// SCENARIO is a file of sim/scenarios (by name: incast, permutation, ...)
+    /// or the path of your own TOML file (format: docs/scenarios.md).
+    Sim {
+        #[command(flatten)]
+        sel: ConfigSel,
+        /// Scenario name (sim/scenarios/<name>.toml) or path.
+        #[arg(long)]
+        scenario: String,
+        /// Output directory [default: build/<target>/sim/<scenario name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
@@ -318,6 +337,22 @@ fn run(cli: Cli) -> Result<()> {
             let bad: Vec<_> = results.iter().filter(|r| !r.ok()).map(|r| r.name.as_str()).collect();
             if !bad.is_empty() {
                 bail!("jobs with an unexpected result: {}", bad.join(", "));
+            }
+        }
+        Cmd::Sim { sel, scenario, out } => {
+            use std::io::IsTerminal;
+            let cfg = sel.load()?;
+            let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
+            sc.validate(&cfg)?;
+            let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(&sc.name));
+            println!("sim: scenario {} ({}) on {} in Verilator", sc.name, sc.source.display(), cfg.target.name);
+            let m = trimswitch_sim::scenario::run_rtl(&cfg, &sc, std::io::stderr().is_terminal())?;
+            std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+            write_json(&out.join("metrics.json"), &m)?;
+            print!("{}", m.summary());
+            println!("sim: {} cycles at {:.0} k cycles/s; {}", m.cycles, m.cycles_per_second / 1e3, out.join("metrics.json").display());
+            if !m.conservation.ok {
+                bail!("conservation broken: {:?}", m.conservation);
             }
         }
         Cmd::Summary(c) => {

@@ -21,20 +21,17 @@ use common::*;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use trimswitch_hdl::catalog::emit_block;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::{flag, Meta};
 use trimswitch_hdl::regmap::{Access, SwitchMap};
 use trimswitch_hdl::tm_admit::QUEUE_LSB;
 use trimswitch_sim::axil::{axil_read, axil_write, AxilMaster};
-use trimswitch_sim::axis::{AxisPorts, AxisSink, AxisSource, Packet};
-use trimswitch_sim::dut::model_of_verilog;
-use trimswitch_sim::ingress_rtl::register_writes;
+use trimswitch_sim::axis::Packet;
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::tm::{trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::tb::{Agent, Tb};
-use trimswitch_sim::verilator::Model;
+use trimswitch_sim::switch_rtl::{switch_model, SwitchBench};
 
 fn config() -> Config {
     Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
@@ -42,8 +39,7 @@ fn config() -> Config {
 
 /// A fresh, reset `ts_switch` of `cfg` with a host on its AXI-Lite port.
 fn switch(cfg: &Config, seed: u64) -> Result<(Tb, AxilMaster)> {
-    let lib = model_of_verilog(&emit_block(cfg, "ts_switch")?.verilog, "ts_switch", &cfg.hash())?;
-    let m = lib.instantiate();
+    let m = switch_model(cfg)?.instantiate();
     let host = AxilMaster::new(&m, "s_axil", seed)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(4);
@@ -175,59 +171,42 @@ fn run(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, ready: &[f64], seed: u6
 /// (frame + 20 bytes of preamble and gap), as a MAC delivers.
 fn run_paced(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, ready: &[f64], seed: u64) -> Result<Run> {
     let ports = cfg.datapath.ports;
-    let map = SwitchMap::new(cfg);
-    let (mut tb, mut host) = switch(cfg, seed)?;
-    let ing = map.window("ingress0").base;
-    for (a, v) in register_writes(cfg, &Settings::from_config(cfg)) {
-        let resp = axil_write(&mut tb, &mut host, (ing + a) as u64, v, &mut [])?;
-        ensure!(resp == 0, "write {a:#x} answered {resp}");
-    }
-    let m: &Model = &tb.model;
-    let mut srcs: Vec<AxisSource> = (0..ports).map(|p| AxisSource::new(m, &AxisPorts::indexed("s", p).without_tuser(), seed + 10 + p as u64)).collect::<Result<_>>()?;
-    let mut sinks: Vec<AxisSink> = (0..ports).map(|p| AxisSink::new(m, &AxisPorts::indexed("m", p), seed + 20 + p as u64)).collect::<Result<_>>()?;
-    for (p, s) in srcs.iter_mut().enumerate() {
+    let mut b = SwitchBench::new(cfg, seed)?;
+    b.configure(cfg)?;
+    for (p, s) in b.srcs.iter_mut().enumerate() {
         s.idle_prob = idle;
         s.pace = pace;
         for f in &inputs[p] {
             s.push(Packet::new(f.clone(), 0));
         }
     }
-    for (s, r) in sinks.iter_mut().zip(ready) {
+    for (s, r) in b.sinks.iter_mut().zip(ready) {
         s.ready_prob = *r;
     }
     let total: usize = inputs.iter().map(|v| v.len()).sum();
-    let (c0, t0) = (tb.cycle(), std::time::Instant::now());
+    let (c0, t0) = (b.tb.cycle(), std::time::Instant::now());
     {
-        let mut agents: Vec<&mut dyn Agent> = vec![];
-        for s in srcs.iter_mut() {
-            agents.push(s);
-        }
-        for s in sinks.iter_mut() {
-            agents.push(s);
-        }
+        let SwitchBench { tb, srcs, sinks, .. } = &mut b;
+        let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
         tb.run_until(&mut agents, 2000 * total as u64 + 100_000, |_, a| a[..ports].iter().all(|s| s.idle()))?;
         // Drain: the slowest queue (data limit at the slowest sink) empties.
         let slowest = ready.iter().cloned().fold(1.0, f64::min).max(0.05);
         let drain = (cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / (cfg.datapath.data_width / 8) as f64 / slowest;
         tb.run(&mut agents, 20_000 + 4 * drain as u64);
     }
-    let (cycles, seconds) = (tb.cycle() - c0, t0.elapsed().as_secs_f64());
-    for s in &sinks {
+    let (cycles, seconds) = (b.tb.cycle() - c0, t0.elapsed().as_secs_f64());
+    for s in &b.sinks {
         no_protocol_errors(s)?;
         ensure!(s.idle(), "a packet is still leaving after the drain");
     }
-    let mut counters = BTreeMap::new();
-    for (w, r, i, a) in map.elements().filter(|e| e.1.access != Access::Rw) {
-        let (v, resp) = axil_read(&mut tb, &mut host, a as u64, &mut [])?;
-        ensure!(resp == 0, "read {a:#x} answered {resp}");
-        let key = if r.count == 1 { format!("{}.{}", w.name, r.name) } else { format!("{}.{}[{i}]", w.name, r.name) };
-        counters.insert(key, v as u64);
-    }
-    let out = sinks
+    let counters = b.read_counters()?;
+    let in_first = b.srcs.iter().map(|s| s.first_cycles.clone()).collect();
+    let out = b
+        .sinks
         .into_iter()
         .map(|s| s.packets.into_iter().zip(s.first_cycles).zip(s.last_cycles).map(|((p, f), l)| (p, f, l)).collect())
         .collect();
-    Ok(Run { out, in_first: srcs.iter().map(|s| s.first_cycles.clone()).collect(), counters, cycles, seconds })
+    Ok(Run { out, in_first, counters, cycles, seconds })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

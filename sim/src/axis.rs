@@ -345,6 +345,14 @@ pub struct AxisSink {
     bus: Bus,
     /// Probability of asserting `tready` in a cycle (1.0: always ready).
     pub ready_prob: f64,
+    /// Wire pacing, as a MAC transmitting at line rate takes data: at most
+    /// this many bytes per cycle on average, each packet costing its length
+    /// plus [`AxisSink::wire_overhead`]. `None`: `ready_prob` alone.
+    pub pace: Option<f64>,
+    /// Bytes a packet costs on the wire besides its own: 20 (preamble and
+    /// gap), plus 4 when the MAC appends the FCS.
+    pub wire_overhead: usize,
+    credit: f64,
     rng: SmallRng,
     /// Completed packets, oldest first; the test drains them.
     pub packets: VecDeque<Packet>,
@@ -383,6 +391,9 @@ impl AxisSink {
         Ok(AxisSink {
             bus,
             ready_prob: 1.0,
+            pace: None,
+            wire_overhead: 24,
+            credit: 0.0,
             rng: SmallRng::seed_from_u64(seed),
             packets: VecDeque::new(),
             errors: Vec::new(),
@@ -458,6 +469,13 @@ impl AxisSink {
 impl Agent for AxisSink {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
         self.ready = self.ready_prob >= 1.0 || self.rng.gen_bool(self.ready_prob.max(0.0));
+        if let Some(rate) = self.pace {
+            // Ready once a full beat (plus the overhead at a packet's start)
+            // is paid for; the credit keeps fractions and earns no burst.
+            let step = (self.bus.bytes + if self.in_packet { 0 } else { self.wire_overhead }) as f64;
+            self.credit = (self.credit + rate).min((self.bus.bytes + self.wire_overhead) as f64 + rate);
+            self.ready &= self.credit >= step;
+        }
         m.set(&self.bus.tready, self.ready as u64);
     }
 
@@ -492,6 +510,10 @@ impl Agent for AxisSink {
         }
         self.stalled = false;
         self.beats += 1;
+        if self.pace.is_some() {
+            let n = ctl.keep.count_ones() as usize;
+            self.credit -= (n + if self.in_packet { 0 } else { self.wire_overhead }) as f64;
+        }
 
         let keep = ctl.keep;
         let contiguous = keep != 0 && keep & keep.wrapping_add(1) == 0;

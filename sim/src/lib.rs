@@ -26,6 +26,8 @@ pub mod dut;
 pub mod ingress_rtl;
 pub mod model;
 pub mod packet;
+pub mod scenario;
 pub mod smoke;
+pub mod switch_rtl;
 pub mod tb;
 pub mod verilator;
