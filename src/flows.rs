@@ -54,6 +54,18 @@ pub fn regs(cfg: &Config, out: &Path) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
+/// Draws the plots of a scenario run (`scripts/plot_scenario.py`, matplotlib
+/// from the project's `.venv`) from its `metrics.json` into `out`; returns
+/// the files written.
+pub fn plot_scenario(metrics: &Path, out: &Path) -> Result<Vec<PathBuf>> {
+    let py = crate::tools::venv_bin("python3");
+    anyhow::ensure!(py.exists(), "plots need {} with matplotlib: run `make toolchain` (or pass --no-plots)", py.display());
+    let script = crate::tools::repo_root().join("scripts/plot_scenario.py");
+    let r = crate::tools::run_with_timeout(std::process::Command::new(&py).arg(&script).arg(metrics).arg(out), std::time::Duration::from_secs(300))?;
+    anyhow::ensure!(r.status.success(), "{} {} failed: {}", script.display(), metrics.display(), r.stderr.trim());
+    Ok(r.stdout.lines().map(PathBuf::from).collect())
+}
+
 /// Writes `text` to `path` unless the file already holds exactly that text
 /// (keeps timestamps stable so downstream builds are not redone).
 pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {

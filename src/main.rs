@@ -123,7 +123,8 @@ enum Cmd {
     },
     /// Run a traffic scenario on the Verilated ts_switch (one MAC per port:
     /// senders at line rate x load, receivers draining at line rate); writes
-    /// <out>/metrics.json and prints a summary. Fails if a packet is not
+    /// <out>/metrics.json (one run per mode of the scenario), plots
+    /// (<out>/*.png and *.svg) and prints a summary. Fails if a packet is not
     /// accounted for (conservation).
     ///
     /// Example: trimswitch sim --config configs/netfpga-sume.toml --scenario incast
@@ -139,6 +140,9 @@ enum Cmd {
         /// Output directory [default: build/<target>/sim/<scenario name>].
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Do not draw the plots (they need the project's .venv with matplotlib).
+        #[arg(long)]
+        no_plots: bool,
     },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
@@ -339,20 +343,29 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("jobs with an unexpected result: {}", bad.join(", "));
             }
         }
-        Cmd::Sim { sel, scenario, out } => {
+        Cmd::Sim { sel, scenario, out, no_plots } => {
             use std::io::IsTerminal;
             let cfg = sel.load()?;
             let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
             sc.validate(&cfg)?;
             let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(&sc.name));
-            println!("sim: scenario {} ({}) on {} in Verilator", sc.name, sc.source.display(), cfg.target.name);
-            let m = trimswitch_sim::scenario::run_rtl(&cfg, &sc, std::io::stderr().is_terminal())?;
+            println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+            let r = trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?;
             std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-            write_json(&out.join("metrics.json"), &m)?;
-            print!("{}", m.summary());
-            println!("sim: {} cycles at {:.0} k cycles/s; {}", m.cycles, m.cycles_per_second / 1e3, out.join("metrics.json").display());
-            if !m.conservation.ok {
-                bail!("conservation broken: {:?}", m.conservation);
+            let metrics = out.join("metrics.json");
+            write_json(&metrics, &r)?;
+            for m in &r.runs {
+                print!("{}", m.summary(&sc));
+                println!("  {} cycles at {:.0} k cycles/s", m.cycles, m.cycles_per_second / 1e3);
+            }
+            println!("sim: {}", metrics.display());
+            if !no_plots {
+                let plots = flows::plot_scenario(&metrics, &out)?;
+                println!("sim: {} plots in {}", plots.len(), out.display());
+            }
+            let broken: Vec<&str> = r.runs.iter().filter(|m| !m.conservation.ok).map(|m| m.mode.as_str()).collect();
+            if !broken.is_empty() {
+                bail!("conservation broken in mode(s) {}: see {}", broken.join(", "), metrics.display());
             }
         }
         Cmd::Summary(c) => {

@@ -1,19 +1,19 @@
 //! The scenario simulator (`trimswitch sim`, `trimswitch_sim::scenario`) on
 //! the Verilated `ts_switch` of the default configuration (4 x 10G):
 //!
-//! - 3:1 incast at line rate, ideal mode, through the CLI: `metrics.json`
-//!   says every packet is accounted for, the receiver's link stays busy, the
-//!   data queue never passes its limit, headers overtake queued data (seed
-//!   000 §3), every sender gets whole packets through.
-//! - The same incast in meter mode (seed 001): the meters trim at ingress,
-//!   and meter mode trims at most 10% more than ideal (seed 000 §6's claim).
+//! - 3:1 incast at line rate through the CLI, in ideal, meter-only and
+//!   meter + notify mode: `metrics.json` says every packet is accounted for,
+//!   the receiver's link stays busy, the data queue never passes its limit,
+//!   headers overtake queued data (seed 000 §3); the meters trim at ingress
+//!   (seed 001), meter + notify trims at most 10% more than ideal (seed 000
+//!   §6), only a deflection makes a port pessimistic; the plots are written.
 //! - Permutation at line rate: no trim, no drop, every output busy.
 //! - Scenario files with a mistake fail with the file, the key and the
 //!   reason.
 use anyhow::{ensure, Context, Result};
 use std::path::Path;
 use trimswitch_hdl::config::Config;
-use trimswitch_sim::scenario::{run_rtl, Metrics, Scenario};
+use trimswitch_sim::scenario::{run_rtl, Metrics, Report, Scenario};
 
 fn config() -> Config {
     Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
@@ -38,7 +38,7 @@ fn common_checks(cfg: &Config, m: &Metrics) -> Result<()> {
 }
 
 #[test]
-fn incast_ideal_through_the_cli() -> Result<()> {
+fn incast_through_the_cli_in_three_modes() -> Result<()> {
     let cfg = config();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-incast");
     let _ = std::fs::remove_dir_all(&out);
@@ -49,66 +49,64 @@ fn incast_ideal_through_the_cli() -> Result<()> {
         .output()?;
     let stdout = String::from_utf8_lossy(&run.stdout);
     ensure!(run.status.success(), "trimswitch sim failed:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
-    ensure!(stdout.contains("conservation: 600 sent"), "no conservation line in:\n{stdout}");
+    eprintln!("{stdout}");
+    ensure!(stdout.matches("conservation: 600 sent").count() == 3, "not three conservation lines in:\n{stdout}");
     let text = std::fs::read_to_string(out.join("metrics.json")).context("metrics.json")?;
-    let j: serde_json::Value = serde_json::from_str(&text)?;
-    ensure!(j["engine"] == "rtl" && j["mode"] == "ideal", "engine {} mode {}", j["engine"], j["mode"]);
-    let m: Metrics = serde_json::from_value(j)?;
-    common_checks(&cfg, &m)?;
-    let c = &m.conservation;
-    eprintln!("{}", m.summary());
-    // 3 senders x 200 x 1500 B into one 10G port: two thirds of the data
-    // cannot fit, so most packets are trimmed; with a 12-packet data queue
-    // and header priority nothing needs dropping or returning.
-    ensure!(c.sent == 600 && c.dropped == 0 && c.returned == 0, "{c:?}");
-    ensure!(c.trimmed >= 300 && c.whole >= 150, "trimmed {} whole {}", c.trimmed, c.whole);
-    ensure!(m.trims["total"] == c.trimmed && m.trims["ingress"] == 0 && m.trims["dod"] == 0, "trims {:?}", m.trims);
-    ensure!(m.flows.iter().all(|f| f.whole > 0), "a sender got nothing through: {:?}", m.flows);
-    // Trimming keeps the bottleneck busy: whole packets and headers fill
-    // port 0's line while the burst lasts.
-    ensure!(m.port_utilization[0] >= 0.98, "port 0 busy {:.3} of line rate", m.port_utilization[0]);
-    // The data queue filled up (that is when trimming starts).
-    ensure!(m.max_occ_d_bytes[0] + 1500 > cfg.tm.queue_d_bytes as u64, "data queue peaked at {} B", m.max_occ_d_bytes[0]);
-    // Headers overtake queued data: their latency is far below a full data
-    // queue's.
-    ensure!(m.header_latency.median * 3 < m.data_latency.median, "header median {} vs data median {} cycles", m.header_latency.median, m.data_latency.median);
-    Ok(())
-}
-
-/// The incast of `incast.toml` in `mode`.
-fn incast(cfg: &Config, mode: &str) -> Result<Metrics> {
-    let mut sc = Scenario::load("incast")?;
-    sc.mode = Some(mode.into());
-    let m = run_rtl(cfg, &sc, false)?;
-    common_checks(cfg, &m)?;
-    Ok(m)
-}
-
-#[test]
-fn incast_meter_mode_trims_close_to_ideal() -> Result<()> {
-    let cfg = config();
-    let ideal = incast(&cfg, "ideal")?;
-    let meter = incast(&cfg, "meter")?;
-    eprintln!("{}", meter.summary());
-    let (ti, tm) = (ideal.trims["total"], meter.trims["total"]);
-    eprintln!("3:1 incast trims: ideal {ti}, meter {tm} ({} not green at ingress, {} DoD), ratio {:.3}", meter.trims["ingress"], meter.trims["dod"], tm as f64 / ti as f64);
-    ensure!(meter.mode == "meter" && meter.trims["ingress"] > 0, "the meters trimmed nothing: {:?}", meter.trims);
-    ensure!(meter.conservation.dropped == 0, "drops in meter mode: {:?}", meter.drops);
+    let r: Report = serde_json::from_str(&text)?;
+    ensure!(r.engine == "rtl" && r.scenario.name == "incast", "engine {} scenario {}", r.engine, r.scenario.name);
+    let modes: Vec<&str> = r.runs.iter().map(|m| m.mode.as_str()).collect();
+    ensure!(modes == ["ideal", "meter-no-notify", "meter"], "modes {modes:?}");
+    for m in &r.runs {
+        common_checks(&cfg, m).with_context(|| m.mode.clone())?;
+        let c = &m.conservation;
+        // 3 senders x 200 x 1500 B into one 10G port: two thirds of the data
+        // cannot fit, so most packets are trimmed; with a 12-packet data
+        // queue and header priority nothing needs dropping or returning.
+        ensure!(c.sent == 600 && c.dropped == 0 && c.returned == 0, "{}: {c:?}", m.mode);
+        ensure!(c.trimmed >= 300 && c.whole >= 150, "{}: trimmed {} whole {}", m.mode, c.trimmed, c.whole);
+        ensure!(m.trims["total"] == c.trimmed, "{}: trims {:?}", m.mode, m.trims);
+        // Trimming keeps the bottleneck busy: whole packets and headers fill
+        // port 0's line while the burst lasts.
+        ensure!(m.port_utilization[0] >= 0.98, "{}: port 0 busy {:.3} of line rate", m.mode, m.port_utilization[0]);
+        // The data queue filled up (that is when trimming starts).
+        ensure!(m.max_occ_d_bytes[0] + 1500 > cfg.tm.queue_d_bytes as u64, "{}: data queue peaked at {} B", m.mode, m.max_occ_d_bytes[0]);
+        // Headers overtake queued data: their latency is far below a full
+        // data queue's.
+        ensure!(m.header_latency.max < m.data_latency.median, "{}: header max {} vs data median {} cycles", m.mode, m.header_latency.max, m.data_latency.median);
+        // Throughput series: whole bytes per flow add up to what arrived.
+        for f in &m.flows {
+            let bytes: f64 = m.flow_gbps[f.id].iter().sum::<f64>() * m.bin_cycles as f64 * 1e9 / 8.0 / (m.clock_mhz * 1e6);
+            let frame = 1500 - if cfg.ingress.strip_fcs { 4 } else { 0 };
+            ensure!((bytes - (f.whole * frame) as f64).abs() < 1.0, "{}: flow {} series {bytes} B, {} whole", m.mode, f.id, f.whole);
+        }
+    }
+    let (ideal, alone, meter) = (&r.runs[0], &r.runs[1], &r.runs[2]);
+    ensure!(ideal.trims["ingress"] == 0 && ideal.trims["dod"] == 0, "ideal: {:?}", ideal.trims);
+    ensure!(meter.trims["ingress"] > 0 && alone.trims["ingress"] > 0, "the meters trimmed nothing: {:?} {:?}", meter.trims, alone.trims);
     // Seed 000 §6: meter + notify trims at most 10% more than ideal.
+    let (ti, tm) = (ideal.trims["total"], meter.trims["total"]);
+    eprintln!("3:1 incast trims: ideal {ti}, meter only {}, meter + notify {tm}, ratio {:.3}", alone.trims["total"], tm as f64 / ti as f64);
     ensure!(tm * 10 <= ti * 11, "meter mode trims {tm}, ideal {ti}: more than 10% over");
-    ensure!(meter.port_utilization[0] >= 0.98, "port 0 busy {:.3} of line rate", meter.port_utilization[0]);
-    // Time per mode adds up to the run on the receiving port and the
-    // pessimistic mode was entered (a deflection happened) or never needed.
-    let [o, h, p] = meter.mode_cycles[0];
-    ensure!(o + h + p > 0, "no mode time counted");
-    ensure!((meter.trims["dod"] > 0) == (p > 0), "DoD trims {} but {p} pessimistic cycles", meter.trims["dod"]);
+    // Without notifies no port leaves optimistic; with them, a deflection
+    // (DoD) sends the receiver pessimistic, and nothing else does.
+    ensure!(alone.mode_cycles.iter().all(|c| c[1] == 0 && c[2] == 0), "meter only: modes {:?}", alone.mode_cycles);
+    ensure!(alone.mode_samples.iter().all(|s| s.2 == 0), "meter only: a sampled mode not optimistic");
+    let p = meter.mode_cycles[0][2];
+    ensure!(meter.trims["dod"] > 0 && p > 0 && meter.mode_samples.iter().any(|s| s.1 == 0 && s.2 == 2), "meter: DoD trims {} but {p} pessimistic cycles", meter.trims["dod"]);
+    // The plots.
+    for name in ["throughput", "header_cdf", "modes", "occupancy"] {
+        let png = std::fs::read(out.join(format!("{name}.png"))).with_context(|| format!("{name}.png"))?;
+        ensure!(png.len() > 1000 && png.starts_with(b"\x89PNG"), "{name}.png is not a PNG");
+        let svg = std::fs::read_to_string(out.join(format!("{name}.svg"))).with_context(|| format!("{name}.svg"))?;
+        ensure!(svg.contains("<svg") && svg.len() > 1000, "{name}.svg is not an SVG");
+    }
     Ok(())
 }
 
 #[test]
 fn permutation_at_line_rate_trims_nothing() -> Result<()> {
     let cfg = config();
-    let m = run_rtl(&cfg, &Scenario::load("permutation")?, false)?;
+    let m = run_rtl(&cfg, &Scenario::load("permutation")?, "ideal", false)?;
     common_checks(&cfg, &m)?;
     let c = &m.conservation;
     ensure!(c.sent == 800 && c.whole == 800, "{c:?} drops {:?}", m.drops);
@@ -149,7 +147,8 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("frame_small", ok.replace("1500", "40"), "frame_bytes"),
         ("frame_big", ok.replace("1500", "20000"), "frame_bytes"),
         ("load_zero", format!("{ok}load = 0.0\n"), "load"),
-        ("bad_mode", format!("{ok}mode = \"fast\"\n"), "mode"),
+        ("bad_mode", format!("{ok}modes = [\"fast\"]\n"), "modes"),
+        ("mode_twice", format!("{ok}modes = [\"meter\", \"meter\"]\n"), "modes"),
         ("no_packets", ok.replace("packets = 10\n", ""), "packets"),
         ("wrong_type", ok.replace("packets = 10", "packets = \"ten\""), "packets"),
     ];

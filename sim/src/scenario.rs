@@ -16,7 +16,8 @@
 //! packets = 200           # per flow: the initial window
 //! frame_bytes = 1500      # on the wire, FCS included (64..=max_frame)
 //! load = 1.0              # sender rate, share of line rate (0 < load <= 1)
-//! mode = "ideal"          # traffic manager mode; default the configuration's
+//! modes = ["ideal", "meter", "meter-no-notify"]  # one run each; default
+//!                         # the configuration's tm.mode
 //! seed = 1
 //! ```
 //!
@@ -66,9 +67,11 @@ pub struct Scenario {
     /// Sender rate as a share of line rate.
     #[serde(default = "one")]
     pub load: f64,
-    /// Traffic manager mode (`ideal` or `meter`); default the configuration's.
+    /// Traffic manager modes, one run each: `ideal`, `meter` (meters with
+    /// the DoD notify loop), `meter-no-notify` (meters, notifies change
+    /// nothing: `T0 = T1 = 0`). Default: the configuration's `tm.mode`.
     #[serde(default)]
-    pub mode: Option<String>,
+    pub modes: Vec<String>,
     #[serde(default = "seed")]
     pub seed: u64,
     /// The file it came from.
@@ -80,6 +83,10 @@ pub struct Scenario {
 pub fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
 }
+
+/// The traffic manager modes a scenario can run (seed 000 §6, Fig. 5: ideal,
+/// meter only, meter + notify).
+pub const MODES: [&str; 3] = ["ideal", "meter", "meter-no-notify"];
 
 /// One flow: `packets` packets from port `src` to port `dst`.
 #[derive(Clone, Debug, Serialize)]
@@ -147,10 +154,20 @@ impl Scenario {
         let max = cfg.ingress.max_frame as usize;
         ensure!(self.frame_bytes >= 64 && self.frame_bytes <= max, "{f}: frame_bytes = {}: must be 64..={max} (ingress.max_frame)", self.frame_bytes);
         ensure!(self.load > 0.0 && self.load <= 1.0, "{f}: load = {}: must be in (0, 1]", self.load);
-        if let Some(m) = &self.mode {
-            ensure!(m == "ideal" || m == "meter", "{f}: mode = {m:?}: must be \"ideal\" or \"meter\"");
+        for (i, m) in self.modes.iter().enumerate() {
+            ensure!(MODES.contains(&m.as_str()), "{f}: modes: {m:?} is not one of {MODES:?}");
+            ensure!(!self.modes[..i].contains(m), "{f}: modes: {m:?} is listed twice");
         }
         Ok(())
+    }
+
+    /// The runs to make: [`Scenario::modes`], or the configuration's mode.
+    pub fn modes(&self, cfg: &Config) -> Vec<String> {
+        if self.modes.is_empty() {
+            vec![cfg.tm.mode.clone()]
+        } else {
+            self.modes.clone()
+        }
     }
 
     /// The flows of the scenario on `ports` ports.
@@ -218,12 +235,13 @@ pub struct FlowMetrics {
     pub returned: usize,
     /// Neither delivered nor returned (dropped: see `drops`).
     pub lost: usize,
-    /// Cycle of the first beat of the first packet in, and of the last beat
-    /// of the last whole packet out.
+    /// Cycle of the first beat of the flow's first packet in, and of the
+    /// last beat of its last packet out (whole, trimmed or returned): the
+    /// flow's lifetime.
     pub first_in: u64,
-    pub last_whole_out: u64,
-    /// Bytes of whole packets delivered per second of `first_in ..
-    /// last_whole_out`, in Gb/s (wire bytes without preamble and gap).
+    pub last_out: u64,
+    /// Bytes of whole packets delivered per second of the flow's lifetime,
+    /// in Gb/s (frame bytes, without preamble and gap).
     pub goodput_gbps: f64,
 }
 
@@ -242,9 +260,6 @@ pub struct Conservation {
 /// Everything a run measured; written as `metrics.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Metrics {
-    pub scenario: Scenario,
-    pub config: String,
-    pub engine: String,
     pub mode: String,
     pub clock_mhz: f64,
     pub line_gbps: f64,
@@ -273,6 +288,14 @@ pub struct Metrics {
     /// Occupancy samples: (cycle, port, header bytes, data bytes) of every
     /// receiving port.
     pub occupancy: Vec<(u64, usize, u64, u64)>,
+    /// Mode samples: (cycle, port, mode: 0 optimistic, 1 halftimistic, 2
+    /// pessimistic) of every port that receives traffic.
+    pub mode_samples: Vec<(u64, usize, u32)>,
+    /// Throughput of whole packets per flow over time: `flow_gbps[f][i]` is
+    /// flow `f`'s whole-packet bytes leaving in cycles `i * bin_cycles ..
+    /// (i + 1) * bin_cycles`, in Gb/s.
+    pub bin_cycles: u64,
+    pub flow_gbps: Vec<Vec<f64>>,
     /// Cycles per meter mode per port: [optimistic, halftimistic, pessimistic].
     pub mode_cycles: Vec<[u64; 3]>,
     /// Per port: the share of line rate its output used from its first
@@ -289,9 +312,8 @@ pub struct Metrics {
 impl Metrics {
     /// A few lines for a terminal: flows, trims, latencies, occupancy, drops
     /// and the conservation check.
-    pub fn summary(&self) -> String {
+    pub fn summary(&self, sc: &Scenario) -> String {
         use std::fmt::Write as _;
-        let sc = &self.scenario;
         let mut o = String::new();
         let _ = writeln!(o, "  mode {}, {} flows x {} packets of {} B, load {:.2}, {:.1} Gb/s ports at {} MHz", self.mode, self.flows.len(), sc.packets, sc.frame_bytes, sc.load, self.line_gbps, self.clock_mhz);
         let _ = writeln!(o, "  {:>4} {:>9} {:>7} {:>7} {:>8} {:>5} {:>13}", "flow", "src->dst", "whole", "trimmed", "returned", "lost", "goodput Gb/s");
@@ -320,19 +342,48 @@ fn is_drop(key: &str) -> bool {
     name.starts_with("RX_DROP_") || name.starts_with("DROP_") || name == "DROPPED_TRIM_PACKETS"
 }
 
-/// Runs `sc` on the Verilated `ts_switch` of `cfg`; `progress` prints a
-/// progress bar on standard error.
-pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
+/// What `trimswitch sim` writes as `metrics.json`: the scenario and one run
+/// per mode.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub scenario: Scenario,
+    pub config: String,
+    /// `rtl`: the Verilated `ts_switch`.
+    pub engine: String,
+    pub runs: Vec<Metrics>,
+}
+
+/// Runs `sc` in every one of its modes on the Verilated switch.
+pub fn run_all_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Report> {
+    sc.validate(cfg)?;
+    let mut runs = vec![];
+    for mode in sc.modes(cfg) {
+        if progress {
+            eprintln!("  mode {mode}:");
+        }
+        runs.push(run_rtl(cfg, sc, &mode, progress)?);
+    }
+    Ok(Report { scenario: sc.clone(), config: cfg.source.display().to_string(), engine: "rtl".into(), runs })
+}
+
+/// Runs `sc` in `mode` (one of [`MODES`]) on the Verilated `ts_switch` of
+/// `cfg`; `progress` prints a progress bar on standard error.
+pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Result<Metrics> {
     sc.validate(cfg)?;
     let ports = cfg.datapath.ports;
     let flows = sc.flows(ports);
     let mut b = SwitchBench::new(cfg, sc.seed)?;
     b.configure(cfg)?;
     let tm = b.map.window("tm").clone();
-    let mode = sc.mode.clone().unwrap_or_else(|| cfg.tm.mode.clone());
+    ensure!(MODES.contains(&mode), "mode {mode:?} is not one of {MODES:?}");
     let ctrl = b.read(tm.addr("CTRL", 0))?;
-    let ctrl = if mode == "meter" { ctrl | TmRegs::CTRL_METER } else { ctrl & !TmRegs::CTRL_METER };
+    let ctrl = if mode == "ideal" { ctrl & !TmRegs::CTRL_METER } else { ctrl | TmRegs::CTRL_METER };
     b.write(tm.addr("CTRL", 0), ctrl)?;
+    if mode == "meter-no-notify" {
+        // A notify with T0 = T1 = 0 leaves the port optimistic (ts_port_mode).
+        b.write(tm.addr("T0", 0), 0)?;
+        b.write(tm.addr("T1", 0), 0)?;
+    }
     let line = line_bytes_per_cycle(cfg);
     // Let the meter buckets fill after reset.
     b.run(2000);
@@ -359,9 +410,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
         d.dedup();
         d
     };
-    let sample_cycles = 500u64;
+    let sample_cycles = 250u64;
     let (mut max_h, mut max_d, mut max_dod) = (vec![0u64; ports], vec![0u64; ports], 0u64);
-    let mut occupancy = vec![];
+    let (mut occupancy, mut mode_samples) = (vec![], vec![]);
     let start = b.tb.cycle();
     let t0 = std::time::Instant::now();
     // Drain: the largest queue at line rate, plus margin.
@@ -376,6 +427,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
             max_h[p] = max_h[p].max(h);
             max_d[p] = max_d[p].max(d);
             occupancy.push((now, p, h, d));
+            mode_samples.push((now, p, b.read(tm.addr("MODE", p))?));
         }
         max_dod = max_dod.max(b.read(tm.addr("OCC_DOD_WORDS", 0))? as u64);
         let sent: usize = b.srcs.iter().map(|s| s.first_cycles.len()).sum();
@@ -410,7 +462,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
     // Outputs: which packet of which flow each was, and how it came.
     let mut fm: Vec<FlowMetrics> = flows
         .iter()
-        .map(|f| FlowMetrics { id: f.id, src: f.src, dst: f.dst, sent: sc.packets, whole: 0, trimmed: 0, returned: 0, lost: 0, first_in: u64::MAX, last_whole_out: 0, goodput_gbps: 0.0 })
+        .map(|f| FlowMetrics { id: f.id, src: f.src, dst: f.dst, sent: sc.packets, whole: 0, trimmed: 0, returned: 0, lost: 0, first_in: u64::MAX, last_out: 0, goodput_gbps: 0.0 })
         .collect();
     let mut t_in: BTreeMap<(usize, u32), u64> = BTreeMap::new();
     for (p, o) in order.iter().enumerate() {
@@ -423,6 +475,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
     let mut seen = std::collections::HashSet::new();
     let (mut header_arrivals, mut hl, mut dl) = (vec![], vec![], vec![]);
     let mut whole_bytes = vec![0u64; flows.len()];
+    let bin_cycles = (cycles / 40).max(1000);
+    let mut flow_gbps = vec![vec![0.0; (cycles / bin_cycles + 1) as usize]; flows.len()];
+    let gbps_per_byte = 8.0 * cfg.target.clock_mhz * 1e6 / bin_cycles as f64 / 1e9;
     for (port, s) in b.sinks.iter().enumerate() {
         for ((pkt, _first), last) in s.packets.iter().zip(&s.first_cycles).zip(&s.last_cycles) {
             let m = Meta::unpack(pkt.user);
@@ -435,6 +490,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
             let out = last - start;
             let lat = out - t_in[&(flow, seq)];
             let f = &mut fm[flow];
+            f.last_out = f.last_out.max(out);
             if m.flags & flag::RETURNED != 0 {
                 ensure!(port == f.src, "flow {flow} packet {seq} returned to port {port}, not its sender {}", f.src);
                 f.returned += 1;
@@ -447,8 +503,8 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
                 let want = sc.frame_bytes - if cfg.ingress.strip_fcs { 4 } else { 0 };
                 ensure!(port == f.dst && d.len() == want, "flow {flow} packet {seq}: whole but {} bytes at port {port} (want {want} at port {})", d.len(), f.dst);
                 f.whole += 1;
-                f.last_whole_out = f.last_whole_out.max(out);
                 whole_bytes[flow] += d.len() as u64;
+                flow_gbps[flow][(out / bin_cycles) as usize] += d.len() as f64 * gbps_per_byte;
                 dl.push(lat);
             }
         }
@@ -466,8 +522,8 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
     let mhz = cfg.target.clock_mhz;
     for (f, wb) in fm.iter_mut().zip(&whole_bytes) {
         f.lost = f.sent - f.whole - f.trimmed - f.returned;
-        if f.whole > 0 && f.last_whole_out > f.first_in {
-            f.goodput_gbps = *wb as f64 * 8.0 / ((f.last_whole_out - f.first_in) as f64 / (mhz * 1e6)) / 1e9;
+        if f.last_out > f.first_in {
+            f.goodput_gbps = *wb as f64 * 8.0 / ((f.last_out - f.first_in) as f64 / (mhz * 1e6)) / 1e9;
         }
     }
     let c = |k: &str| counters.get(k).copied().unwrap_or(0);
@@ -491,10 +547,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
         .map(|p| [c(&format!("tm.CYCLES_OPTIMISTIC[{p}]")), c(&format!("tm.CYCLES_HALFTIMISTIC[{p}]")), c(&format!("tm.CYCLES_PESSIMISTIC[{p}]"))])
         .collect();
     Ok(Metrics {
-        scenario: sc.clone(),
-        config: cfg.source.display().to_string(),
-        engine: "rtl".into(),
-        mode,
+        mode: mode.to_string(),
         clock_mhz: mhz,
         line_gbps: cfg.datapath.port_gbps,
         cycles,
@@ -509,6 +562,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Metrics> {
         max_occ_d_bytes: max_d,
         max_dod_words: max_dod,
         occupancy,
+        mode_samples,
+        bin_cycles,
+        flow_gbps,
         mode_cycles,
         port_utilization,
         drops,
