@@ -5,8 +5,11 @@
 CONFIG ?= configs/netfpga-sume.toml
 CARGO  ?= cargo
 TS     := target/debug/trimswitch
+# The scenario `make` runs on the switch (sim/scenarios/<name>.toml). ts_switch
+# is built for one-pipeline configurations so far; others skip the run.
+SCENARIO ?= $(shell grep -Eq '^pipelines *= *1 *$$' $(CONFIG) && echo incast)
 
-.PHONY: all test toolchain build emit lint synth smoke regs formal clean
+.PHONY: all test toolchain build emit lint synth smoke regs sim formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
@@ -14,6 +17,7 @@ all: toolchain build
 	$(TS) synth --config $(CONFIG)
 	$(TS) smoke --config $(CONFIG)
 	$(TS) regs  --config $(CONFIG)
+	$(if $(SCENARIO),$(TS) sim --config $(CONFIG) --scenario $(SCENARIO),@echo "sim: skipped: $(CONFIG) has several pipelines; ts_switch builds one so far (docs/switch.md)")
 	$(TS) summary --config $(CONFIG)
 
 toolchain:
@@ -24,6 +28,10 @@ build:
 
 emit lint synth smoke regs: toolchain build
 	$(TS) $@ --config $(CONFIG)
+
+# One scenario on the Verilated switch: make sim SCENARIO=incast_window
+sim: toolchain build
+	$(TS) sim --config $(CONFIG) --scenario $(or $(SCENARIO),incast)
 
 # SymbiYosys proofs of the packet FIFO (docs/verification.md, "Formal").
 formal: toolchain build

@@ -385,6 +385,26 @@ fn run(cli: Cli) -> Result<()> {
                     println!("          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}", r["family"].as_str().unwrap_or("?"), r["luts"], r["ffs"], r["bram36"], r["bram18"], r["carry"], r["logic_depth"]);
                 }
             }
+            let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim")).into_iter().flatten().flatten().map(|e| e.path().join("metrics.json")).filter(|p| p.exists()).collect();
+            sims.sort();
+            for p in sims {
+                let Some(r) = flows::read_json(&p) else { continue };
+                for m in r["runs"].as_array().into_iter().flatten() {
+                    let c = &m["conservation"];
+                    println!(
+                        "sim     : {} {}: {} sent, {} whole, {} trimmed, {} returned, {} dropped, conservation {}  ({})",
+                        r["scenario"]["name"].as_str().unwrap_or("?"),
+                        m["mode"].as_str().unwrap_or("?"),
+                        c["sent"],
+                        c["whole"],
+                        c["trimmed"],
+                        c["returned"],
+                        c["dropped"],
+                        if c["ok"] == true { "ok" } else { "BROKEN" },
+                        p.display()
+                    );
+                }
+            }
             if let Some(s) = flows::read_json(&out.join("smoke.json")) {
                 println!("smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})", s["packets_delivered"], s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0), s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6, out.join("smoke.json").display());
             }
