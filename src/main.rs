@@ -143,6 +143,10 @@ enum Cmd {
         /// Do not draw the plots (they need the project's .venv with matplotlib).
         #[arg(long)]
         no_plots: bool,
+        /// Run the model engine (sim/src/netmodel.rs: the trimming rules as an
+        /// event-driven simulation, any size) instead of the Verilated RTL.
+        #[arg(long)]
+        model: bool,
     },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
@@ -343,20 +347,27 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("jobs with an unexpected result: {}", bad.join(", "));
             }
         }
-        Cmd::Sim { sel, scenario, out, no_plots } => {
+        Cmd::Sim { sel, scenario, out, no_plots, model } => {
             use std::io::IsTerminal;
             let cfg = sel.load()?;
             let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
-            sc.validate(&cfg)?;
-            let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(&sc.name));
-            println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
-            let r = trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?;
+            let r = if model {
+                sc.validate_model(&cfg)?;
+                let (ports, pipes) = sc.scale(&cfg);
+                println!("sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+                trimswitch_sim::netmodel::run_all_model(&cfg, &sc)?
+            } else {
+                sc.validate(&cfg)?;
+                println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+                trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?
+            };
+            let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() }));
             std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
             let metrics = out.join("metrics.json");
             write_json(&metrics, &r)?;
             for m in &r.runs {
                 print!("{}", m.summary(&sc));
-                println!("  {} cycles at {:.0} k cycles/s", m.cycles, m.cycles_per_second / 1e3);
+                println!("  {} cycles ({:.1} us) at {:.0} k cycles/s", m.cycles, m.cycles as f64 / m.clock_mhz, m.cycles_per_second / 1e3);
             }
             println!("sim: {}", metrics.display());
             if !no_plots {

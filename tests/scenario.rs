@@ -8,11 +8,17 @@
 //!   (seed 001), meter + notify trims at most 10% more than ideal (seed 000
 //!   §6), only a deflection makes a port pessimistic; the plots are written.
 //! - Permutation at line rate: no trim, no drop, every output busy.
+//! - The model engine (`--model`) gives the RTL's trims on the incast, and
+//!   at the paper's scale (64 x 100G, 4 pipelines, cross-pipeline incasts)
+//!   reproduces seed 000 §6: without notifies the DoD queue grows to tens of
+//!   megabytes; with them it stays over ten times smaller, trims stay within
+//!   10% of ideal and whole packets within 5%.
 //! - Scenario files with a mistake fail with the file, the key and the
 //!   reason.
 use anyhow::{ensure, Context, Result};
 use std::path::Path;
 use trimswitch_hdl::config::Config;
+use trimswitch_sim::netmodel::run_all_model;
 use trimswitch_sim::scenario::{run_rtl, Metrics, Report, Scenario};
 
 fn config() -> Config {
@@ -93,6 +99,17 @@ fn incast_through_the_cli_in_three_modes() -> Result<()> {
     ensure!(alone.mode_samples.iter().all(|s| s.2 == 0), "meter only: a sampled mode not optimistic");
     let p = meter.mode_cycles[0][2];
     ensure!(meter.trims["dod"] > 0 && p > 0 && meter.mode_samples.iter().any(|s| s.1 == 0 && s.2 == 2), "meter: DoD trims {} but {p} pessimistic cycles", meter.trims["dod"]);
+    // The model engine agrees with the RTL: trims and DoD deflections
+    // within 2% (plus one packet) in every mode.
+    let model = run_all_model(&cfg, &Scenario::load("incast")?)?;
+    for (rtl, m) in r.runs.iter().zip(&model.runs) {
+        common_checks(&cfg, m).with_context(|| format!("model {}", m.mode))?;
+        for k in ["total", "dod"] {
+            let (a, b) = (rtl.trims[k] as f64, m.trims[k] as f64);
+            eprintln!("{} {k}: RTL {a}, model {b}", m.mode);
+            ensure!((a - b).abs() <= 0.02 * a + 1.0, "{}: trims {k}: RTL {a}, model {b}", m.mode);
+        }
+    }
     // The plots.
     for name in ["throughput", "header_cdf", "modes", "occupancy"] {
         let png = std::fs::read(out.join(format!("{name}.png"))).with_context(|| format!("{name}.png"))?;
@@ -119,6 +136,39 @@ fn permutation_at_line_rate_trims_nothing() -> Result<()> {
     for f in &m.flows {
         ensure!(f.goodput_gbps >= 0.97 * 10.0 * 1500.0 / 1520.0 && f.goodput_gbps <= 10.0, "flow {}: {:.2} Gb/s", f.id, f.goodput_gbps);
     }
+    Ok(())
+}
+
+/// Seed 000 §6 at the paper's scale on the model: 64 x 100G in 4 pipelines,
+/// 16 parallel cross-pipeline 4:1 incasts, 1000 x 1500 B per sender.
+#[test]
+fn cross_pipeline_incast_at_paper_scale_on_the_model() -> Result<()> {
+    let cfg = Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/sim-16x100g.toml")))?;
+    let sc = Scenario::load("cross_incast")?;
+    let r = run_all_model(&cfg, &sc)?;
+    ensure!(r.engine == "model" && r.runs.len() == 3, "{} runs", r.runs.len());
+    for m in &r.runs {
+        eprintln!("{}", m.summary(&sc));
+        ensure!(m.flows.len() == 64 && m.conservation.sent == 64_000, "{} flows", m.flows.len());
+        common_checks(&cfg, m).with_context(|| m.mode.clone())?;
+        ensure!(m.conservation.dropped == 0 && m.conservation.returned == 0, "{}: {:?}", m.mode, m.conservation);
+    }
+    let (ideal, alone, meter) = (&r.runs[0], &r.runs[1], &r.runs[2]);
+    let dod = |m: &Metrics| m.counters["model.MAX_DOD_BYTES"];
+    // No pipeline sees more than one sender per incast: its meter stays
+    // green, so without notifies every excess packet is deflected and the DoD
+    // queue takes three line rates of 1500 B packets into one.
+    ensure!(alone.trims["ingress"] == 0 && alone.trims["dod"] == alone.trims["total"], "meter only: {:?}", alone.trims);
+    ensure!(dod(alone) > 10 * dod(meter), "DoD backlog: meter only {} B, meter + notify {} B", dod(alone), dod(meter));
+    ensure!(dod(alone) > 50_000_000, "meter only: DoD backlog only {} B", dod(alone));
+    // Meter + notify: the notifies make every pipeline's meter pessimistic;
+    // trims at most 10% over ideal, whole packets within 5%.
+    let (ti, tm) = (ideal.trims["total"], meter.trims["total"]);
+    ensure!(meter.trims["ingress"] > meter.trims["dod"] && tm * 10 <= ti * 11, "meter trims {:?}, ideal {ti}", meter.trims);
+    let (wi, wm) = (ideal.conservation.whole as f64, meter.conservation.whole as f64);
+    ensure!((wm - wi).abs() <= 0.05 * wi, "whole packets: ideal {wi}, meter {wm}");
+    ensure!((0..16).all(|p| meter.mode_cycles[p][2] > 0) && alone.mode_cycles.iter().all(|c| c[2] == 0), "pessimistic cycles: {:?}", meter.mode_cycles);
+    eprintln!("cross incast: trims ideal {ti}, meter + notify {tm} ({:.3}), whole {wi} vs {wm}; DoD backlog {} B with notify, {} B without", tm as f64 / ti as f64, dod(meter), dod(alone));
     Ok(())
 }
 
@@ -151,6 +201,8 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("mode_twice", format!("{ok}modes = [\"meter\", \"meter\"]\n"), "modes"),
         ("no_packets", ok.replace("packets = 10\n", ""), "packets"),
         ("wrong_type", ok.replace("packets = 10", "packets = \"ten\""), "packets"),
+        ("rtl_resized", format!("{ok}ports = 64\n"), "ports"),
+        ("cross_one_pipeline", ok.replace("\"incast\"", "\"cross-incast\""), "cross-incast"),
     ];
     for (name, text, key) in cases {
         let e = error_of(name, &text);

@@ -26,6 +26,7 @@ pub mod dut;
 pub mod ingress_rtl;
 pub mod model;
 pub mod packet;
+pub mod netmodel;
 pub mod scenario;
 pub mod smoke;
 pub mod switch_rtl;

@@ -10,7 +10,8 @@
 //! ```toml
 //! name = "incast"
 //! description = "3:1 incast onto port 0"
-//! traffic = "incast"      # or "permutation": port p sends to (p + 1) % ports
+//! traffic = "incast"      # or "permutation": port p sends to (p + 1) % ports,
+//!                         # or "cross-incast" (several pipelines, model engine)
 //! receiver = 0            # incast: the port everybody sends to
 //! senders = [1, 2, 3]     # incast: default every other port
 //! packets = 200           # per flow: the initial window
@@ -19,6 +20,10 @@
 //! modes = ["ideal", "meter", "meter-no-notify"]  # one run each; default
 //!                         # the configuration's tm.mode
 //! seed = 1
+//! # model engine only (trimswitch sim --model):
+//! ports = 64              # switch size, default the configuration's
+//! pipelines = 4
+//! recirc_us = 1.0         # recirculation delay of a deflected packet
 //! ```
 //!
 //! Every packet is an NDP data packet (IPv4, protocol 199) from host `s`
@@ -74,6 +79,16 @@ pub struct Scenario {
     pub modes: Vec<String>,
     #[serde(default = "seed")]
     pub seed: u64,
+    /// Model engine only: the switch's size, default the configuration's
+    /// (`datapath.ports`, `datapath.pipelines`); the paper's is 64 and 4.
+    #[serde(default)]
+    pub ports: Option<usize>,
+    #[serde(default)]
+    pub pipelines: Option<usize>,
+    /// Model engine only: the recirculation delay of a deflected packet, in
+    /// microseconds (the paper's Tofino: about 1).
+    #[serde(default = "one")]
+    pub recirc_us: f64,
     /// The file it came from.
     #[serde(skip)]
     pub source: PathBuf,
@@ -129,11 +144,32 @@ impl Scenario {
         Ok(s)
     }
 
-    /// Checks the scenario against the switch `cfg`; errors name the file,
-    /// the key and the reason.
+    /// The switch size the scenario runs on: its `ports` and `pipelines`, or
+    /// the configuration's.
+    pub fn scale(&self, cfg: &Config) -> (usize, usize) {
+        (self.ports.unwrap_or(cfg.datapath.ports), self.pipelines.unwrap_or(cfg.datapath.pipelines))
+    }
+
+    /// Checks the scenario for the RTL engine (the switch `cfg` as built);
+    /// errors name the file, the key and the reason.
     pub fn validate(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
-        let ports = cfg.datapath.ports;
+        ensure!(self.ports.is_none() && self.pipelines.is_none(), "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's");
+        self.validate_at(cfg, cfg.datapath.ports, cfg.datapath.pipelines)
+    }
+
+    /// Checks the scenario for the model engine.
+    pub fn validate_model(&self, cfg: &Config) -> Result<()> {
+        let f = self.source.display();
+        let (ports, pipes) = self.scale(cfg);
+        ensure!((2..=1024).contains(&ports), "{f}: ports = {ports}: must be 2..=1024");
+        ensure!(pipes >= 1 && ports % pipes == 0, "{f}: pipelines = {pipes}: must divide ports = {ports}");
+        ensure!(self.recirc_us >= 0.0 && self.recirc_us <= 1000.0, "{f}: recirc_us = {}: must be 0..=1000", self.recirc_us);
+        self.validate_at(cfg, ports, pipes)
+    }
+
+    fn validate_at(&self, cfg: &Config, ports: usize, pipelines: usize) -> Result<()> {
+        let f = self.source.display();
         match self.traffic.as_str() {
             "incast" => {
                 ensure!(self.receiver < ports, "{f}: receiver = {}: the switch has ports 0..{}", self.receiver, ports - 1);
@@ -146,8 +182,12 @@ impl Scenario {
                 v.dedup();
                 ensure!(v.len() == self.senders.len(), "{f}: senders: a port is listed twice");
             }
-            "permutation" => ensure!(self.senders.is_empty(), "{f}: senders: not used by traffic = \"permutation\" (every port sends)"),
-            t => bail!("{f}: traffic = {t:?}: must be \"incast\" or \"permutation\""),
+            "permutation" | "cross-incast" => ensure!(self.senders.is_empty(), "{f}: senders: not used by traffic = {:?} (every port sends)", self.traffic),
+            t => bail!("{f}: traffic = {t:?}: must be \"incast\", \"permutation\" or \"cross-incast\""),
+        }
+        if self.traffic == "cross-incast" {
+            ensure!(pipelines >= 2, "{f}: traffic = \"cross-incast\": needs several pipelines, the switch has {pipelines}");
+            ensure!(ports / pipelines >= 2, "{f}: traffic = \"cross-incast\": needs two ports per pipeline");
         }
         ensure!(ports >= 2, "{f}: the switch needs two ports");
         ensure!(self.packets >= 1 && self.packets <= 1_000_000, "{f}: packets = {}: must be 1..=1000000", self.packets);
@@ -170,12 +210,19 @@ impl Scenario {
         }
     }
 
-    /// The flows of the scenario on `ports` ports.
-    pub fn flows(&self, ports: usize) -> Vec<Flow> {
+    /// The flows of the scenario on `ports` ports in `pipelines` pipelines.
+    /// `cross-incast` is seed 000 §6's worst case: port `p` of every pipeline
+    /// sends to port `(p + 1) mod n` of pipeline 0 (`n` ports per pipeline):
+    /// `n` parallel incasts, each with one sender per pipeline.
+    pub fn flows(&self, ports: usize, pipelines: usize) -> Vec<Flow> {
         let pairs: Vec<(usize, usize)> = match self.traffic.as_str() {
             "incast" => {
                 let s = if self.senders.is_empty() { (0..ports).filter(|p| *p != self.receiver).collect() } else { self.senders.clone() };
                 s.into_iter().map(|s| (s, self.receiver)).collect()
+            }
+            "cross-incast" => {
+                let n = ports / pipelines;
+                (0..ports).map(|s| (s, (s % n + 1) % n)).collect()
             }
             _ => (0..ports).map(|p| (p, (p + 1) % ports)).collect(),
         };
@@ -371,7 +418,7 @@ pub fn run_all_rtl(cfg: &Config, sc: &Scenario, progress: bool) -> Result<Report
 pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Result<Metrics> {
     sc.validate(cfg)?;
     let ports = cfg.datapath.ports;
-    let flows = sc.flows(ports);
+    let flows = sc.flows(ports, cfg.datapath.pipelines);
     let mut b = SwitchBench::new(cfg, sc.seed)?;
     b.configure(cfg)?;
     let tm = b.map.window("tm").clone();
