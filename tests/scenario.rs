@@ -8,6 +8,8 @@
 //!   (seed 001), meter + notify trims at most 10% more than ideal (seed 000
 //!   §6), only a deflection makes a port pessimistic; the plots are written.
 //! - Permutation at line rate: no trim, no drop, every output busy.
+//! - An incast with background traffic (`traffic = "flows"`, each flow at
+//!   its own rate): the uncongested background flow is untouched.
 //! - The model engine (`--model`) gives the RTL's trims on the incast, and
 //!   at the paper's scale (64 x 100G, 4 pipelines, cross-pipeline incasts)
 //!   reproduces seed 000 §6: without notifies the DoD queue grows to tens of
@@ -139,6 +141,36 @@ fn permutation_at_line_rate_trims_nothing() -> Result<()> {
     Ok(())
 }
 
+/// An incast with background traffic (`mix.toml`, `traffic = "flows"`): the
+/// background flow on an uncongested path gets every packet through whole in
+/// both engines; the flow into the congested port at a quarter of line rate
+/// loses some packets to trimming; RTL and model trim the same number within
+/// 2%; each sender keeps its own rate.
+#[test]
+fn incast_with_background_traffic() -> Result<()> {
+    let cfg = config();
+    let sc = Scenario::load("mix")?;
+    let model = run_all_model(&cfg, &sc)?;
+    for (mode, m) in sc.modes(&cfg).iter().zip(&model.runs) {
+        let rtl = run_rtl(&cfg, &sc, mode, false)?;
+        for (engine, r) in [("rtl", &rtl), ("model", m)] {
+            common_checks(&cfg, r).with_context(|| format!("{engine} {mode}"))?;
+            let f = &r.flows;
+            ensure!(f.len() == 4 && f[3].src == 0 && f[3].dst == 3, "{engine} {mode}: flows {f:?}");
+            ensure!(f[3].whole == 400, "{engine} {mode}: background 0->3 lost {} packets to trimming", 400 - f[3].whole);
+            // 1500 B frames at half of 10G: 4.93 Gb/s less the pipeline's
+            // latency at the ends.
+            ensure!((f[3].goodput_gbps - 4.93).abs() < 0.1, "{engine} {mode}: background at {:.2} Gb/s", f[3].goodput_gbps);
+            ensure!(f[0].trimmed > 0 && f[1].trimmed > 0, "{engine} {mode}: the incast trimmed nothing: {f:?}");
+            ensure!(r.conservation.dropped == 0, "{engine} {mode}: drops {:?}", r.drops);
+        }
+        let (a, b) = (rtl.trims["total"] as f64, m.trims["total"] as f64);
+        eprintln!("mix {mode}: trims RTL {a}, model {b}");
+        ensure!((a - b).abs() <= 0.02 * a + 1.0, "{mode}: trims RTL {a}, model {b}");
+    }
+    Ok(())
+}
+
 /// Seed 000 §6 at the paper's scale on the model: 64 x 100G in 4 pipelines,
 /// 16 parallel cross-pipeline 4:1 incasts, 1000 x 1500 B per sender.
 #[test]
@@ -203,6 +235,9 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("wrong_type", ok.replace("packets = 10", "packets = \"ten\""), "packets"),
         ("rtl_resized", format!("{ok}ports = 64\n"), "ports"),
         ("cross_one_pipeline", ok.replace("\"incast\"", "\"cross-incast\""), "cross-incast"),
+        ("flows_empty", ok.replace("\"incast\"", "\"flows\""), "flow"),
+        ("flow_same_src", ok.replace("\"incast\"", "\"flows\"") + "[[flow]]\nsrc = 1\ndst = 0\n[[flow]]\nsrc = 1\ndst = 2\n", "flow 1"),
+        ("flow_bad_key", ok.replace("\"incast\"", "\"flows\"") + "[[flow]]\nsrc = 1\ndest = 0\n", "dest"),
     ];
     for (name, text, key) in cases {
         let e = error_of(name, &text);

@@ -332,12 +332,12 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
     // back to back, flows of one port round robin.
     let mut rng = rand::rngs::SmallRng::seed_from_u64(sc.seed);
     let frame_wire = sim.wire(sc.frame_bytes as u64 + 20);
-    let gap = (frame_wire as f64 / sc.load).round() as Ps;
     let mut by_src: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for f in &flows {
         by_src.entry(f.src).or_default().push(f.id);
     }
     for ids in by_src.values() {
+        let gap = (frame_wire as f64 / flows[ids[0]].load).round() as Ps;
         let start: Ps = rng.gen_range(0..frame_wire.max(1));
         let mut k = 0u64;
         for seq in 0..sc.packets as u32 {

@@ -11,7 +11,8 @@
 //! name = "incast"
 //! description = "3:1 incast onto port 0"
 //! traffic = "incast"      # or "permutation": port p sends to (p + 1) % ports,
-//!                         # or "cross-incast" (several pipelines, model engine)
+//!                         # or "cross-incast" (several pipelines, model engine),
+//!                         # or "flows": a [[flow]] list (src, dst, load) 
 //! receiver = 0            # incast: the port everybody sends to
 //! senders = [1, 2, 3]     # incast: default every other port
 //! packets = 200           # per flow: the initial window
@@ -65,6 +66,11 @@ pub struct Scenario {
     /// Incast: the port every sender sends to.
     #[serde(default)]
     pub receiver: usize,
+    /// `traffic = "flows"`: the flows, each with its own rate (a mix of an
+    /// incast and background traffic, or anything else); one per sending
+    /// port.
+    #[serde(default, rename = "flow")]
+    pub flow_list: Vec<FlowSpec>,
     /// Packets per flow (the initial window, sent at once).
     pub packets: usize,
     /// Frame size on the wire, FCS included.
@@ -99,6 +105,17 @@ pub fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
 }
 
+/// One flow of `traffic = "flows"` (`[[flow]]` in the file).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: usize,
+    pub dst: usize,
+    /// Share of line rate; default the scenario's `load`.
+    #[serde(default)]
+    pub load: Option<f64>,
+}
+
 /// The traffic manager modes a scenario can run (seed 000 §6, Fig. 5: ideal,
 /// meter only, meter + notify).
 pub const MODES: [&str; 3] = ["ideal", "meter", "meter-no-notify"];
@@ -109,6 +126,8 @@ pub struct Flow {
     pub id: usize,
     pub src: usize,
     pub dst: usize,
+    /// Share of line rate its sender sends at.
+    pub load: f64,
 }
 
 impl Scenario {
@@ -183,8 +202,20 @@ impl Scenario {
                 ensure!(v.len() == self.senders.len(), "{f}: senders: a port is listed twice");
             }
             "permutation" | "cross-incast" => ensure!(self.senders.is_empty(), "{f}: senders: not used by traffic = {:?} (every port sends)", self.traffic),
-            t => bail!("{f}: traffic = {t:?}: must be \"incast\", \"permutation\" or \"cross-incast\""),
+            "flows" => {
+                ensure!(!self.flow_list.is_empty(), "{f}: flow: traffic = \"flows\" needs at least one [[flow]]");
+                for (i, fl) in self.flow_list.iter().enumerate() {
+                    ensure!(fl.src < ports && fl.dst < ports, "{f}: flow {i}: src = {}, dst = {}: the switch has ports 0..{}", fl.src, fl.dst, ports - 1);
+                    ensure!(fl.src != fl.dst, "{f}: flow {i}: src = dst = {}", fl.src);
+                    ensure!(!self.flow_list[..i].iter().any(|o| o.src == fl.src), "{f}: flow {i}: port {} already sends a flow (one per sending port)", fl.src);
+                    if let Some(l) = fl.load {
+                        ensure!(l > 0.0 && l <= 1.0, "{f}: flow {i}: load = {l}: must be in (0, 1]");
+                    }
+                }
+            }
+            t => bail!("{f}: traffic = {t:?}: must be \"incast\", \"permutation\", \"cross-incast\" or \"flows\""),
         }
+        ensure!(self.traffic == "flows" || self.flow_list.is_empty(), "{f}: flow: [[flow]] needs traffic = \"flows\"");
         if self.traffic == "cross-incast" {
             ensure!(pipelines >= 2, "{f}: traffic = \"cross-incast\": needs several pipelines, the switch has {pipelines}");
             ensure!(ports / pipelines >= 2, "{f}: traffic = \"cross-incast\": needs two ports per pipeline");
@@ -224,9 +255,12 @@ impl Scenario {
                 let n = ports / pipelines;
                 (0..ports).map(|s| (s, (s % n + 1) % n)).collect()
             }
+            "flows" => {
+                return self.flow_list.iter().enumerate().map(|(id, f)| Flow { id, src: f.src, dst: f.dst, load: f.load.unwrap_or(self.load) }).collect();
+            }
             _ => (0..ports).map(|p| (p, (p + 1) % ports)).collect(),
         };
-        pairs.into_iter().enumerate().map(|(id, (src, dst))| Flow { id, src, dst }).collect()
+        pairs.into_iter().enumerate().map(|(id, (src, dst))| Flow { id, src, dst, load: self.load }).collect()
     }
 }
 
@@ -445,6 +479,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     for s in b.srcs.iter_mut() {
         s.pace = Some(line * sc.load);
         s.wire_overhead = 20;
+    }
+    for f in &flows {
+        b.srcs[f.src].pace = Some(line * f.load);
     }
     for s in b.sinks.iter_mut() {
         s.pace = Some(line);
