@@ -122,7 +122,8 @@ enum Cmd {
         timeout: u64,
     },
     /// Run a traffic scenario on the Verilated ts_switch (one MAC per port:
-    /// senders at line rate x load, receivers draining at line rate); writes
+    /// senders at line rate x load, receivers draining at line rate) or, with
+    /// --model, on the event-driven model of the trimming rules; writes
     /// <out>/metrics.json (one run per mode of the scenario), plots
     /// (<out>/*.png and *.svg) and prints a summary. Fails if a packet is not
     /// accounted for (conservation).
@@ -137,7 +138,8 @@ enum Cmd {
         /// Scenario name (sim/scenarios/<name>.toml) or path.
         #[arg(long)]
         scenario: String,
-        /// Output directory [default: build/<target>/sim/<scenario name>].
+        /// Output directory [default: build/<target>/sim/<scenario name>, with
+        /// a `-model` suffix for --model].
         #[arg(long)]
         out: Option<PathBuf>,
         /// Do not draw the plots (they need the project's .venv with matplotlib).
