@@ -407,8 +407,10 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
     for p in 0..ports {
         sim.settle_mode(p, now);
     }
+    // The run ends with the last packet delivered (mode timers may tick on).
+    let end = sim.out.iter().map(|o| o.0).max().unwrap_or(0);
     let seconds = wall.elapsed().as_secs_f64();
-    finish(cfg, sc, &sim, mode, now, seconds, occupancy, mode_samples, max_h, max_d, sample_cycles)
+    finish(cfg, sc, &sim, mode, end, seconds, occupancy, mode_samples, max_h, max_d, sample_cycles)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -344,7 +344,8 @@ pub struct Metrics {
     pub mode: String,
     pub clock_mhz: f64,
     pub line_gbps: f64,
-    /// Cycles from the first packet in to the end of the drain.
+    /// Cycles from the first packet in to the end of the drain (RTL), or to
+    /// the last packet delivered (model).
     pub cycles: u64,
     /// Simulated cycles per wall-clock second (information only).
     pub cycles_per_second: f64,
