@@ -40,4 +40,5 @@ pub mod trim_logic;
 pub mod tm;
 pub mod tm_admit;
 pub mod trimmer;
+pub mod unroll;
 pub mod widgets;
