@@ -16,6 +16,12 @@
 //!   input whose deficit plus quantum is still not positive is skipped for the
 //!   round; bandwidth shares converge to the quantum ratios.
 //!
+//! Packet classes ([`AxisArbMux::with_priority`]): an input whose waiting
+//! first beat has `tuser & mask == value` is a priority packet; while one
+//! waits, the policy picks among the priority packets only (the switch's port
+//! merge sends the pipelines' header-queue packets before their data). With
+//! [`AxisArbMux::new`] (`mask` 0) every packet is one.
+//!
 //! A new packet is granted in the same cycle its first beat is offered, so
 //! single-beat packets stream back to back. The output goes through a
 //! [`AxisSkid`] register slice.
@@ -57,6 +63,11 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
     lanes: Constant<Bits<32>>,
+    prio_mask: Constant<Bits<U>>,
+    prio_value: Constant<Bits<U>>,
+    is_prio: Vec<Signal<Local, Bit>>,
+    req: Vec<Signal<Local, Bit>>,
+    any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
     keep_count: KeepCount<K, 8>,
     locked: DffR<Bit>,
@@ -89,6 +100,12 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
 impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
     /// An arbiter with `n` inputs (2..=64).
     pub fn new(n: usize) -> Self {
+        Self::with_priority(n, Bits::default(), Bits::default())
+    }
+
+    /// An arbiter with `n` inputs whose packets with `tuser & mask == value`
+    /// (at the first beat) go before the others (module docs).
+    pub fn with_priority(n: usize, mask: Bits<U>, value: Bits<U>) -> Self {
         assert_eq!(K * 8, D, "AxisArbMux: K must be D/8");
         assert!((2..=64).contains(&n), "AxisArbMux: 2..=64 inputs");
         Self {
@@ -110,6 +127,11 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             strict: Default::default(),
             quantum: vec_of(n),
             lanes: Constant::new((K as u64).to_bits()),
+            prio_mask: Constant::new(mask),
+            prio_value: Constant::new(value),
+            is_prio: vec_of(n),
+            req: vec_of(n),
+            any_prio: Default::default(),
             out: Default::default(),
             keep_count: Default::default(),
             locked: Default::default(),
@@ -161,6 +183,15 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
 
+        // Requests: priority packets only, while one waits.
+        self.any_prio.next = false;
+        for i in 0..self.s_tvalid.len() {
+            self.is_prio[i].next = (self.s_tuser[i].val() & self.prio_mask.val()) == self.prio_value.val();
+            self.any_prio.next = self.any_prio.val() | (self.s_tvalid[i].val() & self.is_prio[i].val());
+        }
+        for i in 0..self.s_tvalid.len() {
+            self.req[i].next = self.s_tvalid[i].val() & (self.is_prio[i].val() | !self.any_prio.val());
+        }
         // Rotating priority (descending): the highest requesting input below
         // the last one served, else the highest requesting input.
         self.any_req.next = false;
@@ -168,7 +199,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.pick.next = 0.into();
         self.pick_lo.next = 0.into();
         for i in 0..self.s_tvalid.len() {
-            if self.s_tvalid[i].val() {
+            if self.req[i].val() {
                 self.any_req.next = true;
                 self.pick.next = i.to_bits();
                 if self.last.q.val().index() > i {
@@ -184,7 +215,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.found_s.next = false;
         self.pick_s.next = 0.into();
         for i in 0..self.s_tvalid.len() {
-            if self.s_tvalid[i].val() & !self.found_s.val() {
+            if self.req[i].val() & !self.found_s.val() {
                 self.found_s.next = true;
                 self.pick_s.next = i.to_bits();
             }
