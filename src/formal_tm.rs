@@ -138,6 +138,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Ideal mode only: no meters, no DoD path (meter_en low, so admission
         // never deflects and the DoD occupancy stays 0).
         self.admit.meter_en.next = false;
+        self.admit.hold.next = false;
         self.admit.occ_dod_words.next = 0.into();
         self.demux.s_tdata.next = self.admit.m_tdata.val();
         self.demux.s_tkeep.next = self.admit.m_tkeep.val();

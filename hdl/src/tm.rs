@@ -39,6 +39,13 @@
 //! - `dec_valid`, `dec_code` (4 bits, [`crate::tm_admit`]'s fate codes),
 //!   `dec_recirc`, `dec_port` out: the decision trace, one cycle per packet at
 //!   admission (for telemetry, mirroring, and the tests' replay).
+//! - Sharing the ports with other pipelines (`docs/switch.md`, "Several
+//!   pipelines"; tie the inputs low when alone): `occ_b_out[q]`,
+//!   `occ_w_out[q]` out, the bytes and words this traffic manager holds in
+//!   queue `q` (`2p` header, `2p + 1` data of port `p`); `occ_ext_b[q]`,
+//!   `occ_ext_w[q]` in, what the other pipelines hold there (admission
+//!   decides on the sum); `want`, `want_dest`, `want_src` out and `hold` in,
+//!   admission's request and stall ([`TmAdmit`]).
 use crate::axil_regs::AxilRegs;
 use crate::axis_arb_mux::AxisArbMux;
 use crate::axis_demux::AxisDemux;
@@ -75,7 +82,9 @@ pub const REG_ADDR_BITS: usize = 14;
 /// occupancy in bytes, the mode (0 optimistic, 1 halftimistic, 2
 /// pessimistic), green and not-green meter answers (= ingress trims), the
 /// cycles spent in each mode and the notifies received (counters: write
-/// clears).
+/// clears), and the header and data queues' high-water marks in bytes
+/// (write clears). Occupancy and high-water marks are the port's total over
+/// all pipelines (what admission decides on), exact to the cycle.
 pub struct TmRegs {
     pub ports: usize,
 }
@@ -123,7 +132,7 @@ impl TmRegs {
         "cut_pkts",
     ];
     /// Per-port read-only registers, in address order.
-    pub const PORT_REGS: [&'static str; 10] = [
+    pub const PORT_REGS: [&'static str; 12] = [
         "tx_trim_packets",
         "occ_h_bytes",
         "occ_d_bytes",
@@ -134,6 +143,8 @@ impl TmRegs {
         "cycles_halftimistic",
         "cycles_pessimistic",
         "notifies",
+        "max_occ_h_bytes",
+        "max_occ_d_bytes",
     ];
     /// Read-only registers before the per-port ones.
     pub const N_GLOBAL_RO: usize = N_COUNTERS + 2;
@@ -219,6 +230,14 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     pub dec_code: Signal<Out, Bits<4>>,
     pub dec_recirc: Signal<Out, Bit>,
     pub dec_port: Signal<Out, Bits<8>>,
+    pub occ_b_out: Vec<Signal<Out, Bits<32>>>,
+    pub occ_w_out: Vec<Signal<Out, Bits<32>>>,
+    pub occ_ext_b: Vec<Signal<In, Bits<32>>>,
+    pub occ_ext_w: Vec<Signal<In, Bits<32>>>,
+    pub want: Signal<Out, Bit>,
+    pub want_dest: Signal<Out, Bits<8>>,
+    pub want_src: Signal<Out, Bits<8>>,
+    pub hold: Signal<In, Bit>,
     meter: MeterStage<D, K, U>,
     bank: MeterBank,
     pmode: PortMode,
@@ -248,6 +267,8 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     deq_b: Vec<Signal<Local, Bits<32>>>,
     deq_w: Vec<Signal<Local, Bits<32>>>,
     enq_here: Vec<Signal<Local, Bit>>,
+    tot_b: Vec<Signal<Local, Bits<32>>>,
+    hw_b: Vec<DffR<Bits<32>>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TrafficManager<D, K, U, M, W> {
@@ -299,6 +320,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             dec_code: Default::default(),
             dec_recirc: Default::default(),
             dec_port: Default::default(),
+            occ_b_out: vec_of(nq),
+            occ_w_out: vec_of(nq),
+            occ_ext_b: vec_of(nq),
+            occ_ext_w: vec_of(nq),
+            want: Default::default(),
+            want_dest: Default::default(),
+            want_src: Default::default(),
+            hold: Default::default(),
             meter: MeterStage::new(ports),
             bank: MeterBank::new(ports),
             pmode: PortMode::new(ports),
@@ -328,6 +357,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             deq_b: vec_of(nq),
             deq_w: vec_of(nq),
             enq_here: vec_of(nq),
+            tot_b: vec_of(nq),
+            hw_b: vec_of(nq),
         }
     }
 }
@@ -432,6 +463,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dec_code.next = self.admit.dec_code.val();
         self.dec_recirc.next = self.admit.dec_recirc.val();
         self.dec_port.next = self.admit.dec_port.val();
+        self.want.next = self.admit.want.val();
+        self.want_dest.next = self.admit.want_dest.val();
+        self.want_src.next = self.admit.want_src.val();
+        self.admit.hold.next = self.hold.val();
         // DoD FIFO: demux output 2N (a one-pass loop names the index).
         for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
             self.dod.s_tdata.next = self.demux.m_tdata[q].val();
@@ -529,31 +564,32 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
             }
             // Per port (TmRegs::PORT_REGS order), from ro[13 + 10p].
-            if self.regs.ro_clear[13 + 10 * p].val() {
+            if self.regs.ro_clear[13 + 12 * p].val() {
                 self.tx_trim[p].d.next = 0.into();
             }
-            self.regs.ro[13 + 10 * p].next = self.tx_trim[p].q.val();
-            self.regs.ro[14 + 10 * p].next = self.occ_b[2 * p].q.val();
-            self.regs.ro[15 + 10 * p].next = self.occ_b[2 * p + 1].q.val();
-            self.regs.ro[16 + 10 * p].next = 0.into();
+            self.regs.ro[13 + 12 * p].next = self.tx_trim[p].q.val();
+            self.regs.ro[23 + 12 * p].next = self.hw_b[2 * p].q.val();
+            self.regs.ro[24 + 12 * p].next = self.hw_b[2 * p + 1].q.val();
+
+            self.regs.ro[16 + 12 * p].next = 0.into();
             if self.pmode.mode[p].val() == 1 {
-                self.regs.ro[16 + 10 * p].next = 1.into();
+                self.regs.ro[16 + 12 * p].next = 1.into();
             }
             if self.pmode.mode[p].val() == 2 {
-                self.regs.ro[16 + 10 * p].next = 2.into();
+                self.regs.ro[16 + 12 * p].next = 2.into();
             }
-            self.regs.ro[17 + 10 * p].next = self.bank.green_pkts[p].val();
-            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[17 + 10 * p].val();
-            self.regs.ro[18 + 10 * p].next = self.bank.not_green_pkts[p].val();
-            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[18 + 10 * p].val();
-            self.regs.ro[19 + 10 * p].next = self.pmode.cycles_opt[p].val();
-            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[19 + 10 * p].val();
-            self.regs.ro[20 + 10 * p].next = self.pmode.cycles_half[p].val();
-            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[20 + 10 * p].val();
-            self.regs.ro[21 + 10 * p].next = self.pmode.cycles_pess[p].val();
-            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[21 + 10 * p].val();
-            self.regs.ro[22 + 10 * p].next = self.pmode.notifies[p].val();
-            self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 10 * p].val();
+            self.regs.ro[17 + 12 * p].next = self.bank.green_pkts[p].val();
+            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[17 + 12 * p].val();
+            self.regs.ro[18 + 12 * p].next = self.bank.not_green_pkts[p].val();
+            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[18 + 12 * p].val();
+            self.regs.ro[19 + 12 * p].next = self.pmode.cycles_opt[p].val();
+            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[19 + 12 * p].val();
+            self.regs.ro[20 + 12 * p].next = self.pmode.cycles_half[p].val();
+            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[20 + 12 * p].val();
+            self.regs.ro[21 + 12 * p].next = self.pmode.cycles_pess[p].val();
+            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[21 + 12 * p].val();
+            self.regs.ro[22 + 12 * p].next = self.pmode.notifies[p].val();
+            self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 12 * p].val();
         }
         // Exact occupancy: reserved at admission, freed at departure.
         for q in 0..self.occ_b.len() {
@@ -561,8 +597,24 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.occ_b[q].reset.next = self.reset.val();
             self.occ_w[q].clock.next = self.clock.val();
             self.occ_w[q].reset.next = self.reset.val();
-            self.admit.occ_bytes[q].next = self.occ_b[q].q.val();
-            self.admit.occ_words[q].next = self.occ_w[q].q.val();
+            self.tot_b[q].next = self.occ_b[q].q.val() + self.occ_ext_b[q].val();
+            self.admit.occ_bytes[q].next = self.tot_b[q].val();
+            // High-water mark of the port's total.
+            self.hw_b[q].clock.next = self.clock.val();
+            self.hw_b[q].reset.next = self.reset.val();
+            self.hw_b[q].d.next = self.hw_b[q].q.val();
+            if self.tot_b[q].val() > self.hw_b[q].q.val() {
+                self.hw_b[q].d.next = self.tot_b[q].val();
+            }
+            // OCC_H_BYTES[p], MAX_OCC_H_BYTES[p] (q = 2p) and OCC_D_BYTES[p],
+            // MAX_OCC_D_BYTES[p] (q = 2p + 1).
+            self.regs.ro[14 + 12 * (q / 2) + q % 2].next = self.tot_b[q].val();
+            if self.regs.ro_clear[23 + 12 * (q / 2) + q % 2].val() {
+                self.hw_b[q].d.next = 0.into();
+            }
+            self.admit.occ_words[q].next = self.occ_w[q].q.val() + self.occ_ext_w[q].val();
+            self.occ_b_out[q].next = self.occ_b[q].q.val();
+            self.occ_w_out[q].next = self.occ_w[q].q.val();
             self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
             self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
         }

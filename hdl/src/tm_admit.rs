@@ -59,6 +59,13 @@
 //!   arrived (a packet coming back frees `ceil(dec_bytes / K)` DoD words).
 //! - `counters[c]` out, `clear[c]` in: the ten fate counters above in code
 //!   order, then `in_pkts` (32 bits, wrap).
+//! - `want` out: a first beat waits for its decision this cycle, for
+//!   `want_dest` (its `dest_port`) and `want_src` (its `src_port`, where a
+//!   return to sender goes); `hold` in: the decision may not be taken this
+//!   cycle, the first beat waits (`s_tready` low). With several pipelines
+//!   sharing the queues' occupancy (`docs/switch.md`), the switch holds all
+//!   but one pipeline that wants a port in a cycle, so no two pipelines
+//!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
 use crate::axis_skid::AxisSkid;
 use crate::meta::{DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, LENGTH_LSB, PRIO_BIT, TRIM_OK_BIT};
 use crate::widgets::{vec_of, DffR};
@@ -127,6 +134,10 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub dec_bytes: Signal<Out, Bits<16>>,
     pub counters: Vec<Signal<Out, Bits<32>>>,
     pub clear: Vec<Signal<In, Bit>>,
+    pub want: Signal<Out, Bit>,
+    pub want_dest: Signal<Out, Bits<8>>,
+    pub want_src: Signal<Out, Bits<8>>,
+    pub hold: Signal<In, Bit>,
     ports: Constant<Bits<8>>,
     port_id: Vec<Constant<Bits<8>>>,
     depth_h: Constant<Bits<32>>,
@@ -223,6 +234,10 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             dec_bytes: Default::default(),
             counters: vec_of(N_COUNTERS),
             clear: vec_of(N_COUNTERS),
+            want: Default::default(),
+            want_dest: Default::default(),
+            want_src: Default::default(),
+            hold: Default::default(),
             ports: Constant::new((ports as u64).to_bits()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             depth_h: Constant::new((depth_h as u64).to_bits()),
@@ -395,9 +410,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if self.first.val() {
             self.out.s_tuser.next = self.new_user.val();
         }
+        self.want.next = self.s_tvalid.val() & self.first.val();
+        self.want_dest.next = self.dest.val();
+        self.want_src.next = self.src.val();
         if self.first.val() {
-            self.s_tready.next = self.drop_now.val() | self.out.s_tready.val();
-            self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop_now.val();
+            self.s_tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s_tready.val());
+            self.out.s_tvalid.next = self.s_tvalid.val() & !self.hold.val() & !self.drop_now.val();
         } else {
             self.s_tready.next = self.drop_cur.q.val() | self.out.s_tready.val();
             self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop_cur.q.val();
