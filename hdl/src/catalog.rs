@@ -48,17 +48,13 @@ pub const BLOCKS: [&str; 21] = [
     "ts_tm",
 ];
 
-/// The whole switch, emitted after [`BLOCKS`] for configurations it is built
-/// for (one ingress pipeline; [`crate::switch`]).
+/// The whole switch, emitted after [`BLOCKS`] ([`crate::switch`]).
 pub const SWITCH: &str = "ts_switch";
 
-/// The blocks `cfg` emits, top last: [`BLOCKS`], then [`SWITCH`] when the
-/// configuration has one ingress pipeline.
-pub fn blocks(cfg: &Config) -> Vec<&'static str> {
+/// The blocks `cfg` emits, top last: [`BLOCKS`], then [`SWITCH`].
+pub fn blocks(_cfg: &Config) -> Vec<&'static str> {
     let mut v = BLOCKS.to_vec();
-    if cfg.datapath.pipelines == 1 {
-        v.push(SWITCH);
-    }
+    v.push(SWITCH);
     v
 }
 

@@ -9,9 +9,11 @@
 //! `ts_switch` and checks that writes read back.
 //!
 //! Layout ([`SwitchMap`]): 16 KiB windows. Window `n` (`n` < `pipelines`) is
-//! ingress pipeline `n` ([`IngressRegs`]); window `pipelines` is the traffic
-//! manager ([`TmRegs`]). An address inside a window but past its last register
-//! answers DECERR.
+//! ingress pipeline `n` ([`IngressRegs`]); window `pipelines + n` is pipeline
+//! `n`'s traffic manager ([`TmRegs`]: its meters, admission, trimmer, DoD FIFO
+//! and counters; the queues' limits apply to each port's total over all
+//! pipelines, so a host writes the same limits into every one). An address
+//! inside a window but past its last register answers DECERR.
 use crate::config::Config;
 use crate::ingress::IngressRegs;
 use crate::tm::TmRegs;
@@ -188,7 +190,8 @@ pub fn tm_regs(cfg: &Config) -> Vec<Reg> {
         };
         let doc = match n {
             "mode" => "egress port p's meter mode: 0 optimistic, 1 halftimistic, 2 pessimistic".to_string(),
-            "occ_h_bytes" | "occ_d_bytes" => format!("egress port p's queue occupancy `{n}`, bytes"),
+            "occ_h_bytes" | "occ_d_bytes" => format!("egress port p's queue occupancy `{n}`, bytes: the port's total over all pipelines"),
+            "max_occ_h_bytes" | "max_occ_d_bytes" => format!("egress port p's queue high-water mark `{n}`, bytes, the port's total over all pipelines, exact to the cycle (write clears)"),
             _ => format!("egress port p's counter `{n}`"),
         };
         v.push(Reg::array(&upper(n), tr.port_reg(0, n).expect("listed"), ports, stride, access, vec![0; ports], &doc));
@@ -212,7 +215,14 @@ impl SwitchMap {
                 }
             })
             .collect();
-        windows.push(Window { name: "tm".into(), base: pipes as u32 * win, doc: "traffic manager: admission, trimmer, queues, scheduler, meters".into(), regs: tm_regs(cfg) });
+        for n in 0..pipes {
+            windows.push(Window {
+                name: format!("tm{n}"),
+                base: (pipes + n) as u32 * win,
+                doc: format!("traffic manager of pipeline {n}: meters, admission, trimmer, its queues of every port, scheduler"),
+                regs: tm_regs(cfg),
+            });
+        }
         SwitchMap { target: cfg.target.name.clone(), config_hash: cfg.hash(), windows }
     }
 

@@ -1,7 +1,7 @@
 //! The scenario engine on the model (`trimswitch sim --model`): the switch's
 //! trimming rules as an event-driven simulation at any scale, for the paper's
-//! 64 ports in 4 pipelines at 100G (seed 000 §6), where the RTL (one pipeline
-//! so far) cannot go.
+//! 64 ports in 4 pipelines at 100G (seed 000 §6), where the RTL (16 ports at
+//! most in Verilator, `sim-16x100g`) would be too slow.
 //!
 //! What it models, per the RTL's specification (`docs/trimming.md`):
 //! - hosts: port `s`'s host sends its flows' windows at `line × load`, every

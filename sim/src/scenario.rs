@@ -11,7 +11,7 @@
 //! name = "incast"
 //! description = "3:1 incast onto port 0"
 //! traffic = "incast"      # or "permutation": port p sends to (p + 1) % ports,
-//!                         # or "cross-incast" (several pipelines, model engine),
+//!                         # or "cross-incast" (several pipelines, two ports each or more),
 //!                         # or "flows": a [[flow]] list (src, dst, load) 
 //! receiver = 0            # incast: the port everybody sends to
 //! senders = [1, 2, 3]     # incast: default every other port
@@ -456,15 +456,19 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     let flows = sc.flows(ports, cfg.datapath.pipelines);
     let mut b = SwitchBench::new(cfg, sc.seed)?;
     b.configure(cfg)?;
-    let tm = b.map.window("tm").clone();
+    // One traffic manager per pipeline; the mode is set in all of them. The
+    // port modes are the same in every pipeline (notifies go to all, with
+    // the same T0 and T1), so pipeline 0's stand for all.
+    let tms: Vec<_> = (0..cfg.datapath.pipelines).map(|n| b.map.window(&format!("tm{n}")).clone()).collect();
+    let tm = tms[0].clone();
     ensure!(MODES.contains(&mode), "mode {mode:?} is not one of {MODES:?}");
     let ctrl = b.read(tm.addr("CTRL", 0))?;
     let ctrl = if mode == "ideal" { ctrl & !TmRegs::CTRL_METER } else { ctrl | TmRegs::CTRL_METER };
-    b.write(tm.addr("CTRL", 0), ctrl)?;
+    b.write_tms("CTRL", ctrl)?;
     if mode == "meter-no-notify" {
         // A notify with T0 = T1 = 0 leaves the port optimistic (ts_port_mode).
-        b.write(tm.addr("T0", 0), 0)?;
-        b.write(tm.addr("T1", 0), 0)?;
+        b.write_tms("T0", 0)?;
+        b.write_tms("T1", 0)?;
     }
     let line = line_bytes_per_cycle(cfg);
     // Let the meter buckets fill after reset.
@@ -496,7 +500,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
         d
     };
     let sample_cycles = 250u64;
-    let (mut max_h, mut max_d, mut max_dod) = (vec![0u64; ports], vec![0u64; ports], 0u64);
+    let mut max_dod = 0u64;
     let (mut occupancy, mut mode_samples) = (vec![], vec![]);
     let start = b.tb.cycle();
     let t0 = std::time::Instant::now();
@@ -506,15 +510,18 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     loop {
         b.run(sample_cycles);
         let now = b.tb.cycle() - start;
+        let mut dod = 0u64;
+        for w in &tms {
+            dod += b.read(w.addr("OCC_DOD_WORDS", 0))? as u64;
+        }
+        max_dod = max_dod.max(dod);
         for &p in &dests {
+            // Any pipeline's window shows the port's total.
             let h = b.read(tm.addr("OCC_H_BYTES", p))? as u64;
             let d = b.read(tm.addr("OCC_D_BYTES", p))? as u64;
-            max_h[p] = max_h[p].max(h);
-            max_d[p] = max_d[p].max(d);
             occupancy.push((now, p, h, d));
             mode_samples.push((now, p, b.read(tm.addr("MODE", p))?));
         }
-        max_dod = max_dod.max(b.read(tm.addr("OCC_DOD_WORDS", 0))? as u64);
         let sent: usize = b.srcs.iter().map(|s| s.first_cycles.len()).sum();
         if progress {
             let pct = sent * 100 / total.max(1);
@@ -543,6 +550,10 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
         ensure!(s.error_count() == 0, "AXI-Stream protocol error at an output: {:?}", s.errors.first());
     }
     let counters = b.read_counters()?;
+    // The queues' high-water marks, exact to the cycle (the port's total).
+    let hw = |n: &str, p: usize| counters.get(&format!("tm0.{n}[{p}]")).or(counters.get(&format!("tm0.{n}"))).copied().unwrap_or(0);
+    let max_h: Vec<u64> = (0..ports).map(|p| hw("MAX_OCC_H_BYTES", p)).collect();
+    let max_d: Vec<u64> = (0..ports).map(|p| hw("MAX_OCC_D_BYTES", p)).collect();
 
     // Outputs: which packet of which flow each was, and how it came.
     let mut fm: Vec<FlowMetrics> = flows
@@ -612,11 +623,13 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
         }
     }
     let c = |k: &str| counters.get(k).copied().unwrap_or(0);
+    // A traffic-manager counter summed over the pipelines (`tm.NAME`).
+    let ct = |k: &str| (0..tms.len()).map(|n| c(&k.replacen("tm.", &format!("tm{n}."), 1))).sum::<u64>();
     let mut trims = BTreeMap::new();
-    trims.insert("total".to_string(), c("tm.TRIM_PACKETS"));
-    trims.insert("ingress".to_string(), (0..ports).map(|p| c(&format!("tm.INGRESS_TRIM_PACKETS[{p}]"))).sum());
-    trims.insert("dod".to_string(), c("tm.DOD_TRIM_PACKETS"));
-    trims.insert("returned".to_string(), c("tm.RTS_PACKETS"));
+    trims.insert("total".to_string(), ct("tm.TRIM_PACKETS"));
+    trims.insert("ingress".to_string(), (0..ports).map(|p| ct(&format!("tm.INGRESS_TRIM_PACKETS[{p}]"))).sum());
+    trims.insert("dod".to_string(), ct("tm.DOD_TRIM_PACKETS"));
+    trims.insert("returned".to_string(), ct("tm.RTS_PACKETS"));
     let drops: BTreeMap<String, u64> = counters.iter().filter(|(k, v)| is_drop(k) && **v > 0).map(|(k, v)| (k.clone(), *v)).collect();
     let sum = |f: &dyn Fn(&FlowMetrics) -> usize| fm.iter().map(f).sum::<usize>() as u64;
     let cons = Conservation {
@@ -629,7 +642,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     };
     let ok = cons.sent == cons.whole + cons.trimmed + cons.returned + cons.dropped;
     let mode_cycles = (0..ports)
-        .map(|p| [c(&format!("tm.CYCLES_OPTIMISTIC[{p}]")), c(&format!("tm.CYCLES_HALFTIMISTIC[{p}]")), c(&format!("tm.CYCLES_PESSIMISTIC[{p}]"))])
+        .map(|p| [c(&format!("tm0.CYCLES_OPTIMISTIC[{p}]")), c(&format!("tm0.CYCLES_HALFTIMISTIC[{p}]")), c(&format!("tm0.CYCLES_PESSIMISTIC[{p}]"))])
         .collect();
     Ok(Metrics {
         mode: mode.to_string(),

@@ -20,8 +20,7 @@ use trimswitch_hdl::catalog::emit_block;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::regmap::{Access, SwitchMap};
 
-/// Builds (or reuses) the Verilated `ts_switch` of `cfg`; an error for a
-/// configuration it is not built for (several pipelines).
+/// Builds (or reuses) the Verilated `ts_switch` of `cfg`.
 pub fn switch_model(cfg: &Config) -> Result<ModelLib> {
     model_of_verilog(&emit_block(cfg, "ts_switch")?.verilog, "ts_switch", &cfg.hash())
 }
@@ -56,12 +55,26 @@ impl SwitchBench {
         Ok(SwitchBench { tb, host, srcs, sinks, map: SwitchMap::new(cfg) })
     }
 
-    /// Loads the ingress tables and registers of `cfg` through the map (the
-    /// traffic manager keeps its reset values, the configuration's).
+    /// Loads the ingress tables and registers of `cfg` into every ingress
+    /// pipeline through the map (the traffic managers keep their reset
+    /// values, the configuration's).
     pub fn configure(&mut self, cfg: &Config) -> Result<()> {
-        let base = self.map.window("ingress0").base;
-        for (a, v) in register_writes(cfg, &Settings::from_config(cfg)) {
-            self.write(base + a, v)?;
+        let writes = register_writes(cfg, &Settings::from_config(cfg));
+        for n in 0..cfg.datapath.pipelines {
+            let base = self.map.window(&format!("ingress{n}")).base;
+            for &(a, v) in &writes {
+                self.write(base + a, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `v` into register `name` of every pipeline's traffic manager
+    /// (`tm0`, `tm1`, ...), as a driver sets a switch-wide setting.
+    pub fn write_tms(&mut self, name: &str, v: u32) -> Result<()> {
+        let addrs: Vec<u32> = self.map.windows.iter().filter(|w| w.name.starts_with("tm")).map(|w| w.addr(name, 0)).collect();
+        for a in addrs {
+            self.write(a, v)?;
         }
         Ok(())
     }
