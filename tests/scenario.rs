@@ -7,6 +7,8 @@
 //!   headers overtake queued data (seed 000 §3); the meters trim at ingress
 //!   (seed 001), meter + notify trims at most 10% more than ideal (seed 000
 //!   §6), only a deflection makes a port pessimistic; the plots are written.
+//! - The same incast across four pipelines (one port each): exact shared
+//!   occupancy, notifies to all, the model engine agrees.
 //! - Permutation at line rate: no trim, no drop, every output busy.
 //! - An incast with background traffic (`traffic = "flows"`, each flow at
 //!   its own rate): the uncongested background flow is untouched.
@@ -119,6 +121,66 @@ fn incast_through_the_cli_in_three_modes() -> Result<()> {
         let svg = std::fs::read_to_string(out.join(format!("{name}.svg"))).with_context(|| format!("{name}.svg"))?;
         ensure!(svg.contains("<svg") && svg.len() > 1000, "{name}.svg is not an SVG");
     }
+    Ok(())
+}
+
+/// A 3:1 incast across pipelines on the RTL: the default configuration's 4
+/// ports in four pipelines of one port (`--set datapath.pipelines=4`), so
+/// each sender has its own ingress, meters and traffic manager, and only the
+/// shared occupancy of port 0 and the notifies sent to all tie them together
+/// (seed 000 §3, §5). In every mode every packet is accounted for and port
+/// 0's queues stay within their limits, exactly (the high-water marks every
+/// pipeline keeps agree); meter + notify trims at most 10% more than ideal;
+/// without notifies every trim is a DoD deflection, with them most are the
+/// meters' and deflections fall. The model engine, at the same size, agrees
+/// on the trims (closely with and without meters; without notifies within 5%,
+/// see below).
+#[test]
+fn incast_across_four_pipelines_rtl_and_model() -> Result<()> {
+    let cfg = Config::load_with(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml")), &["datapath.pipelines=4".to_string()])?;
+    let sc = Scenario::load("incast")?;
+    let mut runs = vec![];
+    for mode in ["ideal", "meter-no-notify", "meter"] {
+        let m = run_rtl(&cfg, &sc, mode, false)?;
+        eprintln!("{}", m.summary(&sc));
+        common_checks(&cfg, &m).with_context(|| m.mode.clone())?;
+        let c = &m.conservation;
+        ensure!(c.sent == 600 && c.dropped == 0 && c.returned == 0 && c.trimmed >= 300, "{mode}: {c:?}");
+        ensure!(m.max_occ_d_bytes[0] + 1500 > cfg.tm.queue_d_bytes as u64, "{mode}: data queue peaked at {} B", m.max_occ_d_bytes[0]);
+        ensure!(m.port_utilization[0] >= 0.98, "{mode}: port 0 busy {:.3}", m.port_utilization[0]);
+        ensure!(m.header_latency.max < m.data_latency.median, "{mode}: header max {} vs data median {} cycles", m.header_latency.max, m.data_latency.median);
+        for p in 0..4 {
+            for n in ["MAX_OCC_H_BYTES", "MAX_OCC_D_BYTES"] {
+                let hw: Vec<u64> = (0..4).map(|i| m.counters[&format!("tm{i}.{n}[{p}]")]).collect();
+                ensure!(hw.iter().all(|v| *v == hw[0]), "{mode}: port {p} {n} differs between pipelines: {hw:?}");
+            }
+        }
+        runs.push(m);
+    }
+    let (ideal, alone, meter) = (&runs[0], &runs[1], &runs[2]);
+    let (ti, ta, tm) = (ideal.trims["total"], alone.trims["total"], meter.trims["total"]);
+    eprintln!("3:1 incast across 4 pipelines: trims ideal {ti}, meter only {ta} (DoD {}), meter + notify {tm} (DoD {}), ratio {:.3}", alone.trims["dod"], meter.trims["dod"], tm as f64 / ti as f64);
+    ensure!(ideal.trims["ingress"] == 0 && ideal.trims["dod"] == 0, "ideal: {:?}", ideal.trims);
+    ensure!(tm * 10 <= ti * 11, "meter mode trims {tm}, ideal {ti}: more than 10% over");
+    ensure!(meter.trims["ingress"] > meter.trims["dod"] && meter.trims["dod"] < alone.trims["dod"], "notifies did not move trims to the meters: {:?} vs {:?}", meter.trims, alone.trims);
+    // Each sender's meter sees one third of port 0's load, so without
+    // notifies the meters stay green (line-rate meter) and every trim is a
+    // deflection.
+    ensure!(alone.trims["dod"] == ta, "meter only: {:?}", alone.trims);
+    // The model engine at the same size: ideal and meter + notify within 2%
+    // (measured: 416 and 417 against the RTL's 418). Without notifies every
+    // trim is a deflection in both, but the model's deflections wait in the
+    // recirculation port (seed 000 §3, `recirc_us` = 1) while the RTL's
+    // DoD FIFO hands them straight back to admission, so whole packets slip
+    // into the gaps and the model trims fewer (measured 401): within 5%.
+    let model = run_all_model(&cfg, &sc)?;
+    for (rtl, m) in runs.iter().zip(&model.runs) {
+        let (a, b) = (rtl.trims["total"] as f64, m.trims["total"] as f64);
+        eprintln!("{}: trims RTL {a}, model {b}", m.mode);
+        let tol = if m.mode == "meter-no-notify" { 0.05 } else { 0.02 };
+        ensure!((a - b).abs() <= tol * a + 2.0, "{}: trims RTL {a}, model {b}", m.mode);
+    }
+    ensure!(model.runs[1].trims["dod"] == model.runs[1].trims["total"], "model, meter only: {:?}", model.runs[1].trims);
     Ok(())
 }
 

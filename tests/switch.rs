@@ -1,5 +1,7 @@
 //! `ts_switch`, the whole data path of the default configuration
-//! (`netfpga-sume`: 4 ports, one 256-bit pipeline), in Verilator.
+//! (`netfpga-sume`: 4 ports, one 256-bit pipeline), and of `alveo-u250`
+//! (2 x 100G, two 512-bit pipelines sharing the ports' queue limits), in
+//! Verilator.
 //!
 //! - The register map (`trimswitch_hdl::regmap`, what `trimswitch regs`
 //!   publishes) is the hardware's: every read/write register reads its
@@ -31,10 +33,15 @@ use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::tm::{trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::tb::{Agent, Tb};
+use trimswitch_sim::scenario::{ndp_frame, Flow};
 use trimswitch_sim::switch_rtl::{switch_model, SwitchBench};
 
 fn config() -> Config {
-    Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
+    config_of("netfpga-sume.toml")
+}
+
+fn config_of(file: &str) -> Config {
+    Config::load(&Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs")).join(file)).expect("config")
 }
 
 /// A fresh, reset `ts_switch` of `cfg` with a host on its AXI-Lite port.
@@ -140,7 +147,7 @@ fn generated_c_header_and_python_module_agree() -> Result<()> {
     // Out-of-range elements are refused in Python.
     let out = std::process::Command::new("python3")
         .arg("-c")
-        .arg(format!("import sys; sys.path.insert(0, {:?}); import trimswitch_regs as r; r.TM_TX_TRIM_PACKETS({})", dir.display().to_string(), cfg.datapath.ports))
+        .arg(format!("import sys; sys.path.insert(0, {:?}); import trimswitch_regs as r; r.TM0_TX_TRIM_PACKETS({})", dir.display().to_string(), cfg.datapath.ports))
         .output()?;
     ensure!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("IndexError"), "element past the end accepted");
     Ok(())
@@ -170,6 +177,12 @@ fn run(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, ready: &[f64], seed: u6
 /// [`run`] with every source paced to `pace` bytes per cycle on the wire
 /// (frame + 20 bytes of preamble and gap), as a MAC delivers.
 fn run_paced(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, ready: &[f64], seed: u64) -> Result<Run> {
+    run_full(cfg, inputs, idle, pace, None, ready, seed)
+}
+
+/// [`run_paced`] with the sinks paced too: `sink_pace` bytes per cycle on
+/// the wire (packet + FCS + 20 B), as a MAC takes them.
+fn run_full(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, sink_pace: Option<f64>, ready: &[f64], seed: u64) -> Result<Run> {
     let ports = cfg.datapath.ports;
     let mut b = SwitchBench::new(cfg, seed)?;
     b.configure(cfg)?;
@@ -182,6 +195,8 @@ fn run_paced(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>
     }
     for (s, r) in b.sinks.iter_mut().zip(ready) {
         s.ready_prob = *r;
+        s.pace = sink_pace;
+        s.wire_overhead = if cfg.ingress.strip_fcs { 24 } else { 20 };
     }
     let total: usize = inputs.iter().map(|v| v.len()).sum();
     let (c0, t0) = (b.tb.cycle(), std::time::Instant::now());
@@ -226,6 +241,23 @@ struct Tally {
     returned: usize,
     tm_drops: u64,
     tm_drop_reasons: Vec<(String, u64)>,
+}
+
+/// The key of element `i` of register array `reg` (`window.NAME`) in a
+/// run's counters: `window.NAME[i]`, or `window.NAME` for a one-element array.
+fn elem(r: &Run, reg: &str, i: usize) -> String {
+    let k = format!("{reg}[{i}]");
+    if i == 0 && !r.counters.contains_key(&k) {
+        reg.to_string()
+    } else {
+        k
+    }
+}
+
+/// Traffic-manager register `name` (`NAME` or `NAME[i]`) summed over the
+/// pipelines' windows `tm0`, `tm1`, ...
+fn tm_counter(cfg: &Config, r: &Run, name: &str) -> u64 {
+    (0..cfg.datapath.pipelines).map(|n| r.counters[&format!("tm{n}.{name}")]).sum()
 }
 
 /// Checks a run against the golden models: see the file's doc comment.
@@ -280,7 +312,7 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
                 tx_trim += 1;
             }
         }
-        let got = r.counters[&format!("tm.TX_TRIM_PACKETS[{p}]")];
+        let got = tm_counter(cfg, r, &format!("TX_TRIM_PACKETS[{p}]"));
         ensure!(got == tx_trim, "port {p}: TX_TRIM_PACKETS {got}, {tx_trim} trimmed packets seen");
     }
     for f in fate.iter().flatten() {
@@ -290,19 +322,24 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
             Fate::Returned => tally.returned += 1,
         }
     }
-    // Ingress counters: the golden model's.
+    // Ingress counters: the golden model's (port q of the switch is local
+    // port q % per of pipeline q / per).
+    let per = ports / cfg.datapath.pipelines;
     for (k, v) in ing.counters() {
         let (scope, name) = k.split_once('.').context("counter name")?;
         let key = if let Some(pp) = scope.strip_prefix("port") {
-            format!("ingress0.{}[{pp}]", name.to_ascii_uppercase())
+            let q: usize = pp.parse()?;
+            elem(r, &format!("ingress{}.{}", q / per, name.to_ascii_uppercase()), q % per)
         } else {
-            format!("ingress0.{}", name.to_ascii_uppercase())
+            let i = scope.strip_prefix("pipe").context("counter scope")?;
+            format!("ingress{i}.{}", name.to_ascii_uppercase())
         };
         let got = r.counters.get(&key).with_context(|| format!("no register {key}"))?;
         ensure!(got == v, "{key}: RTL {got}, model {v}");
     }
-    // Traffic manager counters: the fates seen; conservation.
-    let c = |n: &str| r.counters[&format!("tm.{n}")];
+    // Traffic manager counters (summed over the pipelines): the fates seen;
+    // conservation.
+    let c = |n: &str| tm_counter(cfg, r, n);
     ensure!(c("IN_PKTS") == tally.ingress_out as u64, "IN_PKTS {} for {} packets out of the ingress", c("IN_PKTS"), tally.ingress_out);
     ensure!(c("ENQ_H_PKTS") + c("ENQ_D_PKTS") == tally.whole as u64, "whole enqueues {} + {}, {} whole packets out", c("ENQ_H_PKTS"), c("ENQ_D_PKTS"), tally.whole);
     ensure!(c("TRIM_PACKETS") == tally.trimmed as u64, "TRIM_PACKETS {}, {} trimmed packets out", c("TRIM_PACKETS"), tally.trimmed);
@@ -315,7 +352,13 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     ensure!(lost == tally.tm_drops, "{lost} packets left the ingress and never came out, the traffic manager counted {} drops", tally.tm_drops);
     for p in 0..ports {
         for q in ["OCC_H_BYTES", "OCC_D_BYTES"] {
-            ensure!(r.counters[&format!("tm.{q}[{p}]")] == 0, "port {p}: {q} not 0 after draining");
+            ensure!(tm_counter(cfg, r, &format!("{q}[{p}]")) == 0, "port {p}: {q} not 0 after draining");
+        }
+        // The high-water marks are the port's total, exact: every pipeline
+        // saw the same, and it is within the limit.
+        for (q, limit) in [("MAX_OCC_H_BYTES", t.queue_h_bytes), ("MAX_OCC_D_BYTES", t.queue_d_bytes)] {
+            let hw: Vec<u64> = (0..cfg.datapath.pipelines).map(|n| r.counters[&format!("tm{n}.{q}[{p}]")]).collect();
+            ensure!(hw.iter().all(|v| *v == hw[0]) && hw[0] <= limit as u64, "port {p}: {q} {hw:?} (limit {limit})");
         }
     }
     Ok(tally)
@@ -387,7 +430,17 @@ fn incast_trims_returns_and_accounts_for_every_packet() -> Result<()> {
 /// from each port to the next, first beat in to first beat out.
 #[test]
 fn unloaded_port_to_port_latency() -> Result<()> {
-    let cfg = config();
+    unloaded_latency(&config())
+}
+
+/// The same on `alveo-u250` (2 x 100G, 512 bits, two pipelines).
+#[test]
+fn unloaded_port_to_port_latency_100g() -> Result<()> {
+    unloaded_latency(&config_of("alveo-u250.toml"))
+}
+
+fn unloaded_latency(cfg: &Config) -> Result<()> {
+    let cfg = cfg.clone();
     let ports = cfg.datapath.ports;
     let s = Settings::from_config(&cfg);
     let mut o = GenOpts::from_settings(&s);
@@ -407,14 +460,14 @@ fn unloaded_port_to_port_latency() -> Result<()> {
         };
         let mut inputs = vec![vec![]; ports];
         inputs[p].push(f);
-        let r = run(&cfg, &inputs, 0.0, &[1.0; 4], 5)?;
+        let r = run(&cfg, &inputs, 0.0, &vec![1.0; ports], 5)?;
         check(&cfg, &inputs, &r)?;
         let out = &r.out[(p + 1) % ports];
         ensure!(out.len() == 1, "port {p}: {} packets out", out.len());
         lat.push(out[0].1 - r.in_first[p][0]);
     }
     lat.sort();
-    eprintln!("ts_switch netfpga-sume unloaded, 64 B, first beat in -> first beat out: min {} median {} max {} cycles", lat[0], lat[lat.len() / 2], lat[lat.len() - 1]);
+    eprintln!("ts_switch {} unloaded, 64 B, first beat in -> first beat out: min {} median {} max {} cycles", cfg.target.name, lat[0], lat[lat.len() / 2], lat[lat.len() - 1]);
     ensure!(lat[0] == lat[lat.len() - 1], "an unloaded switch has one latency per frame size: {lat:?}");
     ensure!(lat[0] > 10 && lat[0] < 200, "latency {} cycles", lat[0]);
     Ok(())
@@ -458,18 +511,29 @@ fn percentile(v: &mut [u64], q: f64) -> u64 {
 /// first beat in to first beat out, is reported as min / median / max.
 #[test]
 fn line_rate_permutation_no_drops() -> Result<()> {
-    let cfg = config();
+    line_rate(&config(), [(64, 1500), (1500, 120), (9000, 24)])
+}
+
+/// The same on `alveo-u250`: 2 x 100G at 322 MHz, 512 bits, one pipeline and
+/// traffic manager per port (the two share each port's occupancy).
+#[test]
+fn line_rate_100g_two_pipelines_no_drops() -> Result<()> {
+    line_rate(&config_of("alveo-u250.toml"), [(64, 2000), (1500, 150), (9000, 30)])
+}
+
+fn line_rate(cfg: &Config, runs: [(usize, usize); 3]) -> Result<()> {
     let ports = cfg.datapath.ports;
     let line = cfg.datapath.port_gbps * 1e9 / 8.0 / (cfg.target.clock_mhz * 1e6);
     let mut rows = vec![];
-    for (size, n) in [(64usize, 1500usize), (1500, 120), (9000, 24)] {
+    let per = ports / cfg.datapath.pipelines;
+    for (size, n) in runs {
         for load in [1.0, 0.9] {
-            let inputs = routed_frames(&cfg, size, n, &|p| (p + 1) % ports, size as u64);
-            let r = run_paced(&cfg, &inputs, 0.0, Some(line * load), &[1.0; 4], 3)?;
-            let t = check(&cfg, &inputs, &r)?;
+            let inputs = routed_frames(cfg, size, n, &|p| (p + 1) % ports, size as u64);
+            let r = run_paced(cfg, &inputs, 0.0, Some(line * load), &vec![1.0; ports], 3)?;
+            let t = check(cfg, &inputs, &r)?;
             ensure!(t.whole == t.inputs, "{size} B at {load}: {t:?}");
             for p in 0..ports {
-                ensure!(r.counters[&format!("ingress0.RX_DROP_OVERFLOW[{p}]")] == 0, "port {p} overflowed");
+                ensure!(r.counters[&elem(&r, &format!("ingress{}.RX_DROP_OVERFLOW", p / per), p % per)] == 0, "port {p} overflowed");
                 // The source kept its pace: the last frame started when the
                 // wire let it (the pacing credit keeps fractions: within a
                 // few cycles).
@@ -485,7 +549,8 @@ fn line_rate_permutation_no_drops() -> Result<()> {
             }
             let row = (size, load, percentile(&mut lat, 0.0), percentile(&mut lat, 0.5), percentile(&mut lat, 1.0));
             eprintln!(
-                "line rate {size} B at {:.0}%: {} frames, no drop; latency min {} median {} max {} cycles; Verilator {:.0} k cycles/s",
+                "{}: line rate {size} B at {:.0}%: {} frames, no drop; latency min {} median {} max {} cycles; Verilator {:.0} k cycles/s",
+                cfg.target.name,
                 load * 100.0,
                 n * ports,
                 row.2,
@@ -499,5 +564,74 @@ fn line_rate_permutation_no_drops() -> Result<()> {
     // Full frames are stored before they leave the receive check (a bad FCS
     // drops them whole), so latency grows with the frame.
     ensure!(rows[0].2 < rows[2].2 && rows[2].2 < rows[4].2, "latency does not grow with frame size: {rows:?}");
+    Ok(())
+}
+
+/// Two pipelines (`alveo-u250`): random traffic with faults, uncongested,
+/// leaves whole; then both ports send to port 0, which drains at a fifth of
+/// a beat per cycle: trims, returns and drops, every packet accounted for
+/// against the golden models, the counters summed over both pipelines'
+/// traffic managers.
+#[test]
+fn two_pipelines_uncongested_and_incast() -> Result<()> {
+    let cfg = config_of("alveo-u250.toml");
+    let inputs = frames(&cfg, 1500, 600, 0.1, None, 1.0, 21);
+    let r = run(&cfg, &inputs, 0.6, &[1.0; 2], 21)?;
+    let t = check(&cfg, &inputs, &r)?;
+    eprintln!("two pipelines, uncongested: {t:?}");
+    ensure!(t.whole == t.ingress_out && t.trimmed + t.returned == 0 && t.tm_drops == 0, "congestion where none can be: {t:?}");
+    let inputs = frames(&cfg, 2000, 1600, 0.05, Some(vec![(0x0a00_0000, 24)]), 0.2, 22);
+    let r = run(&cfg, &inputs, 0.3, &[0.2, 1.0], 22)?;
+    let t = check(&cfg, &inputs, &r)?;
+    eprintln!("two pipelines, incast: {t:?}");
+    ensure!(t.trimmed > 50 && t.whole > 100, "no real incast: {t:?}");
+    for n in 0..2 {
+        ensure!(r.counters[&format!("tm{n}.TRIM_PACKETS")] > 10, "pipeline {n} trimmed nothing: both send into port 0");
+    }
+    Ok(())
+}
+
+/// Two pipelines share each port's queue limits exactly: both ports blast
+/// whole NDP data packets into port 0 at line rate (a 2:1 incast, one sender
+/// per pipeline) while port 0's MAC drains it at line rate. Whatever each pipeline
+/// admits counts against the one limit of port 0's data queue, so no whole
+/// packet waits longer than the data and header limits take to drain, plus
+/// the path through the switch; with per-pipeline limits, twice that.
+#[test]
+fn two_pipelines_share_the_port_limit() -> Result<()> {
+    let cfg = config_of("alveo-u250.toml");
+    let line = cfg.datapath.port_gbps * 1e9 / 8.0 / (cfg.target.clock_mhz * 1e6);
+    let (size, n) = (1500usize, 200usize);
+    // NDP data packets (trimmable) from host p behind port p to host 0.
+    let inputs: Vec<Vec<Vec<u8>>> = (0..2).map(|p| (0..n).map(|i| ndp_frame(&cfg, &Flow { id: p, src: p, dst: 0, load: 1.0 }, i as u32, size)).collect()).collect();
+    let r = run_full(&cfg, &inputs, 0.0, Some(line), Some(line), &[1.0; 2], 9)?;
+    let t = check(&cfg, &inputs, &r)?;
+    eprintln!("two pipelines, 2:1 incast at line rate: {t:?}");
+    ensure!(t.trimmed > 100, "no trims: {t:?}");
+    let mut lat: Vec<u64> = vec![];
+    let mut in_first: HashMap<Vec<u8>, u64> = HashMap::new();
+    for p in 0..2 {
+        for (f, c) in inputs[p].iter().zip(&r.in_first[p]) {
+            in_first.insert(f[..f.len() - 4].to_vec(), *c);
+        }
+    }
+    for (pkt, _, last) in &r.out[0] {
+        if Meta::unpack(pkt.user).flags & flag::TRIMMED == 0 {
+            // Whole packets: bytes as they went in (the MAC rewrite aside, the
+            // next-hop MAC and the FCS): find by the IP packet.
+            let ip = &pkt.data[14..];
+            if let Some(c) = in_first.iter().find(|(k, _)| &k[14..] == ip).map(|x| *x.1) {
+                lat.push(last - c);
+            }
+        }
+    }
+    ensure!(lat.len() > 100, "{} whole packets matched", lat.len());
+    let hw = r.counters["tm0.MAX_OCC_D_BYTES[0]"];
+    ensure!(hw + size as u64 > cfg.tm.queue_d_bytes as u64 && hw <= cfg.tm.queue_d_bytes as u64, "port 0's data queue peaked at {hw} B");
+    let max = *lat.iter().max().unwrap();
+    let drain = ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64;
+    let path = (3.0 * size as f64 / line) as u64 + 200;
+    eprintln!("two pipelines, 2:1 incast: whole packets first beat in -> last beat out max {max} cycles; limits drain in {drain}, path {path}");
+    ensure!(max <= drain + path, "a whole packet waited {max} cycles: more than the one port limit allows ({drain} + {path})");
     Ok(())
 }

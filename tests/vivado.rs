@@ -105,9 +105,8 @@ fn netfpga_sume_switch_out_of_context() -> Result<()> {
 
 #[test]
 fn alveo_u250_top_out_of_context() -> Result<()> {
-    // Two pipelines: no ts_switch yet, so the top is ts_fabric; the clock is
-    // 322.265625 MHz.
-    check("configs/alveo-u250.toml", "u250", "ts_fabric", "xcu250-figd2104-2L-e", "3.103")
+    // Two pipelines; the clock is 322.265625 MHz.
+    check("configs/alveo-u250.toml", "u250", "ts_switch", "xcu250-figd2104-2L-e", "3.103")
 }
 
 #[test]
