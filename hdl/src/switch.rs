@@ -21,16 +21,16 @@
 //! (send to all, seed 000 §5). Per egress port a round-robin arbiter merges
 //! the pipelines' scheduled outputs, header-queue packets first.
 //! `docs/switch.md`, "Several pipelines", has the reasoning.
+use crate::axil_split::AxilSplit;
+use crate::axis_arb_mux::AxisArbMux;
 use crate::config::Config;
 use crate::ingress::Ingress;
 use crate::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
-use crate::axil_split::AxilSplit;
 use crate::tm::TrafficManager;
 use crate::tm_admit::QUEUE_LSB;
+use crate::unroll;
 use crate::widgets::{vec_of, DffR};
 use anyhow::{ensure, Result};
-use crate::axis_arb_mux::AxisArbMux;
-use crate::unroll;
 use rust_hdl::prelude::*;
 
 /// The switch. Type parameters as for [`crate::pkt_fifo::PktFifo`].
