@@ -13,7 +13,8 @@
 //! (`docs/trimming.md`): [`trimmer`] with [`trim_logic`]. The whole switch is
 //! [`switch`] with its register map [`regmap`]. The foundation's
 //! crossbar top is [`fabric`]. [`catalog`] builds them for a
-//! [`config::Config`] and [`emit`] writes the Verilog.
+//! [`config::Config`] and [`emit`] writes the Verilog; [`unroll`] lets a block
+//! index vector ports of blocks in vectors (rust-hdl's writer cannot).
 pub mod axil_regs;
 pub mod axil_split;
 pub mod axis_arb_mux;
