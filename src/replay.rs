@@ -7,7 +7,8 @@
 //!   first; with [`Fcs::Present`] the records already end with their FCS and
 //!   are fed as they are (a bad one is dropped and counted by `rx_fcs`).
 //! - Output frames: as they leave the ingress pipeline (FCS stripped when
-//!   `ingress.strip_fcs` is set, MACs rewritten when routed), one file per
+//!   `ingress.strip_fcs` is set, destination MAC rewritten when routed; the
+//!   router MAC as source is the switch's egress rewrite, not here), one file per
 //!   egress port `0..datapath.ports`, empty when nothing left on that port.
 //! - Timestamps: each output packet keeps the capture time of the input record
 //!   it came from (the pipeline's latency counts as zero). The golden model

@@ -199,7 +199,9 @@ fn lpm_semantics() -> Result<()> {
                 );
                 if routed {
                     let mac = s.nexthop_mac[nh as usize].to_be_bytes();
-                    ensure!(o.frame[..6] == mac[2..] && o.frame[6..12] == rmac[2..], "{dst:#010x}: MACs not rewritten");
+                    // The source MAC stays for the egress rewrite (docs/switch.md).
+                    ensure!(o.frame[..6] == mac[2..], "{dst:#010x}: destination MAC not rewritten");
+                    ensure!(o.frame[6..12] == [2, 0, 0, 0, 0, 9], "{dst:#010x}: source MAC changed at ingress");
                 }
             }
         }

@@ -30,6 +30,7 @@ use trimswitch_hdl::tm_admit::QUEUE_LSB;
 use trimswitch_sim::axil::{axil_read, axil_write, AxilMaster};
 use trimswitch_sim::axis::Packet;
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
+use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::tm::{trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::tb::{Agent, Tb};
@@ -177,15 +178,20 @@ fn run(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, ready: &[f64], seed: u6
 /// [`run`] with every source paced to `pace` bytes per cycle on the wire
 /// (frame + 20 bytes of preamble and gap), as a MAC delivers.
 fn run_paced(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, ready: &[f64], seed: u64) -> Result<Run> {
-    run_full(cfg, inputs, idle, pace, None, ready, seed)
+    run_full(cfg, inputs, idle, pace, None, ready, seed, &[])
 }
 
 /// [`run_paced`] with the sinks paced too: `sink_pace` bytes per cycle on
-/// the wire (packet + FCS + 20 B), as a MAC takes them.
-fn run_full(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, sink_pace: Option<f64>, ready: &[f64], seed: u64) -> Result<Run> {
+/// the wire (packet + FCS + 20 B), as a MAC takes them; `tm_writes` are
+/// written into every traffic manager after the configuration.
+#[allow(clippy::too_many_arguments)]
+fn run_full(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, sink_pace: Option<f64>, ready: &[f64], seed: u64, tm_writes: &[(&str, u32)]) -> Result<Run> {
     let ports = cfg.datapath.ports;
     let mut b = SwitchBench::new(cfg, seed)?;
     b.configure(cfg)?;
+    for (name, v) in tm_writes {
+        b.write_tms(name, *v)?;
+    }
     for (p, s) in b.srcs.iter_mut().enumerate() {
         s.idle_prob = idle;
         s.pace = pace;
@@ -239,6 +245,8 @@ struct Tally {
     whole: usize,
     trimmed: usize,
     returned: usize,
+    /// Returned packets that had been routed (their MACs checked).
+    returned_routed: usize,
     tm_drops: u64,
     tm_drop_reasons: Vec<(String, u64)>,
 }
@@ -275,6 +283,9 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     let mut cands: HashMap<(usize, u128, Vec<u8>), Vec<(usize, Fate)>> = HashMap::new();
     let mut tally = Tally::default();
     let mut id_src = vec![];
+    // Each ingress output's source MAC as it arrived.
+    let mut id_smac: Vec<Vec<u8>> = vec![];
+    let rmac = ing.settings().router_mac.to_be_bytes()[2..].to_vec();
     for (p, frames) in inputs.iter().enumerate() {
         for f in frames {
             tally.inputs += 1;
@@ -282,13 +293,20 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
             let id = tally.ingress_out;
             tally.ingress_out += 1;
             id_src.push(p);
+            id_smac.push(f[6..12].to_vec());
             let d = o.meta.dest_port as usize;
-            cands.entry((d, o.meta.pack(), o.frame.clone())).or_default().push((id, Fate::Whole));
+            // Every output passes the egress rewrite (router MAC as source of
+            // routed packets).
+            let egress = |mut f: Vec<u8>| {
+                egress_rewrite(&mut f, o.meta.routed, ing.settings());
+                f
+            };
+            cands.entry((d, o.meta.pack(), egress(o.frame.clone()))).or_default().push((id, Fate::Whole));
             if o.meta.trim_ok && !o.meta.prio && d < ports {
                 let (tf, tm) = trim(&o.frame, &o.meta, &tp, false);
-                cands.entry((d, tm.pack(), tf)).or_default().push((id, Fate::Trimmed));
+                cands.entry((d, tm.pack(), egress(tf))).or_default().push((id, Fate::Trimmed));
                 let (rf, rm) = trim(&o.frame, &o.meta, &tp, true);
-                cands.entry((o.meta.src_port as usize, rm.pack(), rf)).or_default().push((id, Fate::Returned));
+                cands.entry((o.meta.src_port as usize, rm.pack(), egress(rf))).or_default().push((id, Fate::Returned));
             }
         }
     }
@@ -310,6 +328,17 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
             }
             if Meta::unpack(user).flags & flag::TRIMMED != 0 {
                 tx_trim += 1;
+            }
+            // A routed packet returned to its sender is addressed to the MAC
+            // it came from, from the router (seed 000 §3, step 3).
+            if f == Fate::Returned && Meta::unpack(user).routed {
+                ensure!(
+                    pkt.data[..6] == id_smac[id][..] && pkt.data[6..12] == rmac[..],
+                    "port {p} packet {j}: returned routed packet with MACs {:02x?}, sender {:02x?}, router {rmac:02x?}",
+                    &pkt.data[..12],
+                    id_smac[id]
+                );
+                tally.returned_routed += 1;
             }
         }
         let got = tm_counter(cfg, r, &format!("TX_TRIM_PACKETS[{p}]"));
@@ -423,6 +452,26 @@ fn incast_trims_returns_and_accounts_for_every_packet() -> Result<()> {
     let t = check(&cfg, &inputs, &r)?;
     eprintln!("{t:?}");
     ensure!(t.trimmed > 50 && t.whole > 100, "no real incast: {t:?}");
+    Ok(())
+}
+
+/// Routed packets returned to their sender: ports 1..3 send routed 1500 B
+/// frames to port 0 (75% of the pipeline's beat rate in all), which drains
+/// at a fifth of a beat per cycle, and the header queue limit is cut to
+/// 100 B (`LIMIT_H`), so trimmed headers often find it full and go back. A returned routed packet must be addressed to
+/// the MAC it came from, from the router MAC (the egress rewrite,
+/// `docs/switch.md`); `check` asserts that for each and the golden model
+/// for every byte of every packet.
+#[test]
+fn routed_returns_go_back_to_the_sender_mac() -> Result<()> {
+    let cfg = config();
+    let mut inputs = routed_frames(&cfg, 1500, 150, &|_| 0, 31);
+    inputs[0].clear();
+    let r = run_full(&cfg, &inputs, 0.75, None, None, &[0.2, 1.0, 1.0, 1.0], 31, &[("LIMIT_H", 100)])?;
+    let t = check(&cfg, &inputs, &r)?;
+    eprintln!("{t:?}");
+    ensure!(t.returned_routed > 10, "too few routed returns to test: {t:?}");
+    ensure!(t.whole > 10 && t.trimmed > 10, "no incast: {t:?}");
     Ok(())
 }
 
@@ -604,7 +653,7 @@ fn two_pipelines_share_the_port_limit() -> Result<()> {
     let (size, n) = (1500usize, 200usize);
     // NDP data packets (trimmable) from host p behind port p to host 0.
     let inputs: Vec<Vec<Vec<u8>>> = (0..2).map(|p| (0..n).map(|i| ndp_frame(&cfg, &Flow { id: p, src: p, dst: 0, load: 1.0 }, i as u32, size)).collect()).collect();
-    let r = run_full(&cfg, &inputs, 0.0, Some(line), Some(line), &[1.0; 2], 9)?;
+    let r = run_full(&cfg, &inputs, 0.0, Some(line), Some(line), &[1.0; 2], 9, &[])?;
     let t = check(&cfg, &inputs, &r)?;
     eprintln!("two pipelines, 2:1 incast at line rate: {t:?}");
     ensure!(t.trimmed > 100, "no trims: {t:?}");

@@ -131,6 +131,9 @@ impl IngressRegs {
 /// - `s_axil_*`: the register map ([`IngressRegs`]).
 /// - `port_base` in: the switch port number of local port 0 (`tuser.src_port`
 ///   of local port `p` is `port_base + p`); tie it to `n * P` for pipeline `n`.
+/// - `router_mac_lo`, `router_mac_hi` out: the `ROUTER_MAC_LO`/`_HI`
+///   registers, for the egress rewrite ([`crate::egress`]), which writes the
+///   router MAC as the source MAC of routed packets.
 #[derive(LogicBlock)]
 pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
@@ -165,6 +168,8 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub s_axil_rvalid: Signal<Out, Bit>,
     pub s_axil_rready: Signal<In, Bit>,
     pub port_base: Signal<In, Bits<8>>,
+    pub router_mac_lo: Signal<Out, Bits<32>>,
+    pub router_mac_hi: Signal<Out, Bits<32>>,
     port_offs: Vec<Constant<Bits<8>>>,
     quantum_mask: Constant<Bits<32>>,
     rx: Vec<RxFcs<D, K, U, M, W>>,
@@ -223,6 +228,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             s_axil_rvalid: Default::default(),
             s_axil_rready: Default::default(),
             port_base: Default::default(),
+            router_mac_lo: Default::default(),
+            router_mac_hi: Default::default(),
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
             rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
@@ -460,8 +467,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.apply.s_res.next = self.parser.m_res.val();
         self.apply.s_tvalid.next = self.parser.m_tvalid.val();
         self.parser.m_tready.next = self.apply.s_tready.val();
-        self.apply.router_mac_lo.next = self.ctl.rw[3].val();
-        self.apply.router_mac_hi.next = self.ctl.rw[4].val();
+        self.router_mac_lo.next = self.ctl.rw[3].val();
+        self.router_mac_hi.next = self.ctl.rw[4].val();
         self.m_tdata.next = self.apply.m_tdata.val();
         self.m_tkeep.next = self.apply.m_tkeep.val();
         self.m_tlast.next = self.apply.m_tlast.val();

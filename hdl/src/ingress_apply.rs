@@ -2,10 +2,13 @@
 //! result that comes with each packet from the parser (`m_res`, see
 //! [`crate::lookup::res`]): drops the packet, or writes the decided fields into
 //! `tuser` and, for a routed packet, rewrites the destination MAC to the next
-//! hop's and the source MAC to the router's (`docs/ingress.md`, "lookup").
+//! hop's (`docs/ingress.md`, "lookup"). The source MAC stays as it arrived
+//! until the egress rewrite ([`crate::egress`]) writes the router's, so a
+//! packet returned to its sender can be addressed to it.
 //! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
 //! and the PHV beside it).
 use crate::axis_skid::AxisSkid;
+use crate::egress::lanes_of;
 use crate::lookup::res;
 use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
 use crate::phv::{field, PHV_BITS};
@@ -17,8 +20,7 @@ use rust_hdl::prelude::*;
 /// - `s_tdata` … `s_tready`, `s_phv`, `s_res` in: packets from the parser
 ///   with their PHV and match result (valid with every beat).
 /// - `m_tdata` … `m_tready`, `m_phv` out: surviving packets, `tuser` with the
-///   ingress fields of [`crate::meta`], MACs rewritten when routed.
-/// - `router_mac_lo`, `router_mac_hi` in: the router MAC (bits 31:0, 47:32).
+///   ingress fields of [`crate::meta`], destination MAC rewritten when routed.
 #[derive(LogicBlock)]
 pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
@@ -38,36 +40,31 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     pub m_phv: Signal<Out, Bits<PHV_BITS>>,
     pub m_tvalid: Signal<Out, Bit>,
     pub m_tready: Signal<In, Bit>,
-    pub router_mac_lo: Signal<In, Bits<32>>,
-    pub router_mac_hi: Signal<In, Bits<32>>,
     user_keep: Constant<Bits<U>>,
     wide: Constant<Bit>,
     l3c: Signal<Local, Bits<2>>,
     info: Signal<Local, Bits<32>>,
     user: Signal<Local, Bits<U>>,
     mask0: Constant<Bits<K>>,
-    mask1: Constant<Bits<K>>,
-    shift1: Constant<Bits<16>>,
     routed_bit: Constant<Bits<16>>,
     drop_bit: Constant<Bits<16>>,
     dmac_lsb: Constant<Bits<16>>,
     out: AxisSkid<D, K, U>,
     side: AxisSkid<PHV_BITS, 32, 8>,
     exp0: KeepExpand<K, D>,
-    exp1: KeepExpand<K, D>,
-    bidx: DffR<Bits<2>>,
+    /// 0 at a packet's first beat, else 1.
+    bidx: DffR<Bits<1>>,
     drop: Signal<Local, Bit>,
     routed: Signal<Local, Bit>,
     dmac: Signal<Local, Bits<48>>,
-    rmac: Signal<Local, Bits<48>>,
-    rv: Signal<Local, Bits<96>>,
+    rv: Signal<Local, Bits<48>>,
     data: Signal<Local, Bits<D>>,
     xfer: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D, K, U> {
     fn default() -> Self {
-        assert!(K * 8 == D && U >= INGRESS_BITS);
+        assert!(K * 8 == D && K >= 8 && U >= INGRESS_BITS);
         // tuser bits this stage writes: dest_port, bits 40..56 and, with a wide
         // tuser, the header-location fields 56..78 (from the PHV).
         let wide = U >= WIDE_BITS;
@@ -78,17 +75,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
         for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top) {
             keep = keep.replace_bit(b, false);
         }
-        // Bytes 0..12 of the frame (destination, source MAC): lanes of beat 0
-        // and, when a beat has fewer than 12 lanes, of beat 1.
-        let lanes = |lo: usize| -> Bits<K> {
-            let mut m = Bits::<K>::default();
-            for l in 0..K {
-                if lo + l < 12 {
-                    m = m.replace_bit(l, true);
-                }
-            }
-            m
-        };
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -107,28 +93,24 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             m_phv: Default::default(),
             m_tvalid: Default::default(),
             m_tready: Default::default(),
-            router_mac_lo: Default::default(),
-            router_mac_hi: Default::default(),
             user_keep: Constant::new(keep),
             wide: Constant::new(wide),
             l3c: Default::default(),
             info: Default::default(),
             user: Default::default(),
-            mask0: Constant::new(lanes(0)),
-            mask1: Constant::new(lanes(K)),
-            shift1: Constant::new(((8 * K).min(96) as u64).to_bits()),
+            // Bytes 0..6 of the frame (the destination MAC), all in the first
+            // beat (K >= 8).
+            mask0: Constant::new(lanes_of::<K>(0, 0, 6)),
             routed_bit: Constant::new((ROUTED_BIT as u64).to_bits()),
             drop_bit: Constant::new((res::DROP as u64).to_bits()),
             dmac_lsb: Constant::new((res::DMAC as u64).to_bits()),
             out: Default::default(),
             side: Default::default(),
             exp0: Default::default(),
-            exp1: Default::default(),
             bidx: Default::default(),
             drop: Default::default(),
             routed: Default::default(),
             dmac: Default::default(),
-            rmac: Default::default(),
             rv: Default::default(),
             data: Default::default(),
             xfer: Default::default(),
@@ -147,31 +129,19 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         self.side.reset.next = self.reset.val();
         self.drop.next = self.s_res.val().get_bit(self.drop_bit.val().index());
         self.routed.next = self.s_res.val().get_bit(self.routed_bit.val().index());
-        // Bytes 0..12 as they should read when routed: next-hop MAC, router MAC
-        // (MAC values hold the first byte on the wire in bits 47:40).
+        // Bytes 0..6 as they should read when routed: the next-hop MAC (MAC
+        // values hold the first byte on the wire in bits 47:40).
         self.dmac.next = self.s_res.val().get_bits::<48>(self.dmac_lsb.val().index());
-        self.rmac.next = bit_cast::<48, 32>(self.router_mac_lo.val()) | (bit_cast::<48, 16>(self.router_mac_hi.val().get_bits::<16>(0)) << 32);
-        self.rv.next = bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(40))
-            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(32)) << 8)
-            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(24)) << 16)
-            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(16)) << 24)
-            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<96, 8>(self.dmac.val().get_bits::<8>(0)) << 40)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(40)) << 48)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(32)) << 56)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(24)) << 64)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(16)) << 72)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(8)) << 80)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(0)) << 88);
+        self.rv.next = bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(40))
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(32)) << 8)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(16)) << 24)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(0)) << 40);
         self.exp0.keep.next = self.mask0.val();
-        self.exp1.keep.next = self.mask1.val();
         self.data.next = self.s_tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {
-            self.data.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 96>(self.rv.val()) & self.exp0.mask.val());
-        }
-        if self.routed.val() & (self.bidx.q.val() == 1) {
-            self.data.next =
-                (self.s_tdata.val() & !self.exp1.mask.val()) | (bit_cast::<D, 96>(self.rv.val() >> self.shift1.val()) & self.exp1.mask.val());
+            self.data.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
         }
         self.out.s_tdata.next = self.data.val();
         self.out.s_tkeep.next = self.s_tkeep.val();
@@ -207,8 +177,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         if self.xfer.val() {
             if self.s_tlast.val() {
                 self.bidx.d.next = 0.into();
-            } else if self.bidx.q.val() != 2 {
-                self.bidx.d.next = self.bidx.q.val() + 1;
+            } else {
+                self.bidx.d.next = 1.into();
             }
         }
         self.m_tdata.next = self.out.m_tdata.val();

@@ -24,6 +24,7 @@ pub mod catalog;
 pub mod classify;
 pub mod config;
 pub mod crc;
+pub mod egress;
 pub mod emit;
 pub mod fabric;
 pub mod ingress;

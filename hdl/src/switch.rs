@@ -1,8 +1,10 @@
 //! `ts_switch`: the whole switch data path of one configuration, as the
 //! design guide draws it (`../shared/docs/DESIGN.md` §2): per port the
 //! receive check, the ingress pipeline (arbiter, parser, classify, lookup,
-//! MAC rewrite), the traffic manager (meter stage, admission, trimmer, header
-//! and data queues, scheduler), and out to the MAC's transmit side.
+//! next-hop MAC rewrite), the traffic manager (meter stage, admission,
+//! trimmer, header and data queues, scheduler), the egress rewrite (router
+//! MAC as source of routed packets, [`crate::egress`]) and out to the MAC's
+//! transmit side.
 //!
 //! One AXI4-Lite port reaches every register ([`crate::regmap`]): windows
 //! `0..P` are the ingress pipelines, windows `P..2P` their traffic managers.
@@ -19,11 +21,13 @@
 //! wants a port it touches (destination, or source for a return to sender).
 //! A deflection's notify reaches the port's mode machine in every pipeline
 //! (send to all, seed 000 §5). Per egress port a round-robin arbiter merges
-//! the pipelines' scheduled outputs, header-queue packets first.
+//! the pipelines' scheduled outputs, header-queue packets first. The egress
+//! rewrite of every port takes the router MAC of `ingress0`'s registers.
 //! `docs/switch.md`, "Several pipelines", has the reasoning.
 use crate::axil_split::AxilSplit;
 use crate::axis_arb_mux::AxisArbMux;
 use crate::config::Config;
+use crate::egress::EgressRewrite;
 use crate::ingress::Ingress;
 use crate::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
 use crate::tm::TrafficManager;
@@ -96,6 +100,7 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     tot_b: Vec<Signal<Local, Bits<32>>>,
     tot_w: Vec<Signal<Local, Bits<32>>>,
     merge: Vec<AxisArbMux<D, K, U>>,
+    egress: Vec<EgressRewrite<D, K, U>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Switch<D, K, U, M, W> {
@@ -157,6 +162,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             tot_w: vec_of(if multi { 2 * ports } else { 0 }),
             // Header-queue packets (queue index even) before data.
             merge: if multi { (0..ports).map(|_| AxisArbMux::with_priority(pipes, Bits::<U>::default().replace_bit(QUEUE_LSB, true), Bits::default())).collect() } else { Vec::new() },
+            egress: vec_of(ports),
         })
     }
 }
@@ -220,15 +226,29 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
         }
 
+        // Each port: the egress rewrite, then the MAC.
+        for p in 0..self.m_tdata.len() {
+            self.egress[p].clock.next = self.clock.val();
+            self.egress[p].reset.next = self.reset.val();
+            self.egress[p].router_mac_lo.next = self.ingress[0].router_mac_lo.val();
+            self.egress[p].router_mac_hi.next = self.ingress[0].router_mac_hi.val();
+            self.m_tdata[p].next = self.egress[p].m_tdata.val();
+            self.m_tkeep[p].next = self.egress[p].m_tkeep.val();
+            self.m_tlast[p].next = self.egress[p].m_tlast.val();
+            self.m_tuser[p].next = self.egress[p].m_tuser.val();
+            self.m_tvalid[p].next = self.egress[p].m_tvalid.val();
+            self.egress[p].m_tready.next = self.m_tready[p].val();
+        }
+
         // One pipeline: its traffic manager is the switch's, alone.
         for z in 0..self.zero.len() {
             for p in 0..self.m_tdata.len() {
-                self.m_tdata[p].next = self.tm[z].m_tdata[p].val();
-                self.m_tkeep[p].next = self.tm[z].m_tkeep[p].val();
-                self.m_tlast[p].next = self.tm[z].m_tlast[p].val();
-                self.m_tuser[p].next = self.tm[z].m_tuser[p].val();
-                self.m_tvalid[p].next = self.tm[z].m_tvalid[p].val();
-                self.tm[z].m_tready[p].next = self.m_tready[p].val();
+                self.egress[p].s_tdata.next = self.tm[z].m_tdata[p].val();
+                self.egress[p].s_tkeep.next = self.tm[z].m_tkeep[p].val();
+                self.egress[p].s_tlast.next = self.tm[z].m_tlast[p].val();
+                self.egress[p].s_tuser.next = self.tm[z].m_tuser[p].val();
+                self.egress[p].s_tvalid.next = self.tm[z].m_tvalid[p].val();
+                self.tm[z].m_tready[p].next = self.egress[p].s_tready.val();
             }
             for q in 0..self.tm[0].occ_ext_b.len() {
                 self.tm[z].occ_ext_b[q].next = self.zero[z].val();
@@ -256,12 +276,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                     self.merge[p].s_tvalid[i].next = self.tm[i].m_tvalid[p].val();
                     self.tm[i].m_tready[p].next = self.merge[p].s_tready[i].val();
                 }
-                self.m_tdata[p].next = self.merge[p].m_tdata.val();
-                self.m_tkeep[p].next = self.merge[p].m_tkeep.val();
-                self.m_tlast[p].next = self.merge[p].m_tlast.val();
-                self.m_tuser[p].next = self.merge[p].m_tuser.val();
-                self.m_tvalid[p].next = self.merge[p].m_tvalid.val();
-                self.merge[p].m_tready.next = self.m_tready[p].val();
+                self.egress[p].s_tdata.next = self.merge[p].m_tdata.val();
+                self.egress[p].s_tkeep.next = self.merge[p].m_tkeep.val();
+                self.egress[p].s_tlast.next = self.merge[p].m_tlast.val();
+                self.egress[p].s_tuser.next = self.merge[p].m_tuser.val();
+                self.egress[p].s_tvalid.next = self.merge[p].m_tvalid.val();
+                self.merge[p].m_tready.next = self.egress[p].s_tready.val();
             }
             // Each queue's total occupancy; a pipeline decides on the others'
             // part plus its own.

@@ -162,16 +162,32 @@ pub fn nexthop_mac(s: &Settings, nexthop: u8) -> u64 {
     s.nexthop_mac.get(nexthop as usize).map_or(0, |m| m & MAC_MASK)
 }
 
-/// The rewrite of a routed packet (`docs/ingress.md`, "lookup"): destination MAC
-/// (bytes 0..6) := `nexthop_mac[nexthop]`, source MAC (bytes 6..12) :=
-/// `router_mac`. Nothing else changes: no TTL decrement, no checksum, and when
-/// the FCS is kept (`strip_fcs` clear) it is *not* recomputed (it goes stale;
-/// the egress MAC regenerates it). Bytes past the end of `frame` are skipped.
-pub fn rewrite_macs(frame: &mut [u8], nexthop: u8, s: &Settings) {
+/// The ingress rewrite of a routed packet (`docs/ingress.md`, "lookup"):
+/// destination MAC (bytes 0..6) := `nexthop_mac[nexthop]`. The source MAC
+/// becomes the router MAC later, at egress ([`egress_rewrite`]), so that a
+/// packet returned to its sender still carries the MAC it came from. Nothing
+/// else changes: no TTL decrement, no checksum, and when the FCS is kept
+/// (`strip_fcs` clear) it is *not* recomputed (it goes stale; the egress MAC
+/// regenerates it). Bytes past the end of `frame` are skipped.
+pub fn rewrite_dst_mac(frame: &mut [u8], nexthop: u8, s: &Settings) {
     let dst = nexthop_mac(s, nexthop).to_be_bytes();
-    let src = (s.router_mac & MAC_MASK).to_be_bytes();
-    for (i, b) in frame.iter_mut().take(12).enumerate() {
-        *b = if i < 6 { dst[2 + i] } else { src[2 + i - 6] };
+    for (i, b) in frame.iter_mut().take(6).enumerate() {
+        *b = dst[2 + i];
+    }
+}
+
+/// The egress rewrite of a packet leaving the switch (`docs/switch.md`, "Data
+/// path"; `hdl/src/egress.rs`): when `routed` (`tuser.routed`), source MAC
+/// (bytes 6..12) := `router_mac`. Applied after the traffic manager, so a
+/// packet returned to its sender (addresses swapped by the trimmer) leaves
+/// with the MAC it arrived from as destination and the router's as source.
+/// Bytes past the end of `frame` are skipped.
+pub fn egress_rewrite(frame: &mut [u8], routed: bool, s: &Settings) {
+    if routed {
+        let src = (s.router_mac & MAC_MASK).to_be_bytes();
+        for (i, b) in frame.iter_mut().enumerate().take(12).skip(6) {
+            *b = src[2 + i - 6];
+        }
     }
 }
 
@@ -201,11 +217,18 @@ mod tests {
         assert_eq!(l2_match(&t, 5), Some(1));
         assert_eq!(l2_match(&t, 6), None);
         let s = Settings { router_mac: 0x0200_0000_00fe, nexthop_mac: vec![0, 0x0a0b_0c0d_0e0f], ..Settings::default() };
-        let mut f = vec![0u8; 16];
-        rewrite_macs(&mut f, 1, &s);
+        let mut f: Vec<u8> = (1..=16).collect();
+        rewrite_dst_mac(&mut f, 1, &s);
+        assert_eq!(f[..12], [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 7, 8, 9, 10, 11, 12], "ingress: destination only");
+        egress_rewrite(&mut f, false, &s);
+        assert_eq!(f[6..12], [7, 8, 9, 10, 11, 12], "egress: not routed, untouched");
+        egress_rewrite(&mut f, true, &s);
         assert_eq!(f[..12], [0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 2, 0, 0, 0, 0, 0xfe]);
-        assert_eq!(f[12..], [0; 4]);
-        rewrite_macs(&mut f, 3, &s);
+        assert_eq!(f[12..], [13, 14, 15, 16]);
+        rewrite_dst_mac(&mut f, 3, &s);
         assert_eq!(f[..6], [0; 6], "a next hop past the table reads as MAC 0");
+        let mut short = vec![1u8; 9];
+        egress_rewrite(&mut short, true, &s);
+        assert_eq!(short, [1, 1, 1, 1, 1, 1, 2, 0, 0], "bytes past the end skipped");
     }
 }

@@ -328,7 +328,7 @@ impl IngressModel {
         self.bump(format!("pipe{pipe}.ingress_out_pkts"), 1);
         let mut frame = frame;
         if lk.routed {
-            lookup::rewrite_macs(&mut frame, lk.nexthop, &self.settings);
+            lookup::rewrite_dst_mac(&mut frame, lk.nexthop, &self.settings);
         }
         let meta = Meta {
             src_port: port as u8,
