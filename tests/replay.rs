@@ -122,8 +122,10 @@ fn check_outputs(dir: &Path, engine: &str, cfg: &Config, s: &Settings, wire: &[V
             ensure!(out.frame == r.data && out.meta.dest_port as usize == n, "{engine}: port{n}.pcap record {k}: not what port {p} frame {i} becomes");
             got.entry((n, p)).or_default().push(r.data.clone());
             // An independent reader: a well-formed Ethernet frame; a routed
-            // packet has the router's MAC as source, the next hop's as
-            // destination, and an IPv4 destination that routes to this port.
+            // packet has the next hop's MAC as destination, still its arrival
+            // source MAC (the router's is written at egress, after the
+            // ingress this replays), and an IPv4 destination that routes to
+            // this port.
             // Headers up to UDP must decode; the generator fills other
             // protocols' bytes (ARP, ICMP, IGMP, ...) at random, so those may not.
             let sp = etherparse::LaxSlicedPacket::from_ethernet(&r.data).map_err(|e| anyhow::anyhow!("{engine}: port{n}.pcap record {k}: etherparse: {e}"))?;
@@ -149,7 +151,7 @@ fn check_outputs(dir: &Path, engine: &str, cfg: &Config, s: &Settings, wire: &[V
                 let port = if d[0] == 10 && d[1] == 0 && d[2] < 4 { d[2] as usize } else { 0 }; // netfpga-sume's routes
                 ensure!(port == n, "{engine}: port{n}.pcap record {k}: IPv4 destination {d:?} routes to port {port}");
                 ensure!(eth.destination() == [2, 0, 0, 0, 1, n as u8], "{engine}: port{n}.pcap record {k}: destination MAC {:?}", eth.destination());
-                ensure!(eth.source() == [2, 0, 0, 0, 0, 0xfe], "{engine}: port{n}.pcap record {k}: source MAC {:?}", eth.source());
+                ensure!(eth.source() == wire[p][i][6..12], "{engine}: port{n}.pcap record {k}: source MAC {:?}, arrived with {:?}", eth.source(), &wire[p][i][6..12]);
             }
         }
     }

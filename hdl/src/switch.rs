@@ -22,7 +22,8 @@
 //! A deflection's notify reaches the port's mode machine in every pipeline
 //! (send to all, seed 000 §5). Per egress port a round-robin arbiter merges
 //! the pipelines' scheduled outputs, header-queue packets first. The egress
-//! rewrite of every port takes the router MAC of `ingress0`'s registers.
+//! rewrite of a port takes the router MAC of the pipeline the port belongs
+//! to (`ingressN` for ports `N * per ..`).
 //! `docs/switch.md`, "Several pipelines", has the reasoning.
 use crate::axil_split::AxilSplit;
 use crate::axis_arb_mux::AxisArbMux;
@@ -201,6 +202,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                     self.ingress[i].s_tlast[k].next = self.s_tlast[i * per + k].val();
                     self.ingress[i].s_tvalid[k].next = self.s_tvalid[i * per + k].val();
                     self.s_tready[i * per + k].next = self.ingress[i].s_tready[k].val();
+                    // A port's egress rewrite takes the router MAC of the
+                    // pipeline the port belongs to.
+                    self.egress[i * per + k].router_mac_lo.next = self.ingress[i].router_mac_lo.val();
+                    self.egress[i * per + k].router_mac_hi.next = self.ingress[i].router_mac_hi.val();
                 }
                 // Ingress -> its traffic manager (the PHV stays behind: the
                 // traffic manager reads the header locations from tuser).
@@ -230,8 +235,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.m_tdata.len() {
             self.egress[p].clock.next = self.clock.val();
             self.egress[p].reset.next = self.reset.val();
-            self.egress[p].router_mac_lo.next = self.ingress[0].router_mac_lo.val();
-            self.egress[p].router_mac_hi.next = self.ingress[0].router_mac_hi.val();
             self.m_tdata[p].next = self.egress[p].m_tdata.val();
             self.m_tkeep[p].next = self.egress[p].m_tkeep.val();
             self.m_tlast[p].next = self.egress[p].m_tlast.val();

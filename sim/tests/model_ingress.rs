@@ -10,6 +10,7 @@ use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::phv::{l3, l4, malformed, Phv};
 use trimswitch_sim::model::gen::{malformed_corpus, random_frame, Expect, GenOpts};
+use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{parse, run_model, Counters, Fate, IngressModel, Route, RxDrop, Settings, L2, PORT_COUNTERS};
 use trimswitch_sim::packet::checksum::ones_sum;
 use trimswitch_sim::packet::frame::ethertype;
@@ -399,8 +400,9 @@ fn l2_fallback() {
     assert_eq!((c["pipe0.lookup_l2_hit"], c["pipe0.lookup_l2_miss"], c["pipe0.lookup_routed"], c["pipe0.drop_no_port"]), (6, 2, 0, 1));
 }
 
-/// Routed packets get the next hop's MAC as destination and the router MAC as
-/// source; nothing else changes (no TTL, no checksum; a kept FCS goes stale).
+/// Routed packets get the next hop's MAC as destination at ingress; the
+/// source MAC stays (the router MAC is written at egress, `egress_rewrite`);
+/// nothing else changes (no TTL, no checksum; a kept FCS goes stale).
 #[test]
 fn mac_rewrite_of_routed_packets() {
     let cfg = config("netfpga-sume");
@@ -415,8 +417,10 @@ fn mac_rewrite_of_routed_packets() {
         let keep = if strip { w.len() - 4 } else { w.len() };
         assert_eq!((out.meta.routed, out.meta.nexthop, out.meta.dest_port, out.meta.length as usize), (true, 5, 3, keep));
         assert_eq!(out.frame[..6], [2, 0, 0, 0, 1, 5], "nexthop_mac[5]");
-        assert_eq!(out.frame[6..12], mac(ROUTER));
-        assert_eq!(out.frame[12..], w[12..keep], "the rest, FCS included when kept, is unchanged");
+        assert_eq!(out.frame[6..], w[6..keep], "the rest (source MAC; FCS included when kept) is unchanged");
+        let mut e = out.frame.clone();
+        egress_rewrite(&mut e, out.meta.routed, m.settings());
+        assert_eq!(e[6..12], mac(ROUTER), "the router MAC as source at egress");
         assert_eq!(out.frame.len(), keep);
     }
 }
