@@ -125,7 +125,7 @@ pub fn ingress_regs(cfg: &Config) -> Vec<Reg> {
         Reg::one("CTRL", IngressRegs::CTRL, Rw, ctl[0], "bit 0 strip the FCS; bit 1 drop malformed packets (else forward them untouched, never trimmed)"),
         Reg::one("FRAME", IngressRegs::FRAME, Rw, ctl[1], "frame limits with FCS, bytes: minimum [15:0], maximum [31:16]; shorter or longer frames are dropped and counted"),
         Reg::one("MISS_PORT", IngressRegs::MISS_PORT, Rw, ctl[2], "egress port of lookup misses [7:0]; a port number the switch does not have drops and counts them"),
-        Reg::one("ROUTER_MAC_LO", IngressRegs::ROUTER_MAC_LO, Rw, ctl[3], "the router's MAC, bits 31:0"),
+        Reg::one("ROUTER_MAC_LO", IngressRegs::ROUTER_MAC_LO, Rw, ctl[3], "the router's MAC, bits 31:0: IPv4 packets to it are routed, and routed packets leave this pipeline's ports with it as source MAC (egress rewrite)"),
         Reg::one("ROUTER_MAC_HI", IngressRegs::ROUTER_MAC_HI, Rw, ctl[4], "the router's MAC, bits 47:32 in [15:0]"),
         Reg::one("DSCP", IngressRegs::DSCP, Rw, ctl[5], "DSCP codepoints: TRIMMABLE [5:0] (enable bit 7), TRIMMED [13:8] (enable 15), CONTROL [21:16] (enable 23)"),
         Reg::one("TC", IngressRegs::TC, Rw, ctl[6], "traffic class of PCP p in bits 3p+2:3p; untagged packets' class in [26:24]"),
