@@ -461,10 +461,10 @@ fn incast_trims_returns_and_accounts_for_every_packet() -> Result<()> {
 /// Routed packets returned to their sender: ports 1..3 send routed 1500 B
 /// frames to port 0 (75% of the pipeline's beat rate in all), which drains
 /// at a fifth of a beat per cycle, and the header queue limit is cut to
-/// 100 B (`LIMIT_H`), so trimmed headers often find it full and go back. A returned routed packet must be addressed to
-/// the MAC it came from, from the router MAC (the egress rewrite,
-/// `docs/switch.md`); `check` asserts that for each and the golden model
-/// for every byte of every packet.
+/// 100 B (`LIMIT_H`), so trimmed headers often find it full and go back.
+/// A returned routed packet must be addressed to the MAC it came from, from
+/// the router MAC (the egress rewrite, `docs/switch.md`); `check` asserts
+/// that for each, and the golden model for every byte of every packet.
 #[test]
 fn routed_returns_go_back_to_the_sender_mac() -> Result<()> {
     let cfg = config();
