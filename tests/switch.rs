@@ -330,7 +330,7 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
                 tx_trim += 1;
             }
             // A routed packet returned to its sender is addressed to the MAC
-            // it came from, from the router (seed 000 §3, step 3).
+            // it came from, from the router (seed 000 §2, step 3).
             if f == Fate::Returned && Meta::unpack(user).routed {
                 ensure!(
                     pkt.data[..6] == id_smac[id][..] && pkt.data[6..12] == rmac[..],

@@ -5,7 +5,7 @@
 //! A routed packet (`tuser.routed`, [`crate::meta::ROUTED_BIT`]) leaves with
 //! the router MAC as its source MAC (bytes 6..12). The ingress has already
 //! written the next hop's MAC into bytes 0..6 and left the source MAC as it
-//! arrived, so that a packet returned to its sender (seed 000 §3, step 3:
+//! arrived, so that a packet returned to its sender (seed 000 §2, step 3:
 //! "reverse the source and destination addresses") is addressed to the MAC
 //! it came from: the trimmer's swap puts the arrival source MAC into bytes
 //! 0..6, and this stage writes the router MAC into bytes 6..12 as for any
