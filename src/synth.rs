@@ -240,17 +240,6 @@ pub fn synth(verilog: &Path, top: &str, family: Family, workdir: &Path) -> Resul
     synth_with(verilog, top, family, workdir, &Yosys::default())
 }
 
-/// [`synth`] with an explicit time limit for the Yosys run.
-pub fn synth_with_timeout(
-    verilog: &Path,
-    top: &str,
-    family: Family,
-    workdir: &Path,
-    timeout: Duration,
-) -> Result<SynthReport> {
-    synth_with(verilog, top, family, workdir, &Yosys { timeout, ..Yosys::default() })
-}
-
 /// [`synth`] with the given [`Yosys`] (program, time limit, black boxes).
 pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yosys: &Yosys) -> Result<SynthReport> {
     let timeout = yosys.timeout;
