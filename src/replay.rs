@@ -27,7 +27,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use trimswitch_hdl::config::Config;
-use trimswitch_sim::ingress_rtl::{run_rtl, RtlOpts};
+use trimswitch_sim::rtl::ingress::{run_rtl, RtlOpts};
 use trimswitch_sim::model::{Counters, IngressModel, IngressOut, Settings};
 use trimswitch_sim::packet::{crc, pcap};
 

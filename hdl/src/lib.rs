@@ -6,41 +6,29 @@
 //! first beat of a packet. `tkeep` is packed: all ones on every beat but the
 //! last, and contiguous from lane 0 on the last.
 //!
-//! Primitives: [`axis_skid`], [`pkt_fifo`], [`axis_arb_mux`], [`axis_demux`],
-//! [`axil_regs`], [`axil_split`], [`crc`]. Ingress (`docs/ingress.md`):
-//! [`rx_fcs`], [`parser`] (to the [`phv`]), [`classify`], [`lookup`],
-//! [`ingress_apply`], and the pipeline top [`ingress`]. Traffic manager
-//! (`docs/trimming.md`): [`trimmer`] with [`trim_logic`]. The whole switch is
-//! [`switch`] with its register map [`regmap`]. The foundation's
-//! crossbar top is [`fabric`]. [`catalog`] builds them for a
-//! [`config::Config`] and [`emit`] writes the Verilog; [`unroll`] lets a block
-//! index vector ports of blocks in vectors (rust-hdl's writer cannot).
-pub mod axil_regs;
-pub mod axil_split;
-pub mod axis_arb_mux;
-pub mod axis_demux;
-pub mod axis_skid;
-pub mod catalog;
-pub mod classify;
+//! The folders follow the data path (`docs/blocks.md` draws it):
+//! - [`axis`]: AXI4-Stream primitives (skid buffer, packet FIFO, arbiter, demux);
+//! - [`axil`]: AXI4-Lite register file and address split;
+//! - [`prim`]: the CRC-32 beat engine and small wiring widgets;
+//! - [`ingress`]: FCS check, parser to the PHV, classify, lookup, apply, and the
+//!   pipeline top (`docs/ingress.md`);
+//! - [`tm`]: the traffic manager: meters and port modes, admission, queues, the
+//!   trimmer (`docs/trimming.md`);
+//! - [`egress`]: the egress rewrite after the scheduler;
+//! - [`top`]: the whole switch, its register map, and the foundation's crossbar;
+//! - [`gen`]: the catalogue of emitted blocks, Verilog emission, and [`gen::unroll`],
+//!   which lets a block index vector ports of blocks in vectors (rust-hdl's writer
+//!   cannot).
+//!
+//! [`config`] is the configuration model (one TOML per target) and [`meta`] the
+//! `tuser` layout every block shares.
+pub mod axil;
+pub mod axis;
 pub mod config;
-pub mod crc;
 pub mod egress;
-pub mod emit;
-pub mod fabric;
+pub mod gen;
 pub mod ingress;
-pub mod ingress_apply;
-pub mod lookup;
-pub mod meter;
 pub mod meta;
-pub mod parser;
-pub mod phv;
-pub mod pkt_fifo;
-pub mod regmap;
-pub mod rx_fcs;
-pub mod switch;
-pub mod trim_logic;
+pub mod prim;
 pub mod tm;
-pub mod tm_admit;
-pub mod trimmer;
-pub mod unroll;
-pub mod widgets;
+pub mod top;

@@ -1,34 +1,26 @@
-//! trimswitch simulation support.
+//! trimswitch simulation support, in folders:
 //!
-//! A small, self-contained harness for running Verilator models of the
-//! rust-hdl designs from Rust tests:
-//!
-//! - [`verilator`]: builds (and caches) a Verilated model as a shared library
-//!   and gives raw-pointer access to its ports;
-//! - [`tb`]: a cycle-based testbench driving [`tb::Agent`]s, with optional
-//!   FST waveforms (`TS_WAVES=1`);
-//! - [`axis`]: AXI-Stream packet source, checking sink, side-channel tap and
-//!   packet comparison;
-//! - [`axil`]: AXI4-Lite master for register access;
-//! - [`dut`]: emit a rust-hdl block and build its model; seeded random traffic;
+//! - [`harness`]: the Verilator harness: [`harness::verilator`] builds (and
+//!   caches) a Verilated model as a shared library with raw-pointer access to its
+//!   ports; [`harness::tb`] is a cycle-based testbench driving [`harness::tb::Agent`]s,
+//!   with optional FST waveforms (`TS_WAVES=1`); [`harness::dut`] emits a rust-hdl
+//!   block and builds its model, and draws seeded random traffic;
+//! - [`agents`]: the AXI-Stream packet source, checking sink, side-channel tap
+//!   and packet comparison ([`agents::axis`]), and the AXI4-Lite master
+//!   ([`agents::axil`]);
 //! - [`packet`]: packet library (FCS, checksums, frames, pcap);
-//! - [`model`]: golden model of the ingress pipeline (`docs/ingress.md`) and
-//!   frame generators;
-//! - [`ingress_rtl`]: the Verilated `ts_ingress`, configured over AXI-Lite and
-//!   run like the model, and the RTL-against-model comparison;
-//! - [`smoke`]: the `ts_fabric` smoke run behind `trimswitch smoke`;
-//! - [`bench`]: simulation speed, rust-hdl's simulator against Verilator.
+//! - [`model`]: golden models of the ingress pipeline (`docs/ingress.md`), the
+//!   meters and the traffic manager, and frame generators;
+//! - [`rtl`]: the Verilated designs run as the tools and tests use them: the
+//!   ingress pipeline against the model ([`rtl::ingress`]), the switch bench
+//!   ([`rtl::switch`]), the `ts_fabric` smoke run ([`rtl::smoke`]) and the
+//!   simulation-speed bench ([`rtl::bench`]);
+//! - [`scenario`]: traffic scenarios on the RTL and on the event-driven model
+//!   engine ([`scenario::netmodel`]).
 
-pub mod axil;
-pub mod axis;
-pub mod bench;
-pub mod dut;
-pub mod ingress_rtl;
+pub mod agents;
+pub mod harness;
 pub mod model;
 pub mod packet;
-pub mod netmodel;
+pub mod rtl;
 pub mod scenario;
-pub mod smoke;
-pub mod switch_rtl;
-pub mod tb;
-pub mod verilator;

@@ -1,8 +1,8 @@
 //! Shared helpers of the block tests (each test file is one block).
 #![allow(dead_code)]
 use anyhow::{ensure, Result};
-use trimswitch_sim::axis::{AxisSink, AxisSource, Packet};
-use trimswitch_sim::tb::{Agent, Tb};
+use trimswitch_sim::agents::axis::{AxisSink, AxisSource, Packet};
+use trimswitch_sim::harness::tb::{Agent, Tb};
 
 /// Cycles every randomized test runs at least (the foundation issue's bar).
 pub const MIN_CYCLES: u64 = 100_000;

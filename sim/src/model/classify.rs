@@ -3,7 +3,7 @@
 //! from the PHV and the run-time registers.
 use super::{Settings, MAC_MASK};
 use crate::packet::Ndp;
-use trimswitch_hdl::phv::{l3, l4, Phv};
+use trimswitch_hdl::ingress::phv::{l3, l4, Phv};
 
 /// What classify decides for one packet (`docs/ingress.md`, "classify"); the
 /// first four become `tuser` fields (`hdl/src/meta.rs`), `router_hit` feeds lookup.
@@ -50,7 +50,7 @@ pub fn classify(phv: &Phv, s: &Settings) -> Class {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trimswitch_hdl::phv::malformed;
+    use trimswitch_hdl::ingress::phv::malformed;
 
     fn s() -> Settings {
         Settings {

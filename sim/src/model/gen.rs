@@ -16,7 +16,7 @@ use crate::packet::frame::{ethertype, Mac};
 use crate::packet::{Frame, Ipv4, Ipv6, Ndp, Pl2, Protego, Udp, Vlan, L3, L4};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::phv::malformed;
+use trimswitch_hdl::ingress::phv::malformed;
 
 /// What [`random_frame`] draws from.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 //! rest, the miss action, the no-port drop, and the MAC rewrite of routed
 //! packets.
 use super::{Class, Settings, MAC_MASK};
-use trimswitch_hdl::phv::{l3, Phv};
+use trimswitch_hdl::ingress::phv::{l3, Phv};
 
 /// One longest-prefix-match entry (a valid row of the route table).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -177,7 +177,7 @@ pub fn rewrite_dst_mac(frame: &mut [u8], nexthop: u8, s: &Settings) {
 }
 
 /// The egress rewrite of a packet leaving the switch (`docs/switch.md`, "Data
-/// path"; `hdl/src/egress.rs`): when `routed` (`tuser.routed`), source MAC
+/// path"; `hdl/src/egress/rewrite.rs`): when `routed` (`tuser.routed`), source MAC
 /// (bytes 6..12) := `router_mac`. Applied after the traffic manager, so a
 /// packet returned to its sender (addresses swapped by the trimmer) leaves
 /// with the MAC it arrived from as destination and the router's as source.

@@ -1,15 +1,15 @@
 //! Cycle-level golden models of `ts_meter_bank` and `ts_port_mode`
-//! (`hdl/src/meter.rs`; `docs/trimming.md`, "Meter bank and port mode:
+//! (`hdl/src/tm/meter.rs`; `docs/trimming.md`, "Meter bank and port mode:
 //! implementation"). Each model is a set of registers with one
 //! [`MeterBankModel::clock`] / [`PortModeModel::clock`] per rising edge, taking
 //! the inputs of that cycle; its getters are the outputs of the current cycle
 //! (both blocks register every output). The arithmetic is the specification's
 //! (`min(L - charged + R, C)` on plain integers), not the RTL's threshold form,
 //! so the differential tests check one against the other.
-use trimswitch_hdl::meter::mode;
+use trimswitch_hdl::tm::meter::mode;
 
 /// Fractional bits of a rate and of a bucket level.
-pub const FRAC: u32 = trimswitch_hdl::meter::FRAC_BITS as u32;
+pub const FRAC: u32 = trimswitch_hdl::tm::meter::FRAC_BITS as u32;
 
 /// One meter request (`req_port`, `req_bytes`, `req_mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use trimswitch_hdl::config::{parse_mac, parse_prefix, Config};
 use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_hdl::meta::{l3kind, Meta};
-use trimswitch_hdl::phv::{malformed, Phv};
+use trimswitch_hdl::ingress::phv::{malformed, Phv};
 
 /// The 48 bits of a MAC address held in a `u64`.
 pub const MAC_MASK: u64 = (1 << 48) - 1;
@@ -343,8 +343,8 @@ impl IngressModel {
             malformed: phv.malformed != 0,
             nexthop: lk.nexthop,
             l3: match phv.l3 {
-                trimswitch_hdl::phv::l3::IPV4 => l3kind::IPV4,
-                trimswitch_hdl::phv::l3::IPV6 => l3kind::IPV6,
+                trimswitch_hdl::ingress::phv::l3::IPV4 => l3kind::IPV4,
+                trimswitch_hdl::ingress::phv::l3::IPV6 => l3kind::IPV6,
                 _ => l3kind::OTHER,
             },
             l4: phv.l4,

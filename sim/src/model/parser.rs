@@ -9,7 +9,7 @@
 //! modelled anyway.
 use crate::packet::checksum::ones_sum;
 use crate::packet::frame::{ethertype, ipproto, Ndp, Pl2};
-use trimswitch_hdl::phv::{l3, l4, malformed, Phv};
+use trimswitch_hdl::ingress::phv::{l3, l4, malformed, Phv};
 
 /// The parser looks at no byte at or past this offset (`docs/ingress.md`,
 /// "parser (PHV)": "reads at most the first 128 bytes").

@@ -12,7 +12,7 @@
 use crate::packet::checksum;
 use std::collections::{BTreeMap, VecDeque};
 use trimswitch_hdl::meta::{flag, l3kind, Meta};
-use trimswitch_hdl::phv::l4;
+use trimswitch_hdl::ingress::phv::l4;
 
 /// The trimmer's run-time registers (`docs/trimming.md`, "Trim length and the trimmer").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,7 +399,7 @@ mod tests {
     use crate::model::{parse, IngressModel, Settings};
     use rand::{Rng, SeedableRng};
     use trimswitch_hdl::config::Config;
-    use trimswitch_hdl::phv::malformed;
+    use trimswitch_hdl::ingress::phv::malformed;
 
     /// Trimmable packets out of the ingress model (default config, wide tuser).
     fn trimmable(n: usize, seed: u64) -> Vec<(Vec<u8>, Meta)> {

@@ -1,7 +1,7 @@
 //! Ethernet FCS: CRC-32 of IEEE 802.3 (see `docs/protocols.md`). The bytewise
-//! reference lives in `trimswitch_hdl::crc`, next to the hardware that uses it.
+//! reference lives in `trimswitch_hdl::prim::crc`, next to the hardware that uses it.
 
-pub use trimswitch_hdl::crc::{crc32_update, RESIDUE};
+pub use trimswitch_hdl::prim::crc::{crc32_update, RESIDUE};
 
 /// The Ethernet CRC-32 of `data` (initial 0xFFFFFFFF, final complement).
 pub fn crc32(data: &[u8]) -> u32 {

@@ -1,0 +1,250 @@
+//! `ts_axil_regs`: AXI4-Lite register file primitive.
+//!
+//! The control plane of the switch is built from this block: read/write
+//! configuration registers, read-only status and counter inputs, and a
+//! clear-on-write pulse per read-only register so a host zeroes a counter by
+//! writing it (any value).
+//!
+//! Address map (byte addresses, 32-bit registers, word aligned): register `i`
+//! of the read/write set is at `4*i`; read-only register `j` is at
+//! `4*(n_rw + j)`. Any other address answers `DECERR` (`0b11`) and reads 0.
+//! Writes honour `wstrb`. One write and one read may be outstanding; AW and W
+//! are accepted independently.
+use crate::prim::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// AXI4-Lite response codes.
+pub const RESP_OKAY: u64 = 0b00;
+/// Decode error: no register at that address.
+pub const RESP_DECERR: u64 = 0b11;
+
+/// AXI4-Lite register file with `AW` address bits.
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset that
+///   returns every read/write register to its reset value and abandons any
+///   transaction in flight.
+/// - `s_axil_awaddr`, `s_axil_awvalid` in, `s_axil_awready` out; `s_axil_wdata`,
+///   `s_axil_wstrb`, `s_axil_wvalid` in, `s_axil_wready` out; `s_axil_bresp`,
+///   `s_axil_bvalid` out, `s_axil_bready` in; `s_axil_araddr`, `s_axil_arvalid`
+///   in, `s_axil_arready` out; `s_axil_rdata`, `s_axil_rresp`, `s_axil_rvalid`
+///   out, `s_axil_rready` in: the AXI4-Lite slave (no `prot` signals).
+/// - `rw_<i>` out: value of read/write register `i`.
+/// - `rw_wr_<i>` out: one-cycle pulse in the cycle register `i` is written.
+/// - `ro_<j>` in: value returned for read-only register `j`.
+/// - `ro_clear_<j>` out: one-cycle pulse when read-only register `j` is written
+///   (clear-on-write for counters).
+#[derive(LogicBlock)]
+pub struct AxilRegs<const AW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axil_awaddr: Signal<In, Bits<AW>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<AW>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    pub rw: Vec<Signal<Out, Bits<32>>>,
+    pub rw_wr: Vec<Signal<Out, Bit>>,
+    pub ro: Vec<Signal<In, Bits<32>>>,
+    pub ro_clear: Vec<Signal<Out, Bit>>,
+    ro_base: Constant<Bits<AW>>,
+    n_total: Constant<Bits<AW>>,
+    lane0: Constant<Bits<32>>,
+    lane1: Constant<Bits<32>>,
+    lane2: Constant<Bits<32>>,
+    lane3: Constant<Bits<32>>,
+    regs: Vec<DffR<Bits<32>>>,
+    aw_full: DffR<Bit>,
+    aw_addr: DFF<Bits<AW>>,
+    w_full: DffR<Bit>,
+    w_data: DFF<Bits<32>>,
+    w_strb: DFF<Bits<4>>,
+    bvalid: DffR<Bit>,
+    bresp: DFF<Bits<2>>,
+    rvalid: DffR<Bit>,
+    rdata: DFF<Bits<32>>,
+    rresp: DFF<Bits<2>>,
+    do_write: Signal<Local, Bit>,
+    widx: Signal<Local, Bits<AW>>,
+    ridx: Signal<Local, Bits<AW>>,
+    wmask: Signal<Local, Bits<32>>,
+    rd_value: Signal<Local, Bits<32>>,
+}
+
+impl<const AW: usize> AxilRegs<AW> {
+    /// A register file with one read/write register per entry of `rw_reset`
+    /// (its reset value) and `n_ro` read-only registers.
+    pub fn new(rw_reset: &[u32], n_ro: usize) -> Self {
+        let n_rw = rw_reset.len();
+        assert!(n_rw + n_ro >= 1, "AxilRegs: at least one register");
+        assert!(
+            (4 * (n_rw + n_ro) as u64) <= (1u64 << AW),
+            "AxilRegs: {} registers do not fit in {AW} address bits",
+            n_rw + n_ro
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            rw: vec_of(n_rw),
+            rw_wr: vec_of(n_rw),
+            ro: vec_of(n_ro),
+            ro_clear: vec_of(n_ro),
+            ro_base: Constant::new((n_rw as u64).to_bits()),
+            n_total: Constant::new(((n_rw + n_ro) as u64).to_bits()),
+            lane0: Constant::new(0x0000_00FFu64.to_bits()),
+            lane1: Constant::new(0x0000_FF00u64.to_bits()),
+            lane2: Constant::new(0x00FF_0000u64.to_bits()),
+            lane3: Constant::new(0xFF00_0000u64.to_bits()),
+            regs: rw_reset.iter().map(|&v| DffR::new((v as u64).to_bits())).collect(),
+            aw_full: Default::default(),
+            aw_addr: Default::default(),
+            w_full: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            bvalid: Default::default(),
+            bresp: Default::default(),
+            rvalid: Default::default(),
+            rdata: Default::default(),
+            rresp: Default::default(),
+            do_write: Default::default(),
+            widx: Default::default(),
+            ridx: Default::default(),
+            wmask: Default::default(),
+            rd_value: Default::default(),
+        }
+    }
+}
+
+impl<const AW: usize> Logic for AxilRegs<AW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid, bresp, rvalid, rdata, rresp);
+        self.aw_full.reset.next = self.reset.val();
+        self.w_full.reset.next = self.reset.val();
+        self.bvalid.reset.next = self.reset.val();
+        self.rvalid.reset.next = self.reset.val();
+        for i in 0..self.regs.len() {
+            self.regs[i].clock.next = self.clock.val();
+            self.regs[i].reset.next = self.reset.val();
+            self.regs[i].d.next = self.regs[i].q.val();
+            self.rw[i].next = self.regs[i].q.val();
+            self.rw_wr[i].next = false;
+        }
+        for j in 0..self.ro_clear.len() {
+            self.ro_clear[j].next = false;
+        }
+
+        // Write channel: hold AW and W until both are here, then answer on B.
+        self.s_axil_awready.next = !self.aw_full.q.val();
+        self.s_axil_wready.next = !self.w_full.q.val();
+        if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
+            self.aw_full.d.next = true;
+            self.aw_addr.d.next = self.s_axil_awaddr.val();
+        }
+        if self.s_axil_wvalid.val() & !self.w_full.q.val() {
+            self.w_full.d.next = true;
+            self.w_data.d.next = self.s_axil_wdata.val();
+            self.w_strb.d.next = self.s_axil_wstrb.val();
+        }
+        self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.bvalid.q.val();
+        self.widx.next = self.aw_addr.q.val() >> 2;
+        self.wmask.next = 0.into();
+        if self.w_strb.q.val().get_bit(0) {
+            self.wmask.next = self.wmask.val() | self.lane0.val();
+        }
+        if self.w_strb.q.val().get_bit(1) {
+            self.wmask.next = self.wmask.val() | self.lane1.val();
+        }
+        if self.w_strb.q.val().get_bit(2) {
+            self.wmask.next = self.wmask.val() | self.lane2.val();
+        }
+        if self.w_strb.q.val().get_bit(3) {
+            self.wmask.next = self.wmask.val() | self.lane3.val();
+        }
+        if self.do_write.val() {
+            self.aw_full.d.next = false;
+            self.w_full.d.next = false;
+            self.bvalid.d.next = true;
+            if self.widx.val() < self.n_total.val() {
+                self.bresp.d.next = 0.into();
+            } else {
+                self.bresp.d.next = 3.into();
+            }
+            for i in 0..self.regs.len() {
+                if self.widx.val().index() == i {
+                    self.regs[i].d.next = (self.regs[i].q.val() & !self.wmask.val()) | (self.w_data.q.val() & self.wmask.val());
+                    self.rw_wr[i].next = true;
+                }
+            }
+            for j in 0..self.ro_clear.len() {
+                if (self.widx.val() >= self.ro_base.val()) & ((self.widx.val() - self.ro_base.val()).index() == j) {
+                    self.ro_clear[j].next = true;
+                }
+            }
+        }
+        if self.bvalid.q.val() & self.s_axil_bready.val() {
+            self.bvalid.d.next = false;
+        }
+        self.s_axil_bvalid.next = self.bvalid.q.val();
+        self.s_axil_bresp.next = self.bresp.q.val();
+
+        // Read channel: one read at a time, answered the cycle after AR.
+        self.s_axil_arready.next = !self.rvalid.q.val();
+        self.ridx.next = self.s_axil_araddr.val() >> 2;
+        self.rd_value.next = 0.into();
+        for i in 0..self.regs.len() {
+            if self.ridx.val().index() == i {
+                self.rd_value.next = self.regs[i].q.val();
+            }
+        }
+        for j in 0..self.ro.len() {
+            if (self.ridx.val() >= self.ro_base.val()) & ((self.ridx.val() - self.ro_base.val()).index() == j) {
+                self.rd_value.next = self.ro[j].val();
+            }
+        }
+        if self.s_axil_arvalid.val() & !self.rvalid.q.val() {
+            self.rvalid.d.next = true;
+            self.rdata.d.next = self.rd_value.val();
+            if self.ridx.val() < self.n_total.val() {
+                self.rresp.d.next = 0.into();
+            } else {
+                self.rresp.d.next = 3.into();
+            }
+        }
+        if self.rvalid.q.val() & self.s_axil_rready.val() {
+            self.rvalid.d.next = false;
+        }
+        self.s_axil_rvalid.next = self.rvalid.q.val();
+        self.s_axil_rdata.next = self.rdata.q.val();
+        self.s_axil_rresp.next = self.rresp.q.val();
+    }
+}

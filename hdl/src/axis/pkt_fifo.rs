@@ -1,0 +1,468 @@
+//! `ts_pkt_fifo`: AXI4-Stream packet FIFO in block RAM.
+//!
+//! Two modes, chosen when the block is built:
+//! - **store-and-forward** (default): a packet becomes visible to the read side
+//!   only once its last beat is written. A packet that meets a full FIFO is
+//!   dropped whole: the write pointer rolls back to the packet's start, the rest
+//!   of the packet is accepted and discarded, and `drop_pkts` counts it. `s_tready`
+//!   is high whenever the block is out of reset: the FIFO never back-pressures
+//!   its source, it drops (the behaviour of a switch buffer). `s_abort`, high
+//!   with any beat, discards that packet too (a verdict of the block feeding
+//!   the FIFO, e.g. a bad FCS at the last beat); aborted packets are not counted.
+//! - **cut-through**: every beat is visible as soon as it is written; a full FIFO
+//!   back-pressures (`s_tready` low) and nothing is ever dropped.
+//!
+//! Storage: one RAM word per beat holding `tdata`, a meta field (`last` bit and
+//! the byte count of the last beat, so `tkeep` costs `1 + clog2(K+1)` bits
+//! instead of `K`) and `tuser`. `tuser` is sampled on a packet's first beat and
+//! repeated on every stored beat, so the output carries one value per packet.
+//! [`PktFifo::with_length`] makes `tuser.length` (see [`crate::meta`]) carry
+//! the packet's byte count as stored, valid from the first beat out: a side
+//! RAM of 16-bit lengths is written at a packet's last beat at the address of
+//! its first word and read beside the data, so nothing waits for it.
+//! The read side is a one-cycle block-RAM read into a three-entry output
+//! buffer. Reads are issued from the buffer's fill level alone, never from
+//! `m_tready`, so `m_tready` reaches only the buffer's shift enables: no path
+//! from the consumer into the RAM or the counters, and still one beat per cycle.
+use crate::prim::widgets::{DffR, KeepCount, SdpRam};
+use rust_hdl::prelude::*;
+
+/// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
+pub const PTR_BITS: usize = 16;
+
+/// Bits needed to hold a byte count 0..=K of a `K`-lane beat.
+pub const fn count_bits(k: usize) -> usize {
+    clog2(k + 1)
+}
+
+/// AXI4-Stream packet FIFO.
+///
+/// Type parameters: `D` tdata bits, `K` tkeep bits (`D/8`), `U` tuser bits,
+/// `M` meta bits (`1 + count_bits(K)`), `W` RAM word bits (`D + M + U`).
+/// The redundant widths exist because stable Rust cannot compute types from
+/// const parameters; [`PktFifo::new`] checks them. The depth in beats is a
+/// build parameter (any value 4..=65536, not only powers of two); pointers are
+/// [`PTR_BITS`] wide.
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset that
+///   empties the FIFO and zeroes every counter, `drop_pkts` included (read
+///   counters before a reset).
+/// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tuser`, `s_tvalid` in, `s_tready` out:
+///   input stream. `tkeep` must be packed (all ones except on the last beat);
+///   on the last beat the byte count is the highest set lane plus one.
+/// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out, `m_tready` in:
+///   output stream; `m_tkeep` is regenerated packed.
+/// - `occ_bytes` out: bytes stored and not yet read out (in store-and-forward
+///   mode only committed packets count). `occ_pkts` out: whole packets stored
+///   (a packet counts from its last beat in to its last beat out). Both are
+///   registered and see a beat leave one cycle after it left.
+/// - `s_abort` in (store-and-forward only; ignored in cut-through): discard the
+///   packet of the current beat, whatever the FIFO's room.
+/// - `drop_pkts` out: packets dropped because the FIFO was full and not aborted
+///   on any of their beats (counted at the last beat; wraps at 2^32).
+/// - `clear_drops` in: zeroes `drop_pkts` (clear-on-write from a register file);
+///   a drop counted in the same cycle survives the clear (`drop_pkts` becomes 1).
+#[derive(LogicBlock)]
+pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub occ_bytes: Signal<Out, Bits<32>>,
+    pub occ_pkts: Signal<Out, Bits<32>>,
+    pub drop_pkts: Signal<Out, Bits<32>>,
+    pub clear_drops: Signal<In, Bit>,
+    pub s_abort: Signal<In, Bit>,
+    // Configuration, fixed at build time.
+    store_forward: Constant<Bit>,
+    set_length: Constant<Bit>,
+    len_mask: Constant<Bits<W>>,
+    len_shift: Constant<Bits<16>>,
+    depth: Constant<Bits<32>>,
+    last_addr: Constant<Bits<PTR_BITS>>,
+    lanes: Constant<Bits<32>>,
+    all_keep: Constant<Bits<K>>,
+    meta_shift: Constant<Bits<16>>,
+    user_shift: Constant<Bits<16>>,
+    // Storage.
+    ram: SdpRam<Bits<W>, PTR_BITS>,
+    len_ram: SdpRam<Bits<16>, PTR_BITS>,
+    keep_count: KeepCount<K, M>,
+    // Write side.
+    wr_ptr: DffR<Bits<PTR_BITS>>,
+    wr_commit: DffR<Bits<PTR_BITS>>,
+    pkt_words: DffR<Bits<32>>,
+    pkt_bytes: DffR<Bits<32>>,
+    dropping: DffR<Bit>,
+    overflowed: DffR<Bit>,
+    first: DffR<Bit>,
+    user_lat: DFF<Bits<U>>,
+    // Shared counters.
+    used: DffR<Bits<32>>,
+    readable: DffR<Bits<32>>,
+    bytes: DffR<Bits<32>>,
+    pkts: DffR<Bits<32>>,
+    drops: DffR<Bits<32>>,
+    // Read side.
+    rd_ptr: DffR<Bits<PTR_BITS>>,
+    inflight: DffR<Bit>,
+    ocount: DffR<Bits<2>>,
+    head: DFF<Bits<W>>,
+    second: DFF<Bits<W>>,
+    third: DFF<Bits<W>>,
+    sub_q: DffR<Bits<32>>,
+    pkt_out_q: DffR<Bit>,
+    rd_first: DffR<Bit>,
+    len_lat: DFF<Bits<16>>,
+    // Combinational helpers.
+    beat_in: Signal<Local, Bit>,
+    nb_in: Signal<Local, Bits<M>>,
+    user_in: Signal<Local, Bits<U>>,
+    word_in: Signal<Local, Bits<W>>,
+    wr_next: Signal<Local, Bits<PTR_BITS>>,
+    full: Signal<Local, Bit>,
+    write: Signal<Local, Bit>,
+    commit: Signal<Local, Bit>,
+    rollback: Signal<Local, Bit>,
+    count_drop: Signal<Local, Bit>,
+    len_word: Signal<Local, Bits<16>>,
+    ram_word: Signal<Local, Bits<W>>,
+    add_bytes: Signal<Local, Bits<32>>,
+    pop: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    head_meta: Signal<Local, Bits<M>>,
+    head_nb: Signal<Local, Bits<M>>,
+    sub_bytes: Signal<Local, Bits<32>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>
+    PktFifo<D, K, U, M, W>
+{
+    /// A FIFO of `depth` beats; `store_forward` selects the mode (see module docs).
+    pub fn new(depth: usize, store_forward: bool) -> Self {
+        assert_eq!(K * 8, D, "PktFifo: K must be D/8");
+        assert_eq!(M, 1 + count_bits(K), "PktFifo: M must be 1 + clog2(K+1)");
+        assert_eq!(W, D + M + U, "PktFifo: W must be D + M + U");
+        assert!((4..=1 << PTR_BITS).contains(&depth), "PktFifo: depth {depth} beats is outside 4..=65536");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            occ_bytes: Default::default(),
+            occ_pkts: Default::default(),
+            drop_pkts: Default::default(),
+            clear_drops: Default::default(),
+            s_abort: Default::default(),
+            store_forward: Constant::new(store_forward),
+            set_length: Constant::new(false),
+            len_mask: Constant::new(!(bit_cast::<W, 16>(Bits::<16>::mask()) << ((D + M + crate::meta::LENGTH_LSB) as u64))),
+            len_shift: Constant::new(((D + M + crate::meta::LENGTH_LSB) as u64).to_bits()),
+            depth: Constant::new((depth as u64).to_bits()),
+            last_addr: Constant::new(((depth - 1) as u64).to_bits()),
+            lanes: Constant::new((K as u64).to_bits()),
+            all_keep: Constant::new(Bits::<K>::mask()),
+            meta_shift: Constant::new((D as u64).to_bits()),
+            user_shift: Constant::new(((D + M) as u64).to_bits()),
+            ram: SdpRam::new(depth),
+            len_ram: SdpRam::new(depth),
+            keep_count: Default::default(),
+            wr_ptr: Default::default(),
+            wr_commit: Default::default(),
+            pkt_words: Default::default(),
+            pkt_bytes: Default::default(),
+            dropping: Default::default(),
+            overflowed: Default::default(),
+            first: DffR::new(true),
+            user_lat: Default::default(),
+            used: Default::default(),
+            readable: Default::default(),
+            bytes: Default::default(),
+            pkts: Default::default(),
+            drops: Default::default(),
+            rd_ptr: Default::default(),
+            inflight: Default::default(),
+            ocount: Default::default(),
+            head: Default::default(),
+            second: Default::default(),
+            third: Default::default(),
+            sub_q: Default::default(),
+            pkt_out_q: Default::default(),
+            rd_first: DffR::new(true),
+            len_lat: Default::default(),
+            count_drop: Default::default(),
+            len_word: Default::default(),
+            ram_word: Default::default(),
+            beat_in: Default::default(),
+            nb_in: Default::default(),
+            user_in: Default::default(),
+            word_in: Default::default(),
+            wr_next: Default::default(),
+            full: Default::default(),
+            write: Default::default(),
+            commit: Default::default(),
+            rollback: Default::default(),
+            add_bytes: Default::default(),
+            pop: Default::default(),
+            issue: Default::default(),
+            head_meta: Default::default(),
+            head_nb: Default::default(),
+            sub_bytes: Default::default(),
+        }
+    }
+
+    /// Makes `m_tuser.length` the packet's stored byte count (see module docs).
+    /// Needs `U >= 32` and store-and-forward mode.
+    pub fn with_length(mut self) -> Self {
+        assert!(U >= crate::meta::LENGTH_LSB + 16, "PktFifo::with_length needs tuser.length");
+        assert!(self.store_forward.val(), "PktFifo::with_length needs store-and-forward mode");
+        self.set_length = Constant::new(true);
+        self
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic
+    for PktFifo<D, K, U, M, W>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, overflowed, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q, rd_first, len_lat);
+        self.overflowed.reset.next = self.reset.val();
+        self.rd_first.reset.next = self.reset.val();
+        self.wr_ptr.reset.next = self.reset.val();
+        self.wr_commit.reset.next = self.reset.val();
+        self.pkt_words.reset.next = self.reset.val();
+        self.pkt_bytes.reset.next = self.reset.val();
+        self.dropping.reset.next = self.reset.val();
+        self.first.reset.next = self.reset.val();
+        self.used.reset.next = self.reset.val();
+        self.readable.reset.next = self.reset.val();
+        self.bytes.reset.next = self.reset.val();
+        self.pkts.reset.next = self.reset.val();
+        self.drops.reset.next = self.reset.val();
+        self.rd_ptr.reset.next = self.reset.val();
+        self.inflight.reset.next = self.reset.val();
+        self.ocount.reset.next = self.reset.val();
+        self.sub_q.reset.next = self.reset.val();
+        self.pkt_out_q.reset.next = self.reset.val();
+        self.ram.clock.next = self.clock.val();
+        self.len_ram.clock.next = self.clock.val();
+
+        // ---- write side ----
+        self.full.next = self.used.q.val() == self.depth.val();
+        if self.store_forward.val() {
+            self.s_tready.next = !self.reset.val();
+        } else {
+            self.s_tready.next = !self.reset.val() & !self.full.val();
+        }
+        self.beat_in.next = self.s_tvalid.val() & self.s_tready.val();
+        // Byte count of this beat: K, or on the last beat the highest kept lane + 1.
+        self.keep_count.keep.next = self.s_tkeep.val();
+        self.nb_in.next = bit_cast::<M, 32>(self.lanes.val());
+        if self.s_tlast.val() {
+            self.nb_in.next = self.keep_count.count.val();
+        }
+        if self.first.q.val() {
+            self.user_in.next = self.s_tuser.val();
+        } else {
+            self.user_in.next = self.user_lat.q.val();
+        }
+        self.word_in.next = bit_cast::<W, D>(self.s_tdata.val())
+            | (bit_cast::<W, M>((self.nb_in.val() << 1) | bit_cast::<M, 1>(self.s_tlast.val().into())) << self.meta_shift.val())
+            | (bit_cast::<W, U>(self.user_in.val()) << self.user_shift.val());
+        self.write.next = false;
+        self.commit.next = false;
+        self.rollback.next = false;
+        self.count_drop.next = false;
+        self.add_bytes.next = 0.into();
+        if self.beat_in.val() {
+            self.first.d.next = self.s_tlast.val();
+            if self.first.q.val() {
+                self.user_lat.d.next = self.s_tuser.val();
+            }
+            if self.store_forward.val() {
+                if self.dropping.q.val() {
+                    // An abort on any beat, also after an overflow, means the
+                    // packet is aborted, and aborted packets are not counted.
+                    if self.s_abort.val() {
+                        self.overflowed.d.next = false;
+                    }
+                    if self.s_tlast.val() {
+                        self.dropping.d.next = false;
+                        self.count_drop.next = self.overflowed.q.val() & !self.s_abort.val();
+                    }
+                } else if self.full.val() | self.s_abort.val() {
+                    self.rollback.next = true;
+                    self.dropping.d.next = !self.s_tlast.val();
+                    self.overflowed.d.next = !self.s_abort.val();
+                    self.count_drop.next = self.s_tlast.val() & !self.s_abort.val();
+                } else {
+                    self.write.next = true;
+                    if self.s_tlast.val() {
+                        self.commit.next = true;
+                        self.add_bytes.next = self.pkt_bytes.q.val() + bit_cast::<32, M>(self.nb_in.val());
+                    }
+                }
+            } else {
+                self.write.next = true;
+                self.commit.next = true;
+                self.add_bytes.next = bit_cast::<32, M>(self.nb_in.val());
+            }
+        }
+        self.len_ram.write_enable.next = self.commit.val();
+        self.len_ram.write_address.next = self.wr_commit.q.val();
+        self.len_ram.write_data.next = bit_cast::<16, 32>(self.add_bytes.val());
+        self.ram.write_enable.next = self.write.val();
+        self.ram.write_address.next = self.wr_ptr.q.val();
+        self.ram.write_data.next = self.word_in.val();
+        self.wr_next.next = self.wr_ptr.q.val() + 1;
+        if self.wr_ptr.q.val() == self.last_addr.val() {
+            self.wr_next.next = 0.into();
+        }
+        if self.write.val() {
+            self.wr_ptr.d.next = self.wr_next.val();
+            self.pkt_words.d.next = self.pkt_words.q.val() + 1;
+            self.pkt_bytes.d.next = self.pkt_bytes.q.val() + bit_cast::<32, M>(self.nb_in.val());
+        }
+        if self.commit.val() {
+            self.wr_commit.d.next = self.wr_next.val();
+            self.pkt_words.d.next = 0.into();
+            self.pkt_bytes.d.next = 0.into();
+        }
+        if self.rollback.val() {
+            self.wr_ptr.d.next = self.wr_commit.q.val();
+            self.pkt_words.d.next = 0.into();
+            self.pkt_bytes.d.next = 0.into();
+        }
+
+        // ---- read side ----
+        self.m_tvalid.next = self.ocount.q.val().any();
+        self.pop.next = self.m_tvalid.val() & self.m_tready.val();
+        // Issue a read while the buffer and the read in flight leave room.
+        self.issue.next = self.readable.q.val().any()
+            & (self.ocount.q.val() != 3)
+            & !((self.ocount.q.val() == 2) & self.inflight.q.val());
+        self.ram.read_enable.next = self.issue.val();
+        self.ram.read_address.next = self.rd_ptr.q.val();
+        self.len_ram.read_enable.next = self.issue.val();
+        self.len_ram.read_address.next = self.rd_ptr.q.val();
+        // The word arriving from RAM, with `tuser.length` replaced when asked:
+        // the side RAM's value on a packet's first word, latched for the rest.
+        self.len_word.next = self.len_lat.q.val();
+        if self.rd_first.q.val() {
+            self.len_word.next = self.len_ram.read_data.val();
+        }
+        if self.inflight.q.val() {
+            self.rd_first.d.next = self.ram.read_data.val().get_bit(self.meta_shift.val().index());
+            self.len_lat.d.next = self.len_word.val();
+        }
+        self.ram_word.next = self.ram.read_data.val();
+        if self.set_length.val() {
+            self.ram_word.next = (self.ram.read_data.val() & self.len_mask.val())
+                | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
+        }
+        self.inflight.d.next = self.issue.val();
+        if self.issue.val() {
+            self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
+            if self.rd_ptr.q.val() == self.last_addr.val() {
+                self.rd_ptr.d.next = 0.into();
+            }
+        }
+        // Three-entry output buffer: `head` drives the port. Invariant:
+        // ocount + inflight <= 3, so a word arriving from RAM always has room.
+        if self.ocount.q.val() == 0 {
+            if self.inflight.q.val() {
+                self.head.d.next = self.ram_word.val();
+                self.ocount.d.next = 1.into();
+            }
+        } else if self.ocount.q.val() == 1 {
+            if self.pop.val() & self.inflight.q.val() {
+                self.head.d.next = self.ram_word.val();
+            } else if self.pop.val() {
+                self.ocount.d.next = 0.into();
+            } else if self.inflight.q.val() {
+                self.second.d.next = self.ram_word.val();
+                self.ocount.d.next = 2.into();
+            }
+        } else if self.ocount.q.val() == 2 {
+            if self.pop.val() {
+                self.head.d.next = self.second.q.val();
+                if self.inflight.q.val() {
+                    self.second.d.next = self.ram_word.val();
+                } else {
+                    self.ocount.d.next = 1.into();
+                }
+            } else if self.inflight.q.val() {
+                self.third.d.next = self.ram_word.val();
+                self.ocount.d.next = 3.into();
+            }
+        } else if self.pop.val() {
+            self.head.d.next = self.second.q.val();
+            self.second.d.next = self.third.q.val();
+            self.ocount.d.next = 2.into();
+        }
+        self.head_meta.next = self.head.q.val().get_bits::<M>(self.meta_shift.val().index());
+        self.head_nb.next = self.head_meta.val() >> 1;
+        self.m_tdata.next = self.head.q.val().get_bits::<D>(0);
+        self.m_tlast.next = self.head_meta.val().get_bit(0);
+        self.m_tuser.next = self.head.q.val().get_bits::<U>(self.user_shift.val().index());
+        if self.m_tlast.val() {
+            self.m_tkeep.next = !(self.all_keep.val() << self.head_nb.val());
+            self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
+        } else {
+            self.m_tkeep.next = self.all_keep.val();
+            self.sub_bytes.next = self.lanes.val();
+        }
+        if !self.pop.val() {
+            self.sub_bytes.next = 0.into();
+        }
+        self.sub_q.d.next = self.sub_bytes.val();
+        self.pkt_out_q.d.next = self.pop.val() & self.m_tlast.val();
+
+        // ---- counters shared by both sides ----
+        self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into())
+            - bit_cast::<32, 1>(self.issue.val().into());
+        if self.rollback.val() {
+            self.used.d.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<32, 1>(self.issue.val().into());
+        }
+        self.readable.d.next = self.readable.q.val() - bit_cast::<32, 1>(self.issue.val().into());
+        if self.commit.val() {
+            self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1
+                - bit_cast::<32, 1>(self.issue.val().into());
+        }
+        self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
+        self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s_tlast.val()).into())
+            - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
+        if self.count_drop.val() {
+            self.drops.d.next = self.drops.q.val() + 1;
+        }
+        // A clear in the same cycle as a drop keeps that drop (clear, then count).
+        if self.clear_drops.val() {
+            self.drops.d.next = bit_cast::<32, 1>(self.count_drop.val().into());
+        }
+        self.occ_bytes.next = self.bytes.q.val();
+        self.occ_pkts.next = self.pkts.q.val();
+        self.drop_pkts.next = self.drops.q.val();
+    }
+}

@@ -1,0 +1,177 @@
+//! The catalogue of emitted blocks: builds every block at a configuration's
+//! widths and emits one self-contained Verilog file per block.
+use crate::axil::regs::AxilRegs;
+use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::demux::AxisDemux;
+use crate::axis::skid::AxisSkid;
+use crate::config::Config;
+use crate::prim::crc::Crc32Beat;
+use crate::gen::emit::emit_verilog;
+use crate::top::fabric::{Fabric, REG_ADDR_BITS};
+use crate::meta::DEST_PORT_LSB;
+use crate::axil::split::AxilSplit;
+use crate::ingress::classify::Classify;
+use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::ingress::lookup::Lookup;
+use crate::tm::meter::{MeterBank, MeterStage, PortMode};
+use crate::ingress::parser::Parser;
+use crate::axis::pkt_fifo::PktFifo;
+use crate::ingress::rx_fcs::RxFcs;
+use crate::top::switch::Switch;
+use crate::tm::{TmPort, TrafficManager};
+use crate::tm::admit::{TmAdmit, TmPre};
+use crate::tm::trimmer::Trimmer;
+use anyhow::{bail, Result};
+
+/// Names of the blocks every configuration emits, top last.
+pub const BLOCKS: [&str; 21] = [
+    "ts_axis_skid",
+    "ts_pkt_fifo",
+    "ts_axis_arb_mux",
+    "ts_axis_demux",
+    "ts_axil_regs",
+    "ts_axil_split",
+    "ts_crc32_beat",
+    "ts_rx_fcs",
+    "ts_parser",
+    "ts_classify",
+    "ts_lookup",
+    "ts_meter_bank",
+    "ts_port_mode",
+    "ts_meter_stage",
+    "ts_ingress",
+    "ts_fabric",
+    "ts_trimmer",
+    "ts_tm_pre",
+    "ts_tm_admit",
+    "ts_tm_port",
+    "ts_tm",
+];
+
+/// The whole switch, emitted after [`BLOCKS`] ([`crate::top::switch`]).
+pub const SWITCH: &str = "ts_switch";
+
+/// The blocks `cfg` emits, top last: [`BLOCKS`], then [`SWITCH`].
+pub fn blocks(_cfg: &Config) -> Vec<&'static str> {
+    let mut v = BLOCKS.to_vec();
+    v.push(SWITCH);
+    v
+}
+
+/// Blocks that only wire other catalogue blocks together: the ingress
+/// pipeline, the traffic manager and the switch. `trimswitch synth`
+/// synthesizes the leaves and the top ([`default_synth`]); asked by name
+/// (`--block ts_tm`), it synthesizes a composition too.
+pub const COMPOSITIONS: [&str; 3] = ["ts_ingress", "ts_tm", "ts_switch"];
+
+/// What `trimswitch synth` synthesizes by default: every block of `cfg` but
+/// the compositions below the top, so the switch's own flattened netlist is
+/// measured once and its parts one by one.
+pub fn default_synth(cfg: &Config) -> Vec<&'static str> {
+    let top = top(cfg);
+    blocks(cfg).into_iter().filter(|b| *b == top || !COMPOSITIONS.contains(b)).collect()
+}
+
+/// The top-level block of `cfg`'s design: the switch when it is built, else
+/// the foundation's crossbar.
+pub fn top(cfg: &Config) -> &'static str {
+    *blocks(cfg).last().filter(|b| **b == SWITCH).unwrap_or(&"ts_fabric")
+}
+
+/// One emitted Verilog file.
+#[derive(Clone, Debug)]
+pub struct Emitted {
+    /// Module (and file stem) name, e.g. `ts_pkt_fifo`.
+    pub name: String,
+    /// Complete file text.
+    pub verilog: String,
+}
+
+/// Header lines recording where a file came from.
+fn provenance(cfg: &Config) -> Vec<String> {
+    vec![format!(
+        "config: {} ({}), sha256/64 {}; data_width {} user_width {} ports {}",
+        cfg.target.name,
+        cfg.source.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        cfg.hash(),
+        cfg.datapath.data_width,
+        cfg.datapath.user_width,
+        cfg.datapath.ports
+    )]
+}
+
+/// Emits one block of the catalogue at the configuration's widths.
+pub fn emit_block(cfg: &Config, name: &str) -> Result<Emitted> {
+    macro_rules! go {
+        ($d:literal, $k:literal, $u:literal, $m:literal, $w:literal) => {
+            emit_sized::<$d, $k, $u, $m, $w>(cfg, name)
+        };
+    }
+    match (cfg.datapath.data_width, cfg.datapath.user_width) {
+        (64, 128) => go!(64, 8, 128, 5, 197),
+        (128, 128) => go!(128, 16, 128, 6, 262),
+        (256, 128) => go!(256, 32, 128, 7, 391),
+        (512, 128) => go!(512, 64, 128, 8, 648),
+        (d, u) => bail!("{}: no block build for data_width {d} with user_width {u}", cfg.source.display()),
+    }
+}
+
+/// Emits one ingress pipeline (`ts_ingress`) for `cfg` (same as
+/// `emit_block(cfg, "ts_ingress")`).
+pub fn emit_ingress(cfg: &Config) -> Result<Emitted> {
+    emit_block(cfg, "ts_ingress")
+}
+
+/// Emits every block of the catalogue ([`blocks`]).
+pub fn emit_all(cfg: &Config) -> Result<Vec<Emitted>> {
+    blocks(cfg).iter().map(|b| emit_block(cfg, b)).collect()
+}
+
+fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>(
+    cfg: &Config,
+    name: &str,
+) -> Result<Emitted> {
+    let prov = provenance(cfg);
+    let ports = cfg.datapath.ports;
+    let drr = cfg.arbiter.policy == "drr";
+    let verilog = match name {
+        "ts_axis_skid" => emit_verilog(&mut AxisSkid::<D, K, U>::default(), name, &prov)?,
+        "ts_pkt_fifo" => emit_verilog(&mut PktFifo::<D, K, U, M, W>::new(cfg.fifo.depth, cfg.fifo.store_forward), name, &prov)?,
+        "ts_axis_arb_mux" => emit_verilog(&mut AxisArbMux::<D, K, U>::new(ports), name, &prov)?,
+        "ts_axis_demux" => emit_verilog(&mut AxisDemux::<D, K, U>::new(ports, DEST_PORT_LSB), name, &prov)?,
+        "ts_axil_regs" => {
+            let mut rw = vec![drr as u32];
+            rw.extend(std::iter::repeat(cfg.arbiter.quantum).take(ports));
+            emit_verilog(&mut AxilRegs::<REG_ADDR_BITS>::new(&rw, 3 * ports + 1), name, &prov)?
+        }
+        "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,
+        "ts_parser" => emit_verilog(&mut Parser::<D, K, U, M, W>::default(), name, &prov)?,
+        "ts_classify" => emit_verilog(&mut Classify::default(), name, &prov)?,
+        "ts_lookup" => {
+            let g = &cfg.ingress;
+            emit_verilog(&mut Lookup::new(ports, g.lpm_entries, g.l2_entries, g.nexthops), name, &prov)?
+        }
+        // One ingress pipeline's meters and modes, one per egress port; rates,
+        // bursts and T0/T1 are input ports (run-time registers, wired by the
+        // integration).
+        "ts_meter_bank" => emit_verilog(&mut MeterBank::new(ports), name, &prov)?,
+        "ts_port_mode" => emit_verilog(&mut PortMode::new(ports), name, &prov)?,
+        "ts_meter_stage" => emit_verilog(&mut MeterStage::<D, K, U>::new(ports), name, &prov)?,
+        "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
+        "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
+        "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
+        "ts_fabric" => emit_verilog(
+            &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),
+            name,
+            &prov,
+        )?,
+        "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
+        "ts_tm_pre" => emit_verilog(&mut TmPre::<D, K, U>::default(), name, &prov)?,
+        "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?,
+        "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
+        "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
+        "ts_switch" => emit_verilog(&mut Switch::<D, K, U, M, W>::new(cfg)?, name, &prov)?,
+        other => bail!("unknown block {other:?}; blocks are {:?}", blocks(cfg)),
+    };
+    Ok(Emitted { name: name.to_string(), verilog })
+}

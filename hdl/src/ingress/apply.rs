@@ -1,0 +1,193 @@
+//! `IngressApply`: the last stage of the ingress pipeline. It applies the match
+//! result that comes with each packet from the parser (`m_res`, see
+//! [`crate::ingress::lookup::res`]): drops the packet, or writes the decided fields into
+//! `tuser` and, for a routed packet, rewrites the destination MAC to the next
+//! hop's (`docs/ingress.md`, "lookup"). The source MAC stays as it arrived
+//! until the egress rewrite ([`crate::egress::rewrite`]) writes the router's, so a
+//! packet returned to its sender can be addressed to it.
+//! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
+//! and the PHV beside it).
+use crate::axis::skid::AxisSkid;
+use crate::egress::rewrite::lanes_of;
+use crate::ingress::lookup::res;
+use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
+use crate::ingress::phv::{field, PHV_BITS};
+use crate::prim::widgets::{DffR, KeepExpand};
+use rust_hdl::prelude::*;
+
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset.
+/// - `s_tdata` … `s_tready`, `s_phv`, `s_res` in: packets from the parser
+///   with their PHV and match result (valid with every beat).
+/// - `m_tdata` … `m_tready`, `m_phv` out: surviving packets, `tuser` with the
+///   ingress fields of [`crate::meta`], destination MAC rewritten when routed.
+#[derive(LogicBlock)]
+pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_phv: Signal<In, Bits<PHV_BITS>>,
+    pub s_res: Signal<In, Bits<128>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    user_keep: Constant<Bits<U>>,
+    wide: Constant<Bit>,
+    l3c: Signal<Local, Bits<2>>,
+    info: Signal<Local, Bits<32>>,
+    user: Signal<Local, Bits<U>>,
+    mask0: Constant<Bits<K>>,
+    routed_bit: Constant<Bits<16>>,
+    drop_bit: Constant<Bits<16>>,
+    dmac_lsb: Constant<Bits<16>>,
+    out: AxisSkid<D, K, U>,
+    side: AxisSkid<PHV_BITS, 32, 8>,
+    exp0: KeepExpand<K, D>,
+    /// 0 at a packet's first beat, else 1.
+    bidx: DffR<Bits<1>>,
+    drop: Signal<Local, Bit>,
+    routed: Signal<Local, Bit>,
+    dmac: Signal<Local, Bits<48>>,
+    rv: Signal<Local, Bits<48>>,
+    data: Signal<Local, Bits<D>>,
+    xfer: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D, K, U> {
+    fn default() -> Self {
+        assert!(K * 8 == D && K >= 8 && U >= INGRESS_BITS);
+        // tuser bits this stage writes: dest_port, bits 40..56 and, with a wide
+        // tuser, the header-location fields 56..78 (from the PHV).
+        let wide = U >= WIDE_BITS;
+        let top = if wide { WIDE_BITS } else { INGRESS_BITS };
+        assert_eq!((field::L3, field::L3_OFF, field::IHL, field::L4, field::L4_OFF), ((84, 3), (87, 7), (126, 4), (162, 2), (164, 7)));
+        assert_eq!((L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB), (56, 58, 60, 67, 74));
+        let mut keep = Bits::<U>::mask();
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top) {
+            keep = keep.replace_bit(b, false);
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_phv: Default::default(),
+            s_res: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_phv: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            user_keep: Constant::new(keep),
+            wide: Constant::new(wide),
+            l3c: Default::default(),
+            info: Default::default(),
+            user: Default::default(),
+            // Bytes 0..6 of the frame (the destination MAC), all in the first
+            // beat (K >= 8).
+            mask0: Constant::new(lanes_of::<K>(0, 0, 6)),
+            routed_bit: Constant::new((ROUTED_BIT as u64).to_bits()),
+            drop_bit: Constant::new((res::DROP as u64).to_bits()),
+            dmac_lsb: Constant::new((res::DMAC as u64).to_bits()),
+            out: Default::default(),
+            side: Default::default(),
+            exp0: Default::default(),
+            bidx: Default::default(),
+            drop: Default::default(),
+            routed: Default::default(),
+            dmac: Default::default(),
+            rv: Default::default(),
+            data: Default::default(),
+            xfer: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, bidx);
+        self.bidx.reset.next = self.reset.val();
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+        self.side.clock.next = self.clock.val();
+        self.side.reset.next = self.reset.val();
+        self.drop.next = self.s_res.val().get_bit(self.drop_bit.val().index());
+        self.routed.next = self.s_res.val().get_bit(self.routed_bit.val().index());
+        // Bytes 0..6 as they should read when routed: the next-hop MAC (MAC
+        // values hold the first byte on the wire in bits 47:40).
+        self.dmac.next = self.s_res.val().get_bits::<48>(self.dmac_lsb.val().index());
+        self.rv.next = bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(40))
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(32)) << 8)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(24)) << 16)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(16)) << 24)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
+            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(0)) << 40);
+        self.exp0.keep.next = self.mask0.val();
+        self.data.next = self.s_tdata.val();
+        if self.routed.val() & (self.bidx.q.val() == 0) {
+            self.data.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
+        }
+        self.out.s_tdata.next = self.data.val();
+        self.out.s_tkeep.next = self.s_tkeep.val();
+        self.out.s_tlast.next = self.s_tlast.val();
+        // Header-location fields (meta.rs; PHV l3 codes IPv4 1 and IPv6 2 are
+        // the tuser l3 codes, every other l3 is 0). Literal PHV offsets are
+        // checked against phv::field in the constructor.
+        self.l3c.next = 0.into();
+        if (self.s_phv.val().get_bits::<3>(84) == 1) | (self.s_phv.val().get_bits::<3>(84) == 2) {
+            self.l3c.next = self.s_phv.val().get_bits::<2>(84);
+        }
+        self.info.next = bit_cast::<32, 2>(self.l3c.val())
+            | (bit_cast::<32, 2>(self.s_phv.val().get_bits::<2>(162)) << 2)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(87)) << 4)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(164)) << 11)
+            | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(126)) << 18);
+        self.user.next = (self.s_tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+        if self.wide.val() {
+            self.user.next = (self.s_tuser.val() & self.user_keep.val())
+                | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
+                | (bit_cast::<U, 32>(self.info.val()) << 56);
+        }
+        self.out.s_tuser.next = self.user.val();
+        self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
+        self.side.s_tdata.next = self.s_phv.val();
+        self.side.s_tkeep.next = 0xFFFF_FFFF_u64.into();
+        self.side.s_tlast.next = self.s_tlast.val();
+        self.side.s_tuser.next = 0.into();
+        self.side.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
+        // A dropped packet is consumed at full speed.
+        self.s_tready.next = self.drop.val() | self.out.s_tready.val();
+        self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        if self.xfer.val() {
+            if self.s_tlast.val() {
+                self.bidx.d.next = 0.into();
+            } else {
+                self.bidx.d.next = 1.into();
+            }
+        }
+        self.m_tdata.next = self.out.m_tdata.val();
+        self.m_tkeep.next = self.out.m_tkeep.val();
+        self.m_tlast.next = self.out.m_tlast.val();
+        self.m_tuser.next = self.out.m_tuser.val();
+        self.m_tvalid.next = self.out.m_tvalid.val();
+        self.m_phv.next = self.side.m_tdata.val();
+        self.out.m_tready.next = self.m_tready.val();
+        self.side.m_tready.next = self.m_tready.val();
+    }
+}

@@ -1,0 +1,506 @@
+//! `ts_lookup`: where every packet goes (`docs/ingress.md`, "lookup"): IPv4
+//! longest-prefix match for packets to the router MAC, next-hop MAC, L2 exact
+//! match for the rest, the miss action and the drops. Golden model:
+//! `sim/src/model/lookup.rs`.
+//!
+//! A PHV-side stage like [`crate::ingress::classify`]: one PHV per cycle at most, fixed
+//! latency [`LATENCY`] cycles, no backpressure. The route table is TCAM-style
+//! (every entry compared in parallel) but order-free: the longest matching
+//! prefix wins wherever it sits, ties to the lowest index, so a host may write
+//! entries in any order. The longest length is found per length, not per
+//! entry: bit `v` of a 33-bit vector says "some entry of length `v` matches",
+//! whose highest set bit is the winning length; the winning entry is then the
+//! lowest matching entry of that length. Both are shallow OR/priority trees,
+//! each in its own pipeline stage.
+//!
+//! Tables are run-time registers: a change takes effect for PHVs entering after
+//! it (a PHV in flight may see part of it).
+use crate::ingress::phv::{field, l3, PHV_BITS};
+use crate::prim::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// Cycles from `s_valid` to `m_valid`.
+pub const LATENCY: usize = 6;
+
+/// Bits of `m_res`.
+pub mod res {
+    /// Bits 63:0: the `tuser` fields of [`crate::meta`] this stage decides
+    /// (`dest_port`, `tc`, `prio`, `trim_ok`, `ndp_data`, `routed`, `malformed`,
+    /// `nexthop`; `src_port`, `length` and `flags` zero).
+    pub const META: usize = 0;
+    /// Bits 111:64: the new destination MAC of a routed packet.
+    pub const DMAC: usize = 64;
+    /// Bit 112: drop the packet (its counter already counted it).
+    pub const DROP: usize = 112;
+    /// Width of `m_res`.
+    pub const BITS: usize = 128;
+}
+
+/// Register word layouts of the lookup tables.
+pub mod reg {
+    /// Route word 0: the prefix; word 1: `len` \[5:0\] (above 32 acts as 32),
+    /// valid \[7\], `port` \[15:8\], `nexthop` \[23:16\].
+    pub fn route(prefix: u32, len: u8, port: u8, nexthop: u8) -> [u32; 2] {
+        [prefix, (len as u32 & 0x3f) | 0x80 | (port as u32) << 8 | (nexthop as u32) << 16]
+    }
+    /// L2 word 0: MAC bits 31:0; word 1: MAC bits 47:32 in \[15:0\], `port`
+    /// \[23:16\], valid \[31\].
+    pub fn l2(mac: u64, port: u8) -> [u32; 2] {
+        [mac as u32, (mac >> 32) as u32 & 0xffff | (port as u32) << 16 | 1 << 31]
+    }
+    /// Next-hop and router MAC words: bits 31:0, then 47:32.
+    pub fn mac(mac: u64) -> [u32; 2] {
+        [mac as u32, (mac >> 32) as u32 & 0xffff]
+    }
+}
+
+/// The lookup stage with `N` route entries, `L` L2 entries and `H` next hops.
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset
+///   (drops the PHVs in flight, zeroes the counters).
+/// - `s_valid`, `s_phv`, `s_class` in: a PHV and its class from `ts_classify`.
+/// - `m_valid`, `m_phv`, `m_res` out, [`LATENCY`] cycles later: the PHV and
+///   the decision ([`res`]).
+/// - `malformed_drop` in: drop malformed packets (else forward them untouched).
+/// - `miss_port` in: egress of lookup misses (bits 7:0).
+/// - `route_w0_<i>`, `route_w1_<i>`, `l2_w0_<i>`, `l2_w1_<i>`, `nh_w0_<i>`,
+///   `nh_w1_<i>` in: the tables ([`reg`]).
+/// - Counters out (32 bits, wrap) with `clr_*` inputs: `routed`, `lpm_miss`,
+///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`.
+#[derive(LogicBlock)]
+pub struct Lookup {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_phv: Signal<In, Bits<PHV_BITS>>,
+    pub s_class: Signal<In, Bits<8>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub m_res: Signal<Out, Bits<128>>,
+    pub malformed_drop: Signal<In, Bit>,
+    pub miss_port: Signal<In, Bits<32>>,
+    pub route_w0: Vec<Signal<In, Bits<32>>>,
+    pub route_w1: Vec<Signal<In, Bits<32>>>,
+    pub l2_w0: Vec<Signal<In, Bits<32>>>,
+    pub l2_w1: Vec<Signal<In, Bits<32>>>,
+    pub nh_w0: Vec<Signal<In, Bits<32>>>,
+    pub nh_w1: Vec<Signal<In, Bits<32>>>,
+    pub routed: Signal<Out, Bits<32>>,
+    pub lpm_miss: Signal<Out, Bits<32>>,
+    pub l2_hit: Signal<Out, Bits<32>>,
+    pub l2_miss: Signal<Out, Bits<32>>,
+    pub drop_malformed: Signal<Out, Bits<32>>,
+    pub drop_no_port: Signal<Out, Bits<32>>,
+    pub out_pkts: Signal<Out, Bits<32>>,
+    pub clr_routed: Signal<In, Bit>,
+    pub clr_lpm_miss: Signal<In, Bit>,
+    pub clr_l2_hit: Signal<In, Bit>,
+    pub clr_l2_miss: Signal<In, Bit>,
+    pub clr_drop_malformed: Signal<In, Bit>,
+    pub clr_drop_no_port: Signal<In, Bit>,
+    pub clr_out_pkts: Signal<In, Bit>,
+    // Configuration.
+    ports: Constant<Bits<8>>,
+    all32: Constant<Bits<32>>,
+    f_dst_mac: Constant<Bits<16>>,
+    f_ipv4_dst: Constant<Bits<16>>,
+    f_l3: Constant<Bits<16>>,
+    f_malformed: Constant<Bits<16>>,
+    c_ipv4: Constant<Bits<3>>,
+    // Pipeline: valid and PHV/class through every stage.
+    v: Vec<DffR<Bit>>,
+    phv: Vec<DFF<Bits<PHV_BITS>>>,
+    cls: Vec<DFF<Bits<8>>>,
+    // Stage 1: matches.
+    rhit: DFF<Bits<256>>,
+    l2hit: DFF<Bits<256>>,
+    // Stage 2: matching lengths, lowest L2 match.
+    any_len: DFF<Bits<33>>,
+    rhit2: DFF<Bits<256>>,
+    l2sel: DFF<Bits<256>>,
+    // Stage 3: winning length, L2 port.
+    best: DFF<Bits<6>>,
+    lpm_any: DFF<Bit>,
+    rhit3: DFF<Bits<256>>,
+    l2_any: DFF<Bit>,
+    l2_port: DFF<Bits<8>>,
+    // Stage 4: winning entry (one-hot).
+    rsel: DFF<Bits<256>>,
+    lpm_any4: DFF<Bit>,
+    l2_any4: DFF<Bit>,
+    l2_port4: DFF<Bits<8>>,
+    // Stage 5: route result.
+    r_port: DFF<Bits<8>>,
+    r_nh: DFF<Bits<8>>,
+    lpm_any5: DFF<Bit>,
+    l2_any5: DFF<Bit>,
+    l2_port5: DFF<Bits<8>>,
+    // Stage 6: decision.
+    res_q: DFF<Bits<128>>,
+    n_routed: DffR<Bits<32>>,
+    n_lpm_miss: DffR<Bits<32>>,
+    n_l2_hit: DffR<Bits<32>>,
+    n_l2_miss: DffR<Bits<32>>,
+    n_drop_mal: DffR<Bits<32>>,
+    n_drop_port: DffR<Bits<32>>,
+    n_out: DffR<Bits<32>>,
+    // Combinational.
+    dst: Signal<Local, Bits<32>>,
+    rh: Signal<Local, Bits<256>>,
+    lh: Signal<Local, Bits<256>>,
+    al: Signal<Local, Bits<33>>,
+    len_hit: Vec<Signal<Local, Bit>>,
+    bl: Signal<Local, Bits<6>>,
+    rs: Signal<Local, Bits<256>>,
+    lowest: Signal<Local, Bits<256>>,
+    l2lowest: Signal<Local, Bits<256>>,
+    lp: Signal<Local, Bits<8>>,
+    rp: Signal<Local, Bits<8>>,
+    rn: Signal<Local, Bits<8>>,
+    nh_mac: Signal<Local, Bits<48>>,
+    nh_lo: Signal<Local, Bits<32>>,
+    nh_hi: Signal<Local, Bits<16>>,
+    ok: Signal<Local, Bit>,
+    mal: Signal<Local, Bit>,
+    cand: Signal<Local, Bit>,
+    port: Signal<Local, Bits<8>>,
+    drop: Signal<Local, Bit>,
+    is_routed: Signal<Local, Bit>,
+    meta: Signal<Local, Bits<64>>,
+}
+
+impl Lookup {
+    /// A lookup for a switch of `ports` ports with `routes` route entries,
+    /// `l2` L2 entries and `nexthops` next hops (each 1..=256).
+    pub fn new(ports: usize, routes: usize, l2: usize, nexthops: usize) -> Self {
+        assert!((1..=256).contains(&routes) && (1..=256).contains(&l2) && (1..=256).contains(&nexthops));
+        assert!((1..=255).contains(&ports));
+        let c16 = |f: (usize, usize)| Constant::new((f.0 as u64).to_bits());
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_valid: Default::default(),
+            s_phv: Default::default(),
+            s_class: Default::default(),
+            m_valid: Default::default(),
+            m_phv: Default::default(),
+            m_res: Default::default(),
+            malformed_drop: Default::default(),
+            miss_port: Default::default(),
+            route_w0: vec_of(routes),
+            route_w1: vec_of(routes),
+            l2_w0: vec_of(l2),
+            l2_w1: vec_of(l2),
+            nh_w0: vec_of(nexthops),
+            nh_w1: vec_of(nexthops),
+            routed: Default::default(),
+            lpm_miss: Default::default(),
+            l2_hit: Default::default(),
+            l2_miss: Default::default(),
+            drop_malformed: Default::default(),
+            drop_no_port: Default::default(),
+            out_pkts: Default::default(),
+            clr_routed: Default::default(),
+            clr_lpm_miss: Default::default(),
+            clr_l2_hit: Default::default(),
+            clr_l2_miss: Default::default(),
+            clr_drop_malformed: Default::default(),
+            clr_drop_no_port: Default::default(),
+            clr_out_pkts: Default::default(),
+            ports: Constant::new((ports as u64).to_bits()),
+            all32: Constant::new(0xFFFF_FFFFu64.to_bits()),
+            f_dst_mac: c16(field::DST_MAC),
+            f_ipv4_dst: c16(field::IPV4_DST),
+            f_l3: c16(field::L3),
+            f_malformed: c16(field::MALFORMED),
+            c_ipv4: Constant::new((l3::IPV4 as u64).to_bits()),
+            v: vec_of(LATENCY),
+            phv: vec_of(LATENCY),
+            cls: vec_of(LATENCY - 1),
+            rhit: Default::default(),
+            l2hit: Default::default(),
+            any_len: Default::default(),
+            rhit2: Default::default(),
+            l2sel: Default::default(),
+            best: Default::default(),
+            lpm_any: Default::default(),
+            rhit3: Default::default(),
+            l2_any: Default::default(),
+            l2_port: Default::default(),
+            rsel: Default::default(),
+            lpm_any4: Default::default(),
+            l2_any4: Default::default(),
+            l2_port4: Default::default(),
+            r_port: Default::default(),
+            r_nh: Default::default(),
+            lpm_any5: Default::default(),
+            l2_any5: Default::default(),
+            l2_port5: Default::default(),
+            res_q: Default::default(),
+            n_routed: Default::default(),
+            n_lpm_miss: Default::default(),
+            n_l2_hit: Default::default(),
+            n_l2_miss: Default::default(),
+            n_drop_mal: Default::default(),
+            n_drop_port: Default::default(),
+            n_out: Default::default(),
+            dst: Default::default(),
+            rh: Default::default(),
+            lh: Default::default(),
+            al: Default::default(),
+            len_hit: vec_of(33),
+            bl: Default::default(),
+            rs: Default::default(),
+            lowest: Default::default(),
+            l2lowest: Default::default(),
+            lp: Default::default(),
+            rp: Default::default(),
+            rn: Default::default(),
+            nh_mac: Default::default(),
+            nh_lo: Default::default(),
+            nh_hi: Default::default(),
+            ok: Default::default(),
+            mal: Default::default(),
+            cand: Default::default(),
+            port: Default::default(),
+            drop: Default::default(),
+            is_routed: Default::default(),
+            meta: Default::default(),
+        }
+    }
+}
+
+impl Logic for Lookup {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rhit, l2hit, any_len, rhit2, l2sel, best, lpm_any, rhit3, l2_any, l2_port, rsel, lpm_any4, l2_any4, l2_port4,
+            r_port, r_nh, lpm_any5, l2_any5, l2_port5, res_q, n_routed, n_lpm_miss, n_l2_hit, n_l2_miss, n_drop_mal, n_drop_port, n_out
+        );
+        self.n_routed.reset.next = self.reset.val();
+        self.n_lpm_miss.reset.next = self.reset.val();
+        self.n_l2_hit.reset.next = self.reset.val();
+        self.n_l2_miss.reset.next = self.reset.val();
+        self.n_drop_mal.reset.next = self.reset.val();
+        self.n_drop_port.reset.next = self.reset.val();
+        self.n_out.reset.next = self.reset.val();
+        for s in 0..self.v.len() {
+            self.v[s].clock.next = self.clock.val();
+            self.v[s].reset.next = self.reset.val();
+            self.phv[s].clock.next = self.clock.val();
+        }
+        for s in 0..self.cls.len() {
+            self.cls[s].clock.next = self.clock.val();
+        }
+        self.v[0].d.next = self.s_valid.val();
+        self.phv[0].d.next = self.s_phv.val();
+        self.cls[0].d.next = self.s_class.val();
+        for s in 1..self.v.len() {
+            self.v[s].d.next = self.v[s - 1].q.val();
+            self.phv[s].d.next = self.phv[s - 1].q.val();
+        }
+        for s in 1..self.cls.len() {
+            self.cls[s].d.next = self.cls[s - 1].q.val();
+        }
+
+        // ---- stage 1: every entry compared ----
+        self.dst.next = self.s_phv.val().get_bits::<32>(self.f_ipv4_dst.val().index());
+        self.rh.next = 0.into();
+        for i in 0..self.route_w0.len() {
+            if self.route_w1[i].val().get_bit(7)
+                & !((self.dst.val() ^ self.route_w0[i].val()) & !(self.all32.val() >> self.route_w1[i].val().get_bits::<6>(0))).any()
+            {
+                self.rh.next = self.rh.val().replace_bit(i, true);
+            }
+        }
+        self.lh.next = 0.into();
+        for i in 0..self.l2_w0.len() {
+            if self.l2_w1[i].val().get_bit(31)
+                & (self.s_phv.val().get_bits::<32>(self.f_dst_mac.val().index()) == self.l2_w0[i].val())
+                & (self.s_phv.val().get_bits::<16>(self.f_dst_mac.val().index() + 32) == self.l2_w1[i].val().get_bits::<16>(0))
+            {
+                self.lh.next = self.lh.val().replace_bit(i, true);
+            }
+        }
+        self.rhit.d.next = self.rh.val();
+        self.l2hit.d.next = self.lh.val();
+
+        // ---- stage 2: which lengths match; lowest L2 match ----
+        // One OR per length over the entries (independent signals: a single
+        // vector updated entry by entry would chain 33 x N muxes).
+        for l in 0..self.len_hit.len() {
+            self.len_hit[l].next = false;
+            for i in 0..self.route_w0.len() {
+                if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0).index() == l) {
+                    self.len_hit[l].next = true;
+                }
+            }
+        }
+        // Lengths above 32 act as 32.
+        for i in 0..self.route_w0.len() {
+            if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0) > 32) {
+                self.len_hit[32].next = true;
+            }
+        }
+        self.al.next = 0.into();
+        for l in 0..self.len_hit.len() {
+            self.al.next = self.al.val().replace_bit(l, self.len_hit[l].val());
+        }
+        self.any_len.d.next = self.al.val();
+        self.rhit2.d.next = self.rhit.q.val();
+        self.l2lowest.next = self.l2hit.q.val() & (!self.l2hit.q.val() + 1);
+        self.l2sel.d.next = self.l2lowest.val();
+
+        // ---- stage 3: the winning length; the L2 port ----
+        self.bl.next = 0.into();
+        for l in 0..33 {
+            if self.any_len.q.val().get_bit(l) {
+                self.bl.next = l.to_bits();
+            }
+        }
+        self.best.d.next = self.bl.val();
+        self.lpm_any.d.next = self.any_len.q.val().any();
+        self.rhit3.d.next = self.rhit2.q.val();
+        self.lp.next = 0.into();
+        for i in 0..self.l2_w0.len() {
+            if self.l2sel.q.val().get_bit(i) {
+                self.lp.next = self.lp.val() | self.l2_w1[i].val().get_bits::<8>(16);
+            }
+        }
+        self.l2_any.d.next = self.l2sel.q.val().any();
+        self.l2_port.d.next = self.lp.val();
+
+        // ---- stage 4: the lowest matching entry of the winning length ----
+        self.rs.next = 0.into();
+        for i in 0..self.route_w0.len() {
+            if self.rhit3.q.val().get_bit(i) {
+                if self.route_w1[i].val().get_bits::<6>(0) > 32 {
+                    if self.best.q.val() == 32 {
+                        self.rs.next = self.rs.val().replace_bit(i, true);
+                    }
+                } else if self.route_w1[i].val().get_bits::<6>(0) == self.best.q.val() {
+                    self.rs.next = self.rs.val().replace_bit(i, true);
+                }
+            }
+        }
+        self.lowest.next = self.rs.val() & (!self.rs.val() + 1);
+        self.rsel.d.next = self.lowest.val();
+        self.lpm_any4.d.next = self.lpm_any.q.val();
+        self.l2_any4.d.next = self.l2_any.q.val();
+        self.l2_port4.d.next = self.l2_port.q.val();
+
+        // ---- stage 5: the entry's port and next hop ----
+        self.rp.next = 0.into();
+        self.rn.next = 0.into();
+        for i in 0..self.route_w0.len() {
+            if self.rsel.q.val().get_bit(i) {
+                self.rp.next = self.rp.val() | self.route_w1[i].val().get_bits::<8>(8);
+                self.rn.next = self.rn.val() | self.route_w1[i].val().get_bits::<8>(16);
+            }
+        }
+        self.r_port.d.next = self.rp.val();
+        self.r_nh.d.next = self.rn.val();
+        self.lpm_any5.d.next = self.lpm_any4.q.val();
+        self.l2_any5.d.next = self.l2_any4.q.val();
+        self.l2_port5.d.next = self.l2_port4.q.val();
+
+        // ---- stage 6: decision, next-hop MAC, counters ----
+        self.nh_lo.next = 0.into();
+        self.nh_hi.next = 0.into();
+        for h in 0..self.nh_w0.len() {
+            if self.r_nh.q.val().index() == h {
+                self.nh_lo.next = self.nh_w0[h].val();
+                self.nh_hi.next = self.nh_w1[h].val().get_bits::<16>(0);
+            }
+        }
+        self.nh_mac.next = bit_cast::<48, 32>(self.nh_lo.val()) | (bit_cast::<48, 16>(self.nh_hi.val()) << 32);
+        self.ok.next = !self.phv[4].q.val().get_bits::<4>(self.f_malformed.val().index()).any();
+        // (A named signal: rust-hdl widens before it inverts, so `!ok` inside a
+        // cast would set every bit above.)
+        self.mal.next = !self.ok.val();
+        self.cand.next = self.ok.val()
+            & self.cls[4].q.val().get_bit(6)
+            & (self.phv[4].q.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ipv4.val());
+        self.drop.next = false;
+        self.is_routed.next = false;
+        self.port.next = self.miss_port.val().get_bits::<8>(0);
+        if !self.ok.val() & self.malformed_drop.val() {
+            self.drop.next = true;
+        } else if self.cand.val() {
+            if self.lpm_any5.q.val() {
+                self.is_routed.next = true;
+                self.port.next = self.r_port.q.val();
+            }
+        } else if self.l2_any5.q.val() {
+            self.port.next = self.l2_port5.q.val();
+        }
+        if !self.drop.val() & (self.port.val() >= self.ports.val()) {
+            self.drop.next = true;
+        }
+        self.meta.next = (bit_cast::<64, 8>(self.port.val()) << 8)
+            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(0)) << 40)
+            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(3)) << 43)
+            | (bit_cast::<64, 1>(self.is_routed.val().into()) << 46)
+            | (bit_cast::<64, 1>(self.mal.val().into()) << 47);
+        if self.is_routed.val() {
+            self.meta.next = self.meta.val() | (bit_cast::<64, 8>(self.r_nh.q.val()) << 48);
+        }
+        self.res_q.d.next = bit_cast::<128, 64>(self.meta.val())
+            | (bit_cast::<128, 48>(self.nh_mac.val()) << 64)
+            | (bit_cast::<128, 1>(self.drop.val().into()) << 112);
+        if self.v[4].q.val() {
+            if !self.ok.val() & self.malformed_drop.val() {
+                self.n_drop_mal.d.next = self.n_drop_mal.q.val() + 1;
+            } else {
+                if self.cand.val() {
+                    if self.lpm_any5.q.val() {
+                        self.n_routed.d.next = self.n_routed.q.val() + 1;
+                    } else {
+                        self.n_lpm_miss.d.next = self.n_lpm_miss.q.val() + 1;
+                    }
+                } else if self.l2_any5.q.val() {
+                    self.n_l2_hit.d.next = self.n_l2_hit.q.val() + 1;
+                } else {
+                    self.n_l2_miss.d.next = self.n_l2_miss.q.val() + 1;
+                }
+                if self.drop.val() {
+                    self.n_drop_port.d.next = self.n_drop_port.q.val() + 1;
+                } else {
+                    self.n_out.d.next = self.n_out.q.val() + 1;
+                }
+            }
+        }
+        if self.clr_routed.val() {
+            self.n_routed.d.next = 0.into();
+        }
+        if self.clr_lpm_miss.val() {
+            self.n_lpm_miss.d.next = 0.into();
+        }
+        if self.clr_l2_hit.val() {
+            self.n_l2_hit.d.next = 0.into();
+        }
+        if self.clr_l2_miss.val() {
+            self.n_l2_miss.d.next = 0.into();
+        }
+        if self.clr_drop_malformed.val() {
+            self.n_drop_mal.d.next = 0.into();
+        }
+        if self.clr_drop_no_port.val() {
+            self.n_drop_port.d.next = 0.into();
+        }
+        if self.clr_out_pkts.val() {
+            self.n_out.d.next = 0.into();
+        }
+        self.m_valid.next = self.v[5].q.val();
+        self.m_phv.next = self.phv[5].q.val();
+        self.m_res.next = self.res_q.q.val();
+        self.routed.next = self.n_routed.q.val();
+        self.lpm_miss.next = self.n_lpm_miss.q.val();
+        self.l2_hit.next = self.n_l2_hit.q.val();
+        self.l2_miss.next = self.n_l2_miss.q.val();
+        self.drop_malformed.next = self.n_drop_mal.q.val();
+        self.drop_no_port.next = self.n_drop_port.q.val();
+        self.out_pkts.next = self.n_out.q.val();
+    }
+}

@@ -1,0 +1,529 @@
+//! `ts_ingress`: one ingress pipeline (`docs/ingress.md`): a receive check per
+//! port ([`RxFcs`]), the input arbiter ([`AxisArbMux`]), the parser
+//! ([`Parser`]) whose PHVs run through classify ([`Classify`]) and lookup
+//! ([`Lookup`]) while the packets wait, and the stage that applies the result
+//! ([`IngressApply`]). One AXI4-Lite register map ([`IngressRegs`]) holds every
+//! run-time setting, table and counter.
+//!
+//! The switch has `datapath.pipelines` of these; pipeline `n` serves ports
+//! `n * P .. (n + 1) * P` with `P = ports / pipelines`.
+use crate::axil::regs::AxilRegs;
+use crate::axil::split::AxilSplit;
+use crate::axis::arb_mux::AxisArbMux;
+use crate::ingress::classify::{reg as creg, Classify};
+use crate::config::{parse_mac, Config};
+use crate::ingress::apply::IngressApply;
+use crate::ingress::lookup::Lookup;
+use crate::ingress::parser::Parser;
+use crate::ingress::phv::PHV_BITS;
+use crate::ingress::rx_fcs::RxFcs;
+use crate::prim::widgets::vec_of;
+use rust_hdl::prelude::*;
+
+/// AXI-Lite address bits of the ingress register map.
+pub const REG_ADDR_BITS: usize = 14;
+/// Address bits of one window of the map (2 KiB, 512 registers).
+pub const WINDOW_BITS: usize = 11;
+
+/// The register map of one ingress pipeline (byte addresses). Five windows of
+/// 2 KiB, each its own register file behind an [`AxilSplit`]:
+///
+/// | window | base | registers |
+/// |---|---|---|
+/// | control | 0x0000 | `CTRL` (bit 0 strip FCS, bit 1 drop malformed), `FRAME` (min \[15:0\], max \[31:16\]), `MISS_PORT` \[7:0\], `ROUTER_MAC_LO`/`_HI`, `DSCP` ([`creg::dscp`]), `TC` ([`creg::tc`]), `ARB_POLICY` (bit 0 DRR), `ARB_QUANTUM_p` from 0x20 |
+/// | routes | 0x0800 | route `i`: two words ([`crate::ingress::lookup::reg::route`]) |
+/// | L2 | 0x1000 | L2 entry `i`: two words ([`crate::ingress::lookup::reg::l2`]) |
+/// | next hops | 0x1800 | next hop `i`: two words ([`crate::ingress::lookup::reg::mac`]) |
+/// | counters | 0x2000 | `SCRATCH` (read/write), then read-only, clear on write: [`IngressRegs::COUNTERS`], then per port [`IngressRegs::PORT_COUNTERS`] and [`IngressRegs::PORT_GAUGES`] |
+pub struct IngressRegs {
+    /// Ports of this pipeline.
+    pub ports: usize,
+}
+
+impl IngressRegs {
+    pub const CTRL: u32 = 0x00;
+    pub const FRAME: u32 = 0x04;
+    pub const MISS_PORT: u32 = 0x08;
+    pub const ROUTER_MAC_LO: u32 = 0x0C;
+    pub const ROUTER_MAC_HI: u32 = 0x10;
+    pub const DSCP: u32 = 0x14;
+    pub const TC: u32 = 0x18;
+    pub const ARB_POLICY: u32 = 0x1C;
+    pub const ROUTES: u32 = 0x0800;
+    pub const L2: u32 = 0x1000;
+    pub const NEXTHOPS: u32 = 0x1800;
+    /// A read/write scratch register (host bus checks), first of the counter window.
+    pub const SCRATCH: u32 = 0x2000;
+    /// The first counter.
+    pub const COUNTER_BASE: u32 = 0x2004;
+    /// Pipeline counters, in address order from [`IngressRegs::COUNTER_BASE`]
+    /// (the golden model's names, `docs/ingress.md`).
+    pub const COUNTERS: [&'static str; 24] = ["parser_pkts", "malformed_l2_truncated", "malformed_vlan_depth", "malformed_ip_version", "malformed_ipv4_ihl", "malformed_ipv4_truncated", "malformed_ipv4_length", "malformed_ipv4_checksum", "malformed_ipv6_truncated", "malformed_ipv6_length", "malformed_l4_truncated", "malformed_udp_length", "malformed_pl2_truncated", "malformed_pl2_kind", "class_prio_pkts", "class_trim_ok_pkts", "class_router_hit_pkts", "lookup_routed", "lookup_lpm_miss", "lookup_l2_hit", "lookup_l2_miss", "drop_malformed", "drop_no_port", "ingress_out_pkts"];
+    /// Per-port counters, in address order after [`IngressRegs::COUNTERS`]
+    /// (the golden model's names).
+    pub const PORT_COUNTERS: [&'static str; 7] = ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow"];
+    /// Per-port gauges (receive FIFO occupancy), after each port's counters.
+    pub const PORT_GAUGES: [&'static str; 2] = ["rx_occ_bytes", "rx_occ_pkts"];
+
+    /// Inputs of the pipeline's arbiter: its ports, at least 2 (one
+    /// `ARB_QUANTUM_p` register each).
+    pub fn arb_inputs(&self) -> usize {
+        self.ports.max(2)
+    }
+    /// Reset values of the control window (`CTRL` … `ARB_QUANTUM_p`), from
+    /// `cfg`'s `[ingress]` and `[arbiter]`.
+    pub fn ctl_reset(cfg: &Config) -> Vec<u32> {
+        let g = &cfg.ingress;
+        let cp = |v: i32| u8::try_from(v).ok();
+        let rmac = parse_mac(&g.router_mac).expect("validated router_mac");
+        let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
+        let mut ctl = vec![
+            g.strip_fcs as u32 | (g.malformed_drop as u32) << 1,
+            g.min_frame | g.max_frame << 16,
+            g.miss_port,
+            rmac as u32,
+            (rmac >> 32) as u32,
+            creg::dscp(cp(g.dscp_trimmable), cp(g.dscp_trimmed), cp(g.dscp_control)),
+            creg::tc(&pcp, g.default_tc as u8),
+            (cfg.arbiter.policy == "drr") as u32,
+        ];
+        let ports = cfg.datapath.ports / cfg.datapath.pipelines;
+        ctl.extend(std::iter::repeat(cfg.arbiter.quantum).take(IngressRegs { ports }.arb_inputs()));
+        ctl
+    }
+    pub fn arb_quantum(&self, p: usize) -> u32 {
+        0x20 + 4 * p as u32
+    }
+    pub fn route(&self, i: usize) -> u32 {
+        Self::ROUTES + 8 * i as u32
+    }
+    pub fn l2(&self, i: usize) -> u32 {
+        Self::L2 + 8 * i as u32
+    }
+    pub fn nexthop(&self, i: usize) -> u32 {
+        Self::NEXTHOPS + 8 * i as u32
+    }
+    /// Address of pipeline counter `name` (one of [`IngressRegs::COUNTERS`]).
+    pub fn counter(&self, name: &str) -> Option<u32> {
+        Self::COUNTERS.iter().position(|n| *n == name).map(|i| Self::COUNTER_BASE + 4 * i as u32)
+    }
+    /// Address of counter or gauge `name` ([`IngressRegs::PORT_COUNTERS`],
+    /// [`IngressRegs::PORT_GAUGES`]) of local port `p`.
+    pub fn port_counter(&self, p: usize, name: &str) -> Option<u32> {
+        Self::PORT_COUNTERS
+            .iter()
+            .chain(Self::PORT_GAUGES.iter())
+            .position(|n| *n == name)
+            .filter(|_| p < self.ports)
+            .map(|i| Self::COUNTER_BASE + 4 * (24 + 9 * p + i) as u32)
+    }
+}
+
+/// One ingress pipeline. Type parameters as for [`crate::axis::pkt_fifo::PktFifo`].
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset of
+///   every block (registers return to the configuration's values, tables empty).
+/// - `s_tdata_<p>`, `s_tkeep_<p>`, `s_tlast_<p>`, `s_tvalid_<p>` in,
+///   `s_tready_<p>` out: frames from the MAC of local port `p`, FCS included.
+/// - `m_tdata` … `m_tready`, `m_phv`: packets for the traffic manager, `tuser`
+///   as in [`crate::meta`], the PHV beside them.
+/// - `s_axil_*`: the register map ([`IngressRegs`]).
+/// - `port_base` in: the switch port number of local port 0 (`tuser.src_port`
+///   of local port `p` is `port_base + p`); tie it to `n * P` for pipeline `n`.
+/// - `router_mac_lo`, `router_mac_hi` out: the `ROUTER_MAC_LO`/`_HI`
+///   registers, for the egress rewrite ([`crate::egress::rewrite`]), which writes the
+///   router MAC as the source MAC of routed packets.
+#[derive(LogicBlock)]
+pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Vec<Signal<In, Bits<D>>>,
+    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
+    pub s_tlast: Vec<Signal<In, Bit>>,
+    pub s_tvalid: Vec<Signal<In, Bit>>,
+    pub s_tready: Vec<Signal<Out, Bit>>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    pub port_base: Signal<In, Bits<8>>,
+    pub router_mac_lo: Signal<Out, Bits<32>>,
+    pub router_mac_hi: Signal<Out, Bits<32>>,
+    port_offs: Vec<Constant<Bits<8>>>,
+    quantum_mask: Constant<Bits<32>>,
+    rx: Vec<RxFcs<D, K, U, M, W>>,
+    arb: AxisArbMux<D, K, U>,
+    parser: Parser<D, K, U, M, W>,
+    classify: Classify,
+    lookup: Lookup,
+    apply: IngressApply<D, K, U>,
+    split: AxilSplit<REG_ADDR_BITS, WINDOW_BITS>,
+    ctl: AxilRegs<WINDOW_BITS>,
+    routes: AxilRegs<WINDOW_BITS>,
+    l2t: AxilRegs<WINDOW_BITS>,
+    nht: AxilRegs<WINDOW_BITS>,
+    ctr: AxilRegs<WINDOW_BITS>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Ingress<D, K, U, M, W> {
+    /// An ingress pipeline of the switch `cfg` describes (every pipeline is
+    /// the same block; `port_base` tells them apart). The registers reset to
+    /// the configuration's values, the tables to empty (a host loads them).
+    pub fn new(cfg: &Config) -> Self {
+        let ports = cfg.datapath.ports / cfg.datapath.pipelines;
+        let g = &cfg.ingress;
+        let arb_inputs = ports.max(2);
+        let ctl = IngressRegs::ctl_reset(cfg);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: vec_of(ports),
+            s_tkeep: vec_of(ports),
+            s_tlast: vec_of(ports),
+            s_tvalid: vec_of(ports),
+            s_tready: vec_of(ports),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_phv: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            port_base: Default::default(),
+            router_mac_lo: Default::default(),
+            router_mac_hi: Default::default(),
+            port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            quantum_mask: Constant::new(0xFFFFu64.to_bits()),
+            rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
+            arb: AxisArbMux::new(arb_inputs),
+            parser: Parser::default().with_match(),
+            classify: Default::default(),
+            lookup: Lookup::new(cfg.datapath.ports, g.lpm_entries, g.l2_entries, g.nexthops),
+            apply: Default::default(),
+            split: AxilSplit::new(5),
+            ctl: AxilRegs::new(&ctl, 0),
+            routes: AxilRegs::new(&vec![0; 2 * g.lpm_entries], 0),
+            l2t: AxilRegs::new(&vec![0; 2 * g.l2_entries], 0),
+            nht: AxilRegs::new(&vec![0; 2 * g.nexthops], 0),
+            ctr: AxilRegs::new(&[0], 24 + 9 * ports),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Ingress<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.split.clock.next = self.clock.val();
+        self.split.reset.next = self.reset.val();
+        self.ctl.clock.next = self.clock.val();
+        self.ctl.reset.next = self.reset.val();
+        self.routes.clock.next = self.clock.val();
+        self.routes.reset.next = self.reset.val();
+        self.l2t.clock.next = self.clock.val();
+        self.l2t.reset.next = self.reset.val();
+        self.nht.clock.next = self.clock.val();
+        self.nht.reset.next = self.reset.val();
+        self.ctr.clock.next = self.clock.val();
+        self.ctr.reset.next = self.reset.val();
+        self.arb.clock.next = self.clock.val();
+        self.arb.reset.next = self.reset.val();
+        self.parser.clock.next = self.clock.val();
+        self.parser.reset.next = self.reset.val();
+        self.classify.clock.next = self.clock.val();
+        self.classify.reset.next = self.reset.val();
+        self.lookup.clock.next = self.clock.val();
+        self.lookup.reset.next = self.reset.val();
+        self.apply.clock.next = self.clock.val();
+        self.apply.reset.next = self.reset.val();
+        // Register map.
+        self.split.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.split.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.split.s_axil_awready.val();
+        self.split.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.split.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.split.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.split.s_axil_wready.val();
+        self.s_axil_bresp.next = self.split.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.split.s_axil_bvalid.val();
+        self.split.s_axil_bready.next = self.s_axil_bready.val();
+        self.split.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.split.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.split.s_axil_arready.val();
+        self.s_axil_rdata.next = self.split.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.split.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.split.s_axil_rvalid.val();
+        self.split.s_axil_rready.next = self.s_axil_rready.val();
+        self.ctl.s_axil_awaddr.next = self.split.m_axil_awaddr[0].val();
+        self.ctl.s_axil_awvalid.next = self.split.m_axil_awvalid[0].val();
+        self.split.m_axil_awready[0].next = self.ctl.s_axil_awready.val();
+        self.ctl.s_axil_wdata.next = self.split.m_axil_wdata[0].val();
+        self.ctl.s_axil_wstrb.next = self.split.m_axil_wstrb[0].val();
+        self.ctl.s_axil_wvalid.next = self.split.m_axil_wvalid[0].val();
+        self.split.m_axil_wready[0].next = self.ctl.s_axil_wready.val();
+        self.split.m_axil_bresp[0].next = self.ctl.s_axil_bresp.val();
+        self.split.m_axil_bvalid[0].next = self.ctl.s_axil_bvalid.val();
+        self.ctl.s_axil_bready.next = self.split.m_axil_bready[0].val();
+        self.ctl.s_axil_araddr.next = self.split.m_axil_araddr[0].val();
+        self.ctl.s_axil_arvalid.next = self.split.m_axil_arvalid[0].val();
+        self.split.m_axil_arready[0].next = self.ctl.s_axil_arready.val();
+        self.split.m_axil_rdata[0].next = self.ctl.s_axil_rdata.val();
+        self.split.m_axil_rresp[0].next = self.ctl.s_axil_rresp.val();
+        self.split.m_axil_rvalid[0].next = self.ctl.s_axil_rvalid.val();
+        self.ctl.s_axil_rready.next = self.split.m_axil_rready[0].val();
+        self.routes.s_axil_awaddr.next = self.split.m_axil_awaddr[1].val();
+        self.routes.s_axil_awvalid.next = self.split.m_axil_awvalid[1].val();
+        self.split.m_axil_awready[1].next = self.routes.s_axil_awready.val();
+        self.routes.s_axil_wdata.next = self.split.m_axil_wdata[1].val();
+        self.routes.s_axil_wstrb.next = self.split.m_axil_wstrb[1].val();
+        self.routes.s_axil_wvalid.next = self.split.m_axil_wvalid[1].val();
+        self.split.m_axil_wready[1].next = self.routes.s_axil_wready.val();
+        self.split.m_axil_bresp[1].next = self.routes.s_axil_bresp.val();
+        self.split.m_axil_bvalid[1].next = self.routes.s_axil_bvalid.val();
+        self.routes.s_axil_bready.next = self.split.m_axil_bready[1].val();
+        self.routes.s_axil_araddr.next = self.split.m_axil_araddr[1].val();
+        self.routes.s_axil_arvalid.next = self.split.m_axil_arvalid[1].val();
+        self.split.m_axil_arready[1].next = self.routes.s_axil_arready.val();
+        self.split.m_axil_rdata[1].next = self.routes.s_axil_rdata.val();
+        self.split.m_axil_rresp[1].next = self.routes.s_axil_rresp.val();
+        self.split.m_axil_rvalid[1].next = self.routes.s_axil_rvalid.val();
+        self.routes.s_axil_rready.next = self.split.m_axil_rready[1].val();
+        self.l2t.s_axil_awaddr.next = self.split.m_axil_awaddr[2].val();
+        self.l2t.s_axil_awvalid.next = self.split.m_axil_awvalid[2].val();
+        self.split.m_axil_awready[2].next = self.l2t.s_axil_awready.val();
+        self.l2t.s_axil_wdata.next = self.split.m_axil_wdata[2].val();
+        self.l2t.s_axil_wstrb.next = self.split.m_axil_wstrb[2].val();
+        self.l2t.s_axil_wvalid.next = self.split.m_axil_wvalid[2].val();
+        self.split.m_axil_wready[2].next = self.l2t.s_axil_wready.val();
+        self.split.m_axil_bresp[2].next = self.l2t.s_axil_bresp.val();
+        self.split.m_axil_bvalid[2].next = self.l2t.s_axil_bvalid.val();
+        self.l2t.s_axil_bready.next = self.split.m_axil_bready[2].val();
+        self.l2t.s_axil_araddr.next = self.split.m_axil_araddr[2].val();
+        self.l2t.s_axil_arvalid.next = self.split.m_axil_arvalid[2].val();
+        self.split.m_axil_arready[2].next = self.l2t.s_axil_arready.val();
+        self.split.m_axil_rdata[2].next = self.l2t.s_axil_rdata.val();
+        self.split.m_axil_rresp[2].next = self.l2t.s_axil_rresp.val();
+        self.split.m_axil_rvalid[2].next = self.l2t.s_axil_rvalid.val();
+        self.l2t.s_axil_rready.next = self.split.m_axil_rready[2].val();
+        self.nht.s_axil_awaddr.next = self.split.m_axil_awaddr[3].val();
+        self.nht.s_axil_awvalid.next = self.split.m_axil_awvalid[3].val();
+        self.split.m_axil_awready[3].next = self.nht.s_axil_awready.val();
+        self.nht.s_axil_wdata.next = self.split.m_axil_wdata[3].val();
+        self.nht.s_axil_wstrb.next = self.split.m_axil_wstrb[3].val();
+        self.nht.s_axil_wvalid.next = self.split.m_axil_wvalid[3].val();
+        self.split.m_axil_wready[3].next = self.nht.s_axil_wready.val();
+        self.split.m_axil_bresp[3].next = self.nht.s_axil_bresp.val();
+        self.split.m_axil_bvalid[3].next = self.nht.s_axil_bvalid.val();
+        self.nht.s_axil_bready.next = self.split.m_axil_bready[3].val();
+        self.nht.s_axil_araddr.next = self.split.m_axil_araddr[3].val();
+        self.nht.s_axil_arvalid.next = self.split.m_axil_arvalid[3].val();
+        self.split.m_axil_arready[3].next = self.nht.s_axil_arready.val();
+        self.split.m_axil_rdata[3].next = self.nht.s_axil_rdata.val();
+        self.split.m_axil_rresp[3].next = self.nht.s_axil_rresp.val();
+        self.split.m_axil_rvalid[3].next = self.nht.s_axil_rvalid.val();
+        self.nht.s_axil_rready.next = self.split.m_axil_rready[3].val();
+        self.ctr.s_axil_awaddr.next = self.split.m_axil_awaddr[4].val();
+        self.ctr.s_axil_awvalid.next = self.split.m_axil_awvalid[4].val();
+        self.split.m_axil_awready[4].next = self.ctr.s_axil_awready.val();
+        self.ctr.s_axil_wdata.next = self.split.m_axil_wdata[4].val();
+        self.ctr.s_axil_wstrb.next = self.split.m_axil_wstrb[4].val();
+        self.ctr.s_axil_wvalid.next = self.split.m_axil_wvalid[4].val();
+        self.split.m_axil_wready[4].next = self.ctr.s_axil_wready.val();
+        self.split.m_axil_bresp[4].next = self.ctr.s_axil_bresp.val();
+        self.split.m_axil_bvalid[4].next = self.ctr.s_axil_bvalid.val();
+        self.ctr.s_axil_bready.next = self.split.m_axil_bready[4].val();
+        self.ctr.s_axil_araddr.next = self.split.m_axil_araddr[4].val();
+        self.ctr.s_axil_arvalid.next = self.split.m_axil_arvalid[4].val();
+        self.split.m_axil_arready[4].next = self.ctr.s_axil_arready.val();
+        self.split.m_axil_rdata[4].next = self.ctr.s_axil_rdata.val();
+        self.split.m_axil_rresp[4].next = self.ctr.s_axil_rresp.val();
+        self.split.m_axil_rvalid[4].next = self.ctr.s_axil_rvalid.val();
+        self.ctr.s_axil_rready.next = self.split.m_axil_rready[4].val();
+        // Ports: receive check -> arbiter.
+        for p in 0..self.rx.len() {
+            self.rx[p].clock.next = self.clock.val();
+            self.rx[p].reset.next = self.reset.val();
+            self.rx[p].s_tdata.next = self.s_tdata[p].val();
+            self.rx[p].s_tkeep.next = self.s_tkeep[p].val();
+            self.rx[p].s_tlast.next = self.s_tlast[p].val();
+            self.rx[p].s_tvalid.next = self.s_tvalid[p].val();
+            self.s_tready[p].next = self.rx[p].s_tready.val();
+            self.rx[p].port_id.next = self.port_base.val() + self.port_offs[p].val();
+            self.rx[p].strip_fcs.next = self.ctl.rw[0].val().get_bit(0);
+            self.rx[p].min_frame.next = self.ctl.rw[1].val().get_bits::<16>(0);
+            self.rx[p].max_frame.next = self.ctl.rw[1].val().get_bits::<16>(16);
+            self.arb.s_tdata[p].next = self.rx[p].m_tdata.val();
+            self.arb.s_tkeep[p].next = self.rx[p].m_tkeep.val();
+            self.arb.s_tlast[p].next = self.rx[p].m_tlast.val();
+            self.arb.s_tuser[p].next = self.rx[p].m_tuser.val();
+            self.arb.s_tvalid[p].next = self.rx[p].m_tvalid.val();
+            self.rx[p].m_tready.next = self.arb.s_tready[p].val();
+            self.ctr.ro[24 + 9 * p + 0].next = self.rx[p].rx_pkts.val();
+            self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[24 + 9 * p + 0].val();
+            self.ctr.ro[24 + 9 * p + 1].next = self.rx[p].rx_bytes.val();
+            self.rx[p].clr_rx_bytes.next = self.ctr.ro_clear[24 + 9 * p + 1].val();
+            self.ctr.ro[24 + 9 * p + 2].next = self.rx[p].drop_empty.val();
+            self.rx[p].clr_drop_empty.next = self.ctr.ro_clear[24 + 9 * p + 2].val();
+            self.ctr.ro[24 + 9 * p + 3].next = self.rx[p].drop_runt.val();
+            self.rx[p].clr_drop_runt.next = self.ctr.ro_clear[24 + 9 * p + 3].val();
+            self.ctr.ro[24 + 9 * p + 4].next = self.rx[p].drop_oversize.val();
+            self.rx[p].clr_drop_oversize.next = self.ctr.ro_clear[24 + 9 * p + 4].val();
+            self.ctr.ro[24 + 9 * p + 5].next = self.rx[p].drop_fcs.val();
+            self.rx[p].clr_drop_fcs.next = self.ctr.ro_clear[24 + 9 * p + 5].val();
+            self.ctr.ro[24 + 9 * p + 6].next = self.rx[p].drop_overflow.val();
+            self.rx[p].clr_drop_overflow.next = self.ctr.ro_clear[24 + 9 * p + 6].val();
+            self.ctr.ro[24 + 9 * p + 7].next = self.rx[p].occ_bytes.val();
+            self.ctr.ro[24 + 9 * p + 8].next = self.rx[p].occ_pkts.val();
+        }
+        // A single-port pipeline still has a two-input arbiter: input 1 idles.
+        for i in self.rx.len()..self.arb.s_tvalid.len() {
+            self.arb.s_tdata[i].next = 0.into();
+            self.arb.s_tkeep[i].next = 0.into();
+            self.arb.s_tlast[i].next = false;
+            self.arb.s_tuser[i].next = 0.into();
+            self.arb.s_tvalid[i].next = false;
+        }
+        self.arb.drr_enable.next = self.ctl.rw[7].val().get_bit(0);
+        self.arb.strict.next = false;
+        for i in 0..self.arb.quantum.len() {
+            self.arb.quantum[i].next = self.ctl.rw[8 + i].val() & self.quantum_mask.val();
+        }
+        // Arbiter -> parser; the PHVs loop through classify and lookup.
+        self.parser.s_tdata.next = self.arb.m_tdata.val();
+        self.parser.s_tkeep.next = self.arb.m_tkeep.val();
+        self.parser.s_tlast.next = self.arb.m_tlast.val();
+        self.parser.s_tuser.next = self.arb.m_tuser.val();
+        self.parser.s_tvalid.next = self.arb.m_tvalid.val();
+        self.arb.m_tready.next = self.parser.s_tready.val();
+        self.classify.s_valid.next = self.parser.x_valid.val();
+        self.classify.s_phv.next = self.parser.x_phv.val();
+        self.classify.router_mac_lo.next = self.ctl.rw[3].val();
+        self.classify.router_mac_hi.next = self.ctl.rw[4].val();
+        self.classify.dscp.next = self.ctl.rw[5].val();
+        self.classify.tc.next = self.ctl.rw[6].val();
+        self.lookup.s_valid.next = self.classify.m_valid.val();
+        self.lookup.s_phv.next = self.classify.m_phv.val();
+        self.lookup.s_class.next = self.classify.m_class.val();
+        self.lookup.malformed_drop.next = self.ctl.rw[0].val().get_bit(1);
+        self.lookup.miss_port.next = self.ctl.rw[2].val();
+        for i in 0..self.lookup.route_w0.len() {
+            self.lookup.route_w0[i].next = self.routes.rw[2 * i].val();
+            self.lookup.route_w1[i].next = self.routes.rw[2 * i + 1].val();
+        }
+        for i in 0..self.lookup.l2_w0.len() {
+            self.lookup.l2_w0[i].next = self.l2t.rw[2 * i].val();
+            self.lookup.l2_w1[i].next = self.l2t.rw[2 * i + 1].val();
+        }
+        for i in 0..self.lookup.nh_w0.len() {
+            self.lookup.nh_w0[i].next = self.nht.rw[2 * i].val();
+            self.lookup.nh_w1[i].next = self.nht.rw[2 * i + 1].val();
+        }
+        self.parser.x_res_valid.next = self.lookup.m_valid.val();
+        self.parser.x_res_phv.next = self.lookup.m_phv.val();
+        self.parser.x_res.next = self.lookup.m_res.val();
+        // Parser -> apply -> out.
+        self.apply.s_tdata.next = self.parser.m_tdata.val();
+        self.apply.s_tkeep.next = self.parser.m_tkeep.val();
+        self.apply.s_tlast.next = self.parser.m_tlast.val();
+        self.apply.s_tuser.next = self.parser.m_tuser.val();
+        self.apply.s_phv.next = self.parser.m_phv.val();
+        self.apply.s_res.next = self.parser.m_res.val();
+        self.apply.s_tvalid.next = self.parser.m_tvalid.val();
+        self.parser.m_tready.next = self.apply.s_tready.val();
+        self.router_mac_lo.next = self.ctl.rw[3].val();
+        self.router_mac_hi.next = self.ctl.rw[4].val();
+        self.m_tdata.next = self.apply.m_tdata.val();
+        self.m_tkeep.next = self.apply.m_tkeep.val();
+        self.m_tlast.next = self.apply.m_tlast.val();
+        self.m_tuser.next = self.apply.m_tuser.val();
+        self.m_phv.next = self.apply.m_phv.val();
+        self.m_tvalid.next = self.apply.m_tvalid.val();
+        self.apply.m_tready.next = self.m_tready.val();
+        // Pipeline counters.
+        self.ctr.ro[0].next = self.parser.pkts.val();
+        self.parser.clr_pkts.next = self.ctr.ro_clear[0].val();
+        self.ctr.ro[1].next = self.parser.malformed[0].val();
+        self.parser.clr_malformed[0].next = self.ctr.ro_clear[1].val();
+        self.ctr.ro[2].next = self.parser.malformed[1].val();
+        self.parser.clr_malformed[1].next = self.ctr.ro_clear[2].val();
+        self.ctr.ro[3].next = self.parser.malformed[2].val();
+        self.parser.clr_malformed[2].next = self.ctr.ro_clear[3].val();
+        self.ctr.ro[4].next = self.parser.malformed[3].val();
+        self.parser.clr_malformed[3].next = self.ctr.ro_clear[4].val();
+        self.ctr.ro[5].next = self.parser.malformed[4].val();
+        self.parser.clr_malformed[4].next = self.ctr.ro_clear[5].val();
+        self.ctr.ro[6].next = self.parser.malformed[5].val();
+        self.parser.clr_malformed[5].next = self.ctr.ro_clear[6].val();
+        self.ctr.ro[7].next = self.parser.malformed[6].val();
+        self.parser.clr_malformed[6].next = self.ctr.ro_clear[7].val();
+        self.ctr.ro[8].next = self.parser.malformed[7].val();
+        self.parser.clr_malformed[7].next = self.ctr.ro_clear[8].val();
+        self.ctr.ro[9].next = self.parser.malformed[8].val();
+        self.parser.clr_malformed[8].next = self.ctr.ro_clear[9].val();
+        self.ctr.ro[10].next = self.parser.malformed[9].val();
+        self.parser.clr_malformed[9].next = self.ctr.ro_clear[10].val();
+        self.ctr.ro[11].next = self.parser.malformed[10].val();
+        self.parser.clr_malformed[10].next = self.ctr.ro_clear[11].val();
+        self.ctr.ro[12].next = self.parser.malformed[11].val();
+        self.parser.clr_malformed[11].next = self.ctr.ro_clear[12].val();
+        self.ctr.ro[13].next = self.parser.malformed[12].val();
+        self.parser.clr_malformed[12].next = self.ctr.ro_clear[13].val();
+        self.ctr.ro[14].next = self.classify.prio_pkts.val();
+        self.classify.clr_prio_pkts.next = self.ctr.ro_clear[14].val();
+        self.ctr.ro[15].next = self.classify.trim_ok_pkts.val();
+        self.classify.clr_trim_ok_pkts.next = self.ctr.ro_clear[15].val();
+        self.ctr.ro[16].next = self.classify.router_hit_pkts.val();
+        self.classify.clr_router_hit_pkts.next = self.ctr.ro_clear[16].val();
+        self.ctr.ro[17].next = self.lookup.routed.val();
+        self.lookup.clr_routed.next = self.ctr.ro_clear[17].val();
+        self.ctr.ro[18].next = self.lookup.lpm_miss.val();
+        self.lookup.clr_lpm_miss.next = self.ctr.ro_clear[18].val();
+        self.ctr.ro[19].next = self.lookup.l2_hit.val();
+        self.lookup.clr_l2_hit.next = self.ctr.ro_clear[19].val();
+        self.ctr.ro[20].next = self.lookup.l2_miss.val();
+        self.lookup.clr_l2_miss.next = self.ctr.ro_clear[20].val();
+        self.ctr.ro[21].next = self.lookup.drop_malformed.val();
+        self.lookup.clr_drop_malformed.next = self.ctr.ro_clear[21].val();
+        self.ctr.ro[22].next = self.lookup.drop_no_port.val();
+        self.lookup.clr_drop_no_port.next = self.ctr.ro_clear[22].val();
+        self.ctr.ro[23].next = self.lookup.out_pkts.val();
+        self.lookup.clr_out_pkts.next = self.ctr.ro_clear[23].val();
+    }
+}

@@ -1,0 +1,332 @@
+//! `ts_rx_fcs`: the receive check of one port (seed 002, the Silicon One Rx
+//! IFG): CRC-32, runts, oversize and empty frames, FCS strip, and the port's
+//! receive buffer. Behaviour: `docs/ingress.md`, "rx_fcs".
+//!
+//! Structure: the input beat goes to a [`Crc32Beat`] and, one beat behind, to a
+//! store-and-forward [`PktFifo`]. The one-beat hold is what makes the FCS strip
+//! work when the FCS spans a beat boundary (a last beat of at most 4 bytes
+//! vanishes and the beat before becomes the last), and it lines the frame's
+//! last beat up with the CRC verdict, which comes one cycle after the last
+//! beat in. The verdict drives the FIFO's `s_abort` on that last beat, so a bad
+//! frame is discarded whole; an oversize frame is aborted as soon as it passes
+//! `max_frame`, so it never fills the FIFO. The FIFO is built
+//! [`PktFifo::with_length`]: `tuser.length` is valid from the first beat out.
+use crate::prim::crc::Crc32Beat;
+use crate::meta::LENGTH_LSB;
+use crate::axis::pkt_fifo::PktFifo;
+use crate::prim::widgets::{DffR, KeepCount};
+use rust_hdl::prelude::*;
+
+/// Receive check and buffer of one port. Type parameters as for [`PktFifo`]
+/// (`U` at least 32).
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset
+///   (abandons the frame in progress, empties the FIFO, zeroes the counters).
+/// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tvalid` in, `s_tready` out: frames
+///   from the MAC, FCS included. `s_tready` is high out of reset: the block
+///   never back-pressures the MAC (a full FIFO drops and counts).
+/// - `m_tdata` … `m_tready`: good frames; `m_tuser` = `src_port` (`port_id`)
+///   and `length` (bytes as sent), other fields 0.
+/// - `port_id` in: this port's number, for `tuser.src_port`.
+/// - `min_frame`, `max_frame` in: runt and oversize limits in bytes, FCS
+///   included (run-time registers). `strip_fcs` in: remove the FCS.
+/// - Counters out (32 bits, wrap): `rx_pkts`, `rx_bytes` (good frames and their
+///   bytes as sent, counted at the last beat out), `drop_empty`, `drop_runt`,
+///   `drop_oversize`, `drop_fcs`, `drop_overflow` (good frames the FIFO had no
+///   room for). Each has a `clr_<name>` input that zeroes it (clear-on-write).
+/// - `occ_bytes`, `occ_pkts` out: the receive FIFO's occupancy (see [`PktFifo`]).
+#[derive(LogicBlock)]
+pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub port_id: Signal<In, Bits<8>>,
+    pub min_frame: Signal<In, Bits<16>>,
+    pub max_frame: Signal<In, Bits<16>>,
+    pub strip_fcs: Signal<In, Bit>,
+    pub rx_pkts: Signal<Out, Bits<32>>,
+    pub rx_bytes: Signal<Out, Bits<32>>,
+    pub drop_empty: Signal<Out, Bits<32>>,
+    pub drop_runt: Signal<Out, Bits<32>>,
+    pub drop_oversize: Signal<Out, Bits<32>>,
+    pub drop_fcs: Signal<Out, Bits<32>>,
+    pub drop_overflow: Signal<Out, Bits<32>>,
+    pub clr_rx_pkts: Signal<In, Bit>,
+    pub clr_rx_bytes: Signal<In, Bit>,
+    pub clr_drop_empty: Signal<In, Bit>,
+    pub clr_drop_runt: Signal<In, Bit>,
+    pub clr_drop_oversize: Signal<In, Bit>,
+    pub clr_drop_fcs: Signal<In, Bit>,
+    pub clr_drop_overflow: Signal<In, Bit>,
+    pub occ_bytes: Signal<Out, Bits<32>>,
+    pub occ_pkts: Signal<Out, Bits<32>>,
+    lanes: Constant<Bits<M>>,
+    all_keep: Constant<Bits<K>>,
+    length_lsb: Constant<Bits<16>>,
+    fcs_crc: Crc32Beat<D, K>,
+    keep_count: KeepCount<K, M>,
+    fifo: PktFifo<D, K, U, M, W>,
+    first: DffR<Bit>,
+    len: DffR<Bits<32>>,
+    over: DffR<Bit>,
+    h_valid: DffR<Bit>,
+    h_last: DffR<Bit>,
+    h_data: DFF<Bits<D>>,
+    h_nb: DFF<Bits<M>>,
+    v_empty: DFF<Bit>,
+    v_runt: DFF<Bit>,
+    v_over: DFF<Bit>,
+    n_pkts: DffR<Bits<32>>,
+    n_bytes: DffR<Bits<32>>,
+    n_empty: DffR<Bits<32>>,
+    n_runt: DffR<Bits<32>>,
+    n_over: DffR<Bits<32>>,
+    n_fcs: DffR<Bits<32>>,
+    beat_in: Signal<Local, Bit>,
+    nb_in: Signal<Local, Bits<M>>,
+    strip_n: Signal<Local, Bits<M>>,
+    len_next: Signal<Local, Bits<32>>,
+    over_next: Signal<Local, Bit>,
+    merge: Signal<Local, Bit>,
+    out_valid: Signal<Local, Bit>,
+    bad_last: Signal<Local, Bit>,
+    verdict: Signal<Local, Bit>,
+    pkt_out: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> RxFcs<D, K, U, M, W> {
+    /// A receive check whose FIFO holds `fifo_depth` beats; it must hold a
+    /// maximum frame plus one beat (the configuration checks this).
+    pub fn new(fifo_depth: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            port_id: Default::default(),
+            min_frame: Default::default(),
+            max_frame: Default::default(),
+            strip_fcs: Default::default(),
+            rx_pkts: Default::default(),
+            rx_bytes: Default::default(),
+            drop_empty: Default::default(),
+            drop_runt: Default::default(),
+            drop_oversize: Default::default(),
+            drop_fcs: Default::default(),
+            drop_overflow: Default::default(),
+            clr_rx_pkts: Default::default(),
+            clr_rx_bytes: Default::default(),
+            clr_drop_empty: Default::default(),
+            clr_drop_runt: Default::default(),
+            clr_drop_oversize: Default::default(),
+            clr_drop_fcs: Default::default(),
+            clr_drop_overflow: Default::default(),
+            occ_bytes: Default::default(),
+            occ_pkts: Default::default(),
+            lanes: Constant::new((K as u64).to_bits()),
+            all_keep: Constant::new(Bits::<K>::mask()),
+            length_lsb: Constant::new((LENGTH_LSB as u64).to_bits()),
+            fcs_crc: Default::default(),
+            keep_count: Default::default(),
+            fifo: PktFifo::new(fifo_depth, true).with_length(),
+            first: DffR::new(true),
+            len: Default::default(),
+            over: Default::default(),
+            h_valid: Default::default(),
+            h_last: Default::default(),
+            h_data: Default::default(),
+            h_nb: Default::default(),
+            v_empty: Default::default(),
+            v_runt: Default::default(),
+            v_over: Default::default(),
+            n_pkts: Default::default(),
+            n_bytes: Default::default(),
+            n_empty: Default::default(),
+            n_runt: Default::default(),
+            n_over: Default::default(),
+            n_fcs: Default::default(),
+            beat_in: Default::default(),
+            nb_in: Default::default(),
+            strip_n: Default::default(),
+            len_next: Default::default(),
+            over_next: Default::default(),
+            merge: Default::default(),
+            out_valid: Default::default(),
+            bad_last: Default::default(),
+            verdict: Default::default(),
+            pkt_out: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for RxFcs<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs);
+        self.first.reset.next = self.reset.val();
+        self.len.reset.next = self.reset.val();
+        self.over.reset.next = self.reset.val();
+        self.h_valid.reset.next = self.reset.val();
+        self.h_last.reset.next = self.reset.val();
+        self.n_pkts.reset.next = self.reset.val();
+        self.n_bytes.reset.next = self.reset.val();
+        self.n_empty.reset.next = self.reset.val();
+        self.n_runt.reset.next = self.reset.val();
+        self.n_over.reset.next = self.reset.val();
+        self.n_fcs.reset.next = self.reset.val();
+        self.fcs_crc.clock.next = self.clock.val();
+        self.fcs_crc.reset.next = self.reset.val();
+        self.fifo.clock.next = self.clock.val();
+        self.fifo.reset.next = self.reset.val();
+
+        // ---- input: length, CRC ----
+        self.s_tready.next = !self.reset.val();
+        self.beat_in.next = self.s_tvalid.val() & !self.reset.val();
+        self.keep_count.keep.next = self.s_tkeep.val();
+        self.nb_in.next = self.lanes.val();
+        if self.s_tlast.val() {
+            self.nb_in.next = self.keep_count.count.val();
+        }
+        if self.first.q.val() {
+            self.len_next.next = bit_cast::<32, M>(self.nb_in.val());
+            self.over_next.next = false;
+        } else {
+            self.len_next.next = self.len.q.val() + bit_cast::<32, M>(self.nb_in.val());
+            self.over_next.next = self.over.q.val();
+        }
+        if self.len_next.val() > bit_cast::<32, 16>(self.max_frame.val()) {
+            self.over_next.next = true;
+        }
+        self.fcs_crc.valid.next = self.beat_in.val();
+        self.fcs_crc.start.next = self.first.q.val();
+        self.fcs_crc.data.next = self.s_tdata.val();
+        self.fcs_crc.keep.next = self.s_tkeep.val();
+
+        // ---- one-beat hold, FCS strip ----
+        self.strip_n.next = 0.into();
+        if self.strip_fcs.val() {
+            self.strip_n.next = 4.into();
+        }
+        // A last beat holding only (part of) the FCS folds into the beat before.
+        self.merge.next = self.beat_in.val()
+            & self.s_tlast.val()
+            & self.h_valid.q.val()
+            & !self.h_last.q.val()
+            & (self.nb_in.val() <= self.strip_n.val());
+        self.out_valid.next = self.h_valid.q.val() & (self.beat_in.val() | self.h_last.q.val()) & !self.merge.val();
+        if self.beat_in.val() {
+            self.first.d.next = self.s_tlast.val();
+            self.len.d.next = self.len_next.val();
+            self.over.d.next = self.over_next.val();
+            if self.s_tlast.val() {
+                self.v_empty.d.next = self.len_next.val() == 0;
+                self.v_runt.d.next = (self.len_next.val() < bit_cast::<32, 16>(self.min_frame.val())) | (self.len_next.val() <= 4);
+                self.v_over.d.next = self.over_next.val();
+            }
+            if self.merge.val() {
+                self.h_last.d.next = true;
+                self.h_nb.d.next = self.h_nb.q.val() + self.nb_in.val() - self.strip_n.val();
+            } else {
+                self.h_valid.d.next = true;
+                self.h_data.d.next = self.s_tdata.val();
+                self.h_last.d.next = self.s_tlast.val();
+                self.h_nb.d.next = self.nb_in.val();
+                if self.s_tlast.val() {
+                    if self.nb_in.val() > self.strip_n.val() {
+                        self.h_nb.d.next = self.nb_in.val() - self.strip_n.val();
+                    } else {
+                        self.h_nb.d.next = 0.into();
+                    }
+                }
+            }
+        } else if self.out_valid.val() {
+            self.h_valid.d.next = false;
+        }
+
+        // ---- verdict on the last beat, into the FIFO ----
+        self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();
+        self.fifo.s_tdata.next = self.h_data.q.val();
+        self.fifo.s_tkeep.next = self.all_keep.val();
+        if self.h_last.q.val() {
+            self.fifo.s_tkeep.next = !(self.all_keep.val() << self.h_nb.q.val());
+        }
+        self.fifo.s_tlast.next = self.h_last.q.val();
+        self.fifo.s_tuser.next = bit_cast::<U, 8>(self.port_id.val());
+        self.fifo.s_tvalid.next = self.out_valid.val();
+        self.fifo.s_abort.next = (self.h_last.q.val() & self.bad_last.val()) | (!self.h_last.q.val() & self.over.q.val());
+        self.fifo.clear_drops.next = self.clr_drop_overflow.val();
+        self.verdict.next = self.out_valid.val() & self.h_last.q.val();
+        if self.verdict.val() {
+            if self.v_empty.q.val() {
+                self.n_empty.d.next = self.n_empty.q.val() + 1;
+            } else if self.v_runt.q.val() {
+                self.n_runt.d.next = self.n_runt.q.val() + 1;
+            } else if self.v_over.q.val() {
+                self.n_over.d.next = self.n_over.q.val() + 1;
+            } else if !self.fcs_crc.residue_ok.val() {
+                self.n_fcs.d.next = self.n_fcs.q.val() + 1;
+            }
+        }
+
+        // ---- output ----
+        self.m_tdata.next = self.fifo.m_tdata.val();
+        self.m_tkeep.next = self.fifo.m_tkeep.val();
+        self.m_tlast.next = self.fifo.m_tlast.val();
+        self.m_tuser.next = self.fifo.m_tuser.val();
+        self.m_tvalid.next = self.fifo.m_tvalid.val();
+        self.fifo.m_tready.next = self.m_tready.val();
+        self.pkt_out.next = self.fifo.m_tvalid.val() & self.m_tready.val() & self.fifo.m_tlast.val();
+        if self.pkt_out.val() {
+            self.n_pkts.d.next = self.n_pkts.q.val() + 1;
+            self.n_bytes.d.next = self.n_bytes.q.val()
+                + bit_cast::<32, 16>(self.fifo.m_tuser.val().get_bits::<16>(self.length_lsb.val().index()));
+        }
+        if self.clr_rx_pkts.val() {
+            self.n_pkts.d.next = 0.into();
+        }
+        if self.clr_rx_bytes.val() {
+            self.n_bytes.d.next = 0.into();
+        }
+        if self.clr_drop_empty.val() {
+            self.n_empty.d.next = 0.into();
+        }
+        if self.clr_drop_runt.val() {
+            self.n_runt.d.next = 0.into();
+        }
+        if self.clr_drop_oversize.val() {
+            self.n_over.d.next = 0.into();
+        }
+        if self.clr_drop_fcs.val() {
+            self.n_fcs.d.next = 0.into();
+        }
+        self.rx_pkts.next = self.n_pkts.q.val();
+        self.rx_bytes.next = self.n_bytes.q.val();
+        self.drop_empty.next = self.n_empty.q.val();
+        self.drop_runt.next = self.n_runt.q.val();
+        self.drop_oversize.next = self.n_over.q.val();
+        self.drop_fcs.next = self.n_fcs.q.val();
+        self.drop_overflow.next = self.fifo.drop_pkts.val();
+        self.occ_bytes.next = self.fifo.occ_bytes.val();
+        self.occ_pkts.next = self.fifo.occ_pkts.val();
+    }
+}

@@ -1,0 +1,600 @@
+//! `TmAdmit`: the traffic manager's packet-atomic admission, ideal and meter
+//! mode (`docs/trimming.md`, "Queues and admission"; seed 000 §3.1: trim when
+//! the data queue is full, return to sender when the header queue is full
+//! too; meter mode: seed 001, seed 000 §4-5, deflect on drop).
+//!
+//! Decides at a packet's first beat, from `tuser` and the exact occupancy of
+//! the queues (bytes and RAM words, reserved at admission and freed when the
+//! packet leaves its queue), one of:
+//!
+//! | code | fate | counter |
+//! |---|---|---|
+//! | 0 | drop: `dest_port >= ports` or `length == 0` | `drop_bad_pkts` |
+//! | 1 | header queue of `dest_port`, whole (`prio`) | `enq_h_pkts` |
+//! | 2 | data queue of `dest_port`, whole | `enq_d_pkts` |
+//! | 3 | trimmed into the header queue of `dest_port` | `trim_packets` |
+//! | 4 | trimmed and returned into the header queue of `src_port` | `rts_packets` |
+//! | 5 | drop: `prio` and the header queue is full | `drop_ctrl_pkts` |
+//! | 6 | drop: data queue full, not trimmable | `drop_data_pkts` |
+//! | 7 | drop: trimmable, no room for the header anywhere | `dropped_trim_packets` |
+//! | 8 | meter mode: deflected (DoD): trimmed into the DoD FIFO, notify `dest_port` | `dod_trim_packets` |
+//! | 9 | meter mode: data queue and DoD FIFO full | `drop_dod_pkts` |
+//!
+//! Order of the tests: bad (0); a packet coming back from the DoD FIFO
+//! ([`RECIRC_BIT`]) takes the trim path (3, 4, 7); `prio` (1, 5); a packet
+//! the meters marked ([`METER_TRIM_BIT`], with `trim_ok`, not `prio`) takes
+//! the trim path;
+//! data queue (2); not trimmable (6); in meter mode (`meter_en`) the DoD FIFO
+//! (8, 9); else the trim path. Packets coming back are not counted in
+//! `in_pkts`, so at rest `in_pkts + dod_trim_packets` = the sum of the fates.
+//!
+//! A queue of `limit` bytes and `depth` words takes `L` bytes when
+//! `bytes + L <= limit` and `words + ceil(L / K) <= depth`, so the queue's
+//! memory can never overflow. The keep length of a trimmed packet is its trim
+//! length (NDP, else by IP version), at least its headers, at most 128 and at
+//! most the packet; [`TmPre`], the register stage in front, computes it and the
+//! word counts into `tuser` bits [`PRE_KL_LSB`].. (so the decision starts from
+//! registers: logic depth 20 instead of 32, `docs/resources.md`).
+//!
+//! The admitted packet leaves with `tuser` rewritten for the stages after:
+//! `flags` TRIMMED (codes 3, 4, 8) and RETURNED (4), `length` = keep (3, 4,
+//! 8), `dest_port` = `src_port` (4), the queue index `2 * port + (data ? 1 : 0)`
+//! (the DoD FIFO's `2 * ports` for 8) at [`QUEUE_LSB`], and [`RECIRC_BIT`] for 8. Dropped packets are consumed at one beat per cycle.
+//!
+//! Ports:
+//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
+//! - `s_*`: input (wide `tuser` with [`TmPre`]'s fields); `m_*`: output
+//!   (registered; `tuser` bits 88..128 cleared).
+//! - `occ_bytes[q]`, `occ_words[q]` in: the occupancy of queue `q` (2 per port).
+//! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
+//!   bytes and `enq_words` words of queue `enq_q`.
+//! - `limit_h`, `limit_d` (bytes, 32 bits), `rts_en`, `meter_en`: run-time
+//!   registers (the trim lengths are [`TmPre`]'s).
+//! - `occ_dod_words` in: the DoD FIFO's occupancy in words (reserved at a
+//!   deflection, freed when the packet comes back, below); it takes a
+//!   trimmed packet of `kl` bytes when `occ + ceil(kl / K) <= depth_dod`.
+//! - `dec_valid` out (one cycle per packet, at its first beat): the decision
+//!   `dec_code`, whether the packet came back from the DoD FIFO
+//!   (`dec_recirc`), its destination `dec_port` and length `dec_bytes` as it
+//!   arrived (a packet coming back frees `ceil(dec_bytes / K)` DoD words).
+//! - `counters[c]` out, `clear[c]` in: the ten fate counters above in code
+//!   order, then `in_pkts` (32 bits, wrap).
+//! - `want` out: a first beat waits for its decision this cycle, for
+//!   `want_dest` (its `dest_port`) and `want_src` (its `src_port`, where a
+//!   return to sender goes); `hold` in: the decision may not be taken this
+//!   cycle, the first beat waits (`s_tready` low). With several pipelines
+//!   sharing the queues' occupancy (`docs/switch.md`), the switch holds all
+//!   but one pipeline that wants a port in a cycle, so no two pipelines
+//!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
+use crate::axis::skid::AxisSkid;
+use crate::meta::{DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, LENGTH_LSB, PRIO_BIT, TRIM_OK_BIT};
+use crate::prim::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// Bit position of the traffic manager's queue index in `tuser` (8 bits,
+/// internal to the traffic manager).
+pub const QUEUE_LSB: usize = 80;
+/// Bit of `tuser` (internal) marking a trimmed packet that comes back from
+/// the DoD FIFO to admission.
+pub const RECIRC_BIT: usize = 89;
+pub use crate::tm::meter::METER_TRIM_BIT;
+/// Bits of `tuser` (internal, from [`TmPre`] to [`TmAdmit`]) holding the precomputed keep length (8 bits), its words (8) and
+/// the packet's words (16), up to bit 128. Cleared in the output.
+pub const PRE_KL_LSB: usize = 96;
+/// Number of fate codes.
+pub const N_CODES: usize = 10;
+/// Number of fate counters plus `in_pkts`.
+pub const N_COUNTERS: usize = 11;
+/// Counter names in `counters` order (register-map order).
+pub const COUNTER_NAMES: [&str; N_COUNTERS] = [
+    "drop_bad_pkts",
+    "enq_h_pkts",
+    "enq_d_pkts",
+    "trim_packets",
+    "rts_packets",
+    "drop_ctrl_pkts",
+    "drop_data_pkts",
+    "dropped_trim_packets",
+    "dod_trim_packets",
+    "drop_dod_pkts",
+    "in_pkts",
+];
+
+#[derive(LogicBlock)]
+pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub occ_bytes: Vec<Signal<In, Bits<32>>>,
+    pub occ_words: Vec<Signal<In, Bits<32>>>,
+    pub occ_dod_words: Signal<In, Bits<32>>,
+    pub enq: Signal<Out, Bit>,
+    pub enq_q: Signal<Out, Bits<8>>,
+    pub enq_bytes: Signal<Out, Bits<32>>,
+    pub enq_words: Signal<Out, Bits<32>>,
+    pub limit_h: Signal<In, Bits<32>>,
+    pub limit_d: Signal<In, Bits<32>>,
+    pub rts_en: Signal<In, Bit>,
+    pub meter_en: Signal<In, Bit>,
+    pub dec_valid: Signal<Out, Bit>,
+    pub dec_code: Signal<Out, Bits<4>>,
+    pub dec_recirc: Signal<Out, Bit>,
+    pub dec_port: Signal<Out, Bits<8>>,
+    pub dec_bytes: Signal<Out, Bits<16>>,
+    pub counters: Vec<Signal<Out, Bits<32>>>,
+    pub clear: Vec<Signal<In, Bit>>,
+    pub want: Signal<Out, Bit>,
+    pub want_dest: Signal<Out, Bits<8>>,
+    pub want_src: Signal<Out, Bits<8>>,
+    pub hold: Signal<In, Bit>,
+    ports: Constant<Bits<8>>,
+    port_id: Vec<Constant<Bits<8>>>,
+    depth_h: Constant<Bits<32>>,
+    depth_d: Constant<Bits<32>>,
+    depth_dod: Constant<Bits<32>>,
+    dod_q: Constant<Bits<8>>,
+    recirc_mark: Constant<Bits<U>>,
+    code_id: Vec<Constant<Bits<4>>>,
+    user_clear: Constant<Bits<U>>,
+    out: AxisSkid<D, K, U>,
+    in_pkt: DffR<Bit>,
+    drop_cur: DffR<Bit>,
+    user_r: DffR<Bits<U>>,
+    count: Vec<DffR<Bits<32>>>,
+    first: Signal<Local, Bit>,
+    dest: Signal<Local, Bits<8>>,
+    src: Signal<Local, Bits<8>>,
+    len: Signal<Local, Bits<32>>,
+    kl: Signal<Local, Bits<32>>,
+    w_len: Signal<Local, Bits<32>>,
+    w_kl: Signal<Local, Bits<32>>,
+    hd_b: Signal<Local, Bits<32>>,
+    hd_w: Signal<Local, Bits<32>>,
+    dd_b: Signal<Local, Bits<32>>,
+    dd_w: Signal<Local, Bits<32>>,
+    hs_b: Signal<Local, Bits<32>>,
+    hs_w: Signal<Local, Bits<32>>,
+    fit_h: Signal<Local, Bit>,
+    fit_d: Signal<Local, Bit>,
+    fit_ht: Signal<Local, Bit>,
+    fit_hs: Signal<Local, Bit>,
+    fit_dod: Signal<Local, Bit>,
+    recirc: Signal<Local, Bit>,
+    src_ok: Signal<Local, Bit>,
+    code: Signal<Local, Bits<4>>,
+    tpath: Signal<Local, Bits<4>>,
+    drop_now: Signal<Local, Bit>,
+    qport: Signal<Local, Bits<8>>,
+    qidx: Signal<Local, Bits<8>>,
+    new_user: Signal<Local, Bits<U>>,
+    ulen: Signal<Local, Bits<16>>,
+    flagv: Signal<Local, Bits<8>>,
+    xfer: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
+    /// Admission for `ports` egress ports whose header and data queues have
+    /// `depth_h` and `depth_d` words, with a DoD FIFO that admits up to
+    /// `depth_dod` words (its queue index is `2 * ports`).
+    pub fn new(ports: usize, depth_h: usize, depth_d: usize, depth_dod: usize) -> Self {
+        assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmAdmit: D = 8K, K a power of two, U = 128 (TmPre's fields)");
+        assert!(ports < 128, "TmAdmit: the DoD queue index 2 * ports must fit 8 bits");
+        assert!((1..=64).contains(&ports), "TmAdmit: 1..=64 ports");
+        assert!(depth_h < 1 << 24 && depth_d < 1 << 24);
+        // hdl_gen needs literal bit positions; these are meta.rs's.
+        assert_eq!(
+            (DEST_PORT_LSB, LENGTH_LSB, FLAGS_LSB, PRIO_BIT, TRIM_OK_BIT, L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB),
+            (8, 16, 32, 43, 44, 56, 58, 60, 67, 74)
+        );
+        let mut uc = Bits::<U>::mask();
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..U) {
+            uc = uc.replace_bit(b, false);
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            occ_bytes: vec_of(2 * ports),
+            occ_words: vec_of(2 * ports),
+            occ_dod_words: Default::default(),
+            enq: Default::default(),
+            enq_q: Default::default(),
+            enq_bytes: Default::default(),
+            enq_words: Default::default(),
+            limit_h: Default::default(),
+            limit_d: Default::default(),
+            rts_en: Default::default(),
+            meter_en: Default::default(),
+            dec_valid: Default::default(),
+            dec_code: Default::default(),
+            dec_recirc: Default::default(),
+            dec_port: Default::default(),
+            dec_bytes: Default::default(),
+            counters: vec_of(N_COUNTERS),
+            clear: vec_of(N_COUNTERS),
+            want: Default::default(),
+            want_dest: Default::default(),
+            want_src: Default::default(),
+            hold: Default::default(),
+            ports: Constant::new((ports as u64).to_bits()),
+            port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            depth_h: Constant::new((depth_h as u64).to_bits()),
+            depth_d: Constant::new((depth_d as u64).to_bits()),
+            depth_dod: Constant::new((depth_dod as u64).to_bits()),
+            dod_q: Constant::new(((2 * ports) as u64).to_bits()),
+            recirc_mark: Constant::new(Bits::<U>::default().replace_bit(RECIRC_BIT, true)),
+            code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
+            user_clear: Constant::new(uc),
+            out: Default::default(),
+            in_pkt: Default::default(),
+            drop_cur: Default::default(),
+            user_r: Default::default(),
+            count: vec_of(N_COUNTERS),
+            first: Default::default(),
+            dest: Default::default(),
+            src: Default::default(),
+            len: Default::default(),
+            kl: Default::default(),
+            w_len: Default::default(),
+            w_kl: Default::default(),
+            hd_b: Default::default(),
+            hd_w: Default::default(),
+            dd_b: Default::default(),
+            dd_w: Default::default(),
+            hs_b: Default::default(),
+            hs_w: Default::default(),
+            fit_h: Default::default(),
+            fit_d: Default::default(),
+            fit_ht: Default::default(),
+            fit_hs: Default::default(),
+            fit_dod: Default::default(),
+            recirc: Default::default(),
+            src_ok: Default::default(),
+            code: Default::default(),
+            tpath: Default::default(),
+            drop_now: Default::default(),
+            qport: Default::default(),
+            qidx: Default::default(),
+            new_user: Default::default(),
+            ulen: Default::default(),
+            flagv: Default::default(),
+            xfer: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_pkt, drop_cur, user_r);
+        self.in_pkt.reset.next = self.reset.val();
+        self.drop_cur.reset.next = self.reset.val();
+        self.user_r.reset.next = self.reset.val();
+        for c in 0..self.count.len() {
+            self.count[c].clock.next = self.clock.val();
+            self.count[c].reset.next = self.reset.val();
+            self.count[c].d.next = self.count[c].q.val();
+            self.counters[c].next = self.count[c].q.val();
+        }
+        self.out.clock.next = self.clock.val();
+        self.out.reset.next = self.reset.val();
+
+        // The decision, at the first beat (tuser carries TmPre's fields).
+        self.first.next = !self.in_pkt.q.val();
+        self.dest.next = self.s_tuser.val().get_bits::<8>(8);
+        self.src.next = self.s_tuser.val().get_bits::<8>(0);
+        self.len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
+        self.kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(96));
+        self.w_kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(104));
+        self.w_len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(112));
+
+        // Occupancy of the header and data queues of dest and the header queue of src.
+        self.hd_b.next = 0.into();
+        self.hd_w.next = 0.into();
+        self.dd_b.next = 0.into();
+        self.dd_w.next = 0.into();
+        self.hs_b.next = 0.into();
+        self.hs_w.next = 0.into();
+        self.src_ok.next = false;
+        for p in 0..self.port_id.len() {
+            if self.dest.val() == self.port_id[p].val() {
+                self.hd_b.next = self.occ_bytes[2 * p].val();
+                self.hd_w.next = self.occ_words[2 * p].val();
+                self.dd_b.next = self.occ_bytes[2 * p + 1].val();
+                self.dd_w.next = self.occ_words[2 * p + 1].val();
+            }
+            if self.src.val() == self.port_id[p].val() {
+                self.hs_b.next = self.occ_bytes[2 * p].val();
+                self.hs_w.next = self.occ_words[2 * p].val();
+                self.src_ok.next = true;
+            }
+        }
+        self.fit_h.next = (self.hd_b.val() + self.len.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_len.val() <= self.depth_h.val());
+        self.fit_d.next = (self.dd_b.val() + self.len.val() <= self.limit_d.val()) & (self.dd_w.val() + self.w_len.val() <= self.depth_d.val());
+        self.fit_ht.next = (self.hd_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_kl.val() <= self.depth_h.val());
+        self.fit_hs.next =
+            self.src_ok.val() & (self.hs_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
+
+        self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
+        self.recirc.next = self.s_tuser.val().get_bit(89);
+
+        // The decision (module docs): codes 3, 4, 7 are the trim path.
+        self.tpath.next = 7.into();
+        if self.fit_ht.val() {
+            self.tpath.next = 3.into();
+        } else if self.rts_en.val() & self.fit_hs.val() {
+            self.tpath.next = 4.into();
+        }
+        if (self.dest.val() >= self.ports.val()) | !self.len.val().any() {
+            self.code.next = 0.into();
+        } else if self.recirc.val() | (self.s_tuser.val().get_bit(88) & self.s_tuser.val().get_bit(44) & !self.s_tuser.val().get_bit(43)) {
+            self.code.next = self.tpath.val();
+        } else if self.s_tuser.val().get_bit(43) {
+            if self.fit_h.val() {
+                self.code.next = 1.into();
+            } else {
+                self.code.next = 5.into();
+            }
+        } else if self.fit_d.val() {
+            self.code.next = 2.into();
+        } else if !self.s_tuser.val().get_bit(44) {
+            self.code.next = 6.into();
+        } else if self.meter_en.val() {
+            if self.fit_dod.val() {
+                self.code.next = 8.into();
+            } else {
+                self.code.next = 9.into();
+            }
+        } else {
+            self.code.next = self.tpath.val();
+        }
+
+        // The admitted packet's queue and tuser.
+        self.qport.next = self.dest.val();
+        if self.code.val() == 4 {
+            self.qport.next = self.src.val();
+        }
+        self.qidx.next = self.qport.val() << 1;
+        if self.code.val() == 2 {
+            self.qidx.next = (self.qport.val() << 1) | 1;
+        }
+        if self.code.val() == 8 {
+            self.qidx.next = self.dod_q.val();
+        }
+        self.ulen.next = self.len.val().get_bits::<16>(0);
+        self.flagv.next = 0.into();
+        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
+            self.ulen.next = self.kl.val().get_bits::<16>(0);
+            self.flagv.next = 1.into();
+        }
+        if self.code.val() == 4 {
+            self.flagv.next = 3.into();
+        }
+        self.new_user.next = (self.s_tuser.val() & self.user_clear.val())
+            | (bit_cast::<U, 8>(self.qport.val()) << 8)
+            | (bit_cast::<U, 16>(self.ulen.val()) << 16)
+            | (bit_cast::<U, 8>(self.flagv.val()) << 32)
+            | (bit_cast::<U, 8>(self.qidx.val()) << 80);
+        if self.code.val() == 8 {
+            self.new_user.next = self.new_user.val() | self.recirc_mark.val();
+        }
+        self.drop_now.next = (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
+
+        // Stream: the first beat decides, later beats follow the decision.
+        self.out.s_tdata.next = self.s_tdata.val();
+        self.out.s_tkeep.next = self.s_tkeep.val();
+        self.out.s_tlast.next = self.s_tlast.val();
+        self.out.s_tuser.next = self.user_r.q.val();
+        if self.first.val() {
+            self.out.s_tuser.next = self.new_user.val();
+        }
+        self.want.next = self.s_tvalid.val() & self.first.val();
+        self.want_dest.next = self.dest.val();
+        self.want_src.next = self.src.val();
+        if self.first.val() {
+            self.s_tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s_tready.val());
+            self.out.s_tvalid.next = self.s_tvalid.val() & !self.hold.val() & !self.drop_now.val();
+        } else {
+            self.s_tready.next = self.drop_cur.q.val() | self.out.s_tready.val();
+            self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop_cur.q.val();
+        }
+        self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        self.dec_valid.next = self.xfer.val() & self.first.val();
+        self.dec_code.next = self.code.val();
+        self.dec_recirc.next = self.recirc.val();
+        self.dec_port.next = self.dest.val();
+        self.dec_bytes.next = self.len.val().get_bits::<16>(0);
+        self.enq.next = false;
+        self.enq_q.next = self.qidx.val();
+        self.enq_bytes.next = self.len.val();
+        self.enq_words.next = self.w_len.val();
+        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
+            self.enq_bytes.next = self.kl.val();
+            self.enq_words.next = self.w_kl.val();
+        }
+        if self.xfer.val() {
+            self.in_pkt.d.next = !self.s_tlast.val();
+            if self.first.val() {
+                self.drop_cur.d.next = self.drop_now.val();
+                self.user_r.d.next = self.new_user.val();
+                self.enq.next = !self.drop_now.val();
+                for c in 0..self.code_id.len() {
+                    if self.code.val() == self.code_id[c].val() {
+                        self.count[c].d.next = self.count[c].q.val() + 1;
+                    }
+                }
+                if !self.recirc.val() {
+                    self.count[10].d.next = self.count[10].q.val() + 1;
+                }
+            }
+        }
+        for c in 0..self.count.len() {
+            if self.clear[c].val() {
+                self.count[c].d.next = 0.into();
+            }
+        }
+
+        self.m_tdata.next = self.out.m_tdata.val();
+        self.m_tkeep.next = self.out.m_tkeep.val();
+        self.m_tlast.next = self.out.m_tlast.val();
+        self.m_tuser.next = self.out.m_tuser.val();
+        self.m_tvalid.next = self.out.m_tvalid.val();
+        self.out.m_tready.next = self.m_tready.val();
+    }
+}
+
+/// `ts_tm_pre`: the register stage in front of [`TmAdmit`] (an [`AxisSkid`],
+/// registered both ways). It computes, for every beat, what admission needs
+/// beyond `tuser`'s fields and writes it into `tuser` bits [`PRE_KL_LSB`]..128:
+/// the keep length of a trim (`[103:96]`: the trim length of the packet's kind
+/// from `trim_len`, at least its headers, at most 128 and the packet), its words
+/// (`[111:104]`) and the packet's words (`[127:112]`, `ceil(bytes / K)`). So
+/// the decision starts from registers (its logic depth, `docs/resources.md`).
+/// `trim_len` is sampled here, a cycle before the decision.
+///
+/// Ports: `clock`, `reset` (empties the stage); `s_*` in, `m_*` out (wide
+/// `tuser`, U = 128); `trim_len` in (`[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6).
+#[derive(LogicBlock)]
+pub struct TmPre<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub trim_len: Signal<In, Bits<24>>,
+    pre: AxisSkid<D, K, U>,
+    pre_clear: Constant<Bits<U>>,
+    k_minus_1: Constant<Bits<32>>,
+    k_shift: Constant<Bits<32>>,
+    len_in: Signal<Local, Bits<32>>,
+    hdr_end: Signal<Local, Bits<32>>,
+    tlen: Signal<Local, Bits<32>>,
+    kl_in: Signal<Local, Bits<32>>,
+    w_kl_in: Signal<Local, Bits<32>>,
+    w_len_in: Signal<Local, Bits<32>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> {
+    fn default() -> Self {
+        assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmPre: D = 8K, K a power of two, U = 128");
+        let mut pc = Bits::<U>::mask();
+        for b in PRE_KL_LSB..U {
+            pc = pc.replace_bit(b, false);
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            trim_len: Default::default(),
+            pre: Default::default(),
+            pre_clear: Constant::new(pc),
+            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            len_in: Default::default(),
+            hdr_end: Default::default(),
+            tlen: Default::default(),
+            kl_in: Default::default(),
+            w_kl_in: Default::default(),
+            w_len_in: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.pre.clock.next = self.clock.val();
+        self.pre.reset.next = self.reset.val();
+        self.len_in.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
+        // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
+        // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
+        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + 40;
+        if self.s_tuser.val().get_bits::<2>(56) == 1 {
+            self.hdr_end.next =
+                bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(74)) << 2);
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 1 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 8;
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 2 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 16;
+        }
+        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
+        if self.s_tuser.val().get_bits::<2>(56) == 1 {
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
+        }
+        if self.s_tuser.val().get_bits::<2>(58) == 2 {
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
+        }
+        self.kl_in.next = self.tlen.val();
+        if self.hdr_end.val() > self.tlen.val() {
+            self.kl_in.next = self.hdr_end.val();
+        }
+        if self.kl_in.val() > 128 {
+            self.kl_in.next = 128.into();
+        }
+        if self.kl_in.val() > self.len_in.val() {
+            self.kl_in.next = self.len_in.val();
+        }
+        self.pre.s_tdata.next = self.s_tdata.val();
+        self.pre.s_tkeep.next = self.s_tkeep.val();
+        self.pre.s_tlast.next = self.s_tlast.val();
+        self.w_kl_in.next = (self.kl_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.w_len_in.next = (self.len_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.pre.s_tuser.next = (self.s_tuser.val() & self.pre_clear.val())
+            | (bit_cast::<U, 8>(self.kl_in.val().get_bits::<8>(0)) << 96)
+            | (bit_cast::<U, 8>(self.w_kl_in.val().get_bits::<8>(0)) << 104)
+            | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
+        self.pre.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.pre.s_tready.val();
+        self.m_tdata.next = self.pre.m_tdata.val();
+        self.m_tkeep.next = self.pre.m_tkeep.val();
+        self.m_tlast.next = self.pre.m_tlast.val();
+        self.m_tuser.next = self.pre.m_tuser.val();
+        self.m_tvalid.next = self.pre.m_tvalid.val();
+        self.pre.m_tready.next = self.m_tready.val();
+
+    }
+}

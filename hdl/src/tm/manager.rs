@@ -1,0 +1,780 @@
+//! `ts_tm`: the trimming traffic manager of one pipeline, ideal and meter
+//! mode (`docs/trimming.md`; seed 000 §3.1, §4-5; seed 001; seed 002).
+//!
+//! ```text
+//! s_* ─► MeterStage ─► recirc ─► TmPre ─► TmAdmit ─► Trimmer ─► demux by queue ─► 2 queues per port ─► scheduler per port ─► m_*[p]
+//!        │  ▲ mode     mux  ▲      ▲  enq (reserve)       │              (PktFifo,            (AxisArbMux: strict
+//!        ▼  │              │      └── occupancy ◄────────┼────────────── cut-through)         or byte DRR, H first)
+//!   MeterBank PortMode ◄───┼── notify (DoD) ◄── TmAdmit   │
+//!                          └──────── DoD FIFO ◄───────────┘ (queue 2N)
+//! ```
+//!
+//! Meter mode (`CTRL` bit 3): [`MeterStage`] asks the port's meter (of the
+//! mode [`PortMode`] holds) about each NDP data packet and marks the ones not
+//! green, which admission trims into the header queue. A data packet the data
+//! queue cannot take is deflected (DoD): trimmed into the DoD FIFO, and its
+//! port gets a notify (pessimistic for T0, then halftimistic for T1); the
+//! trimmed packet comes back to admission through the recirculation mux (DoD
+//! FIFO first) and takes the trim path (header queue, return to sender, or
+//! dropped). `notify_out[p]` carries the notifies to other pipelines and
+//! `notify_in[p]` takes theirs (send-to-all, seed 000 §5).
+//!
+//! [`TmAdmit`] decides every packet at its first beat from the exact
+//! occupancy of the queues: occupancy is reserved at admission and freed when
+//! the packet's last beat leaves the port (so it includes the scheduler's
+//! output register), so a queue never receives more
+//! than its byte limit and its memory can never overflow (its `s_tready`
+//! never falls). [`Trimmer`] cuts the packets admission marked. Each port
+//! has a header/control queue (input 0 of its scheduler) and a data queue
+//! (input 1).
+//!
+//! Ports:
+//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
+//! - `s_*`: input from the ingress pipeline (wide `tuser`, [`crate::meta`]).
+//! - `m_*[p]`: egress port `p`; `tuser` as admitted (flags TRIMMED/RETURNED,
+//!   `length` the bytes sent, queue index at [`QUEUE_LSB`]).
+//! - `s_axil_*`: AXI4-Lite register file ([`TmRegs`]).
+//! - `notify_out[p]` out: a deflection for port `p` this cycle; `notify_in[p]`
+//!   in: a notify for port `p` from another pipeline (tie low when alone).
+//! - `dec_valid`, `dec_code` (4 bits, [`crate::tm::admit`]'s fate codes),
+//!   `dec_recirc`, `dec_port` out: the decision trace, one cycle per packet at
+//!   admission (for telemetry, mirroring, and the tests' replay).
+//! - Sharing the ports with other pipelines (`docs/switch.md`, "Several
+//!   pipelines"; tie the inputs low when alone): `occ_b_out[q]`,
+//!   `occ_w_out[q]` out, the bytes and words this traffic manager holds in
+//!   queue `q` (`2p` header, `2p + 1` data of port `p`); `occ_ext_b[q]`,
+//!   `occ_ext_w[q]` in, what the other pipelines hold there (admission
+//!   decides on the sum); `want`, `want_dest`, `want_src` out and `hold` in,
+//!   admission's request and stall ([`TmAdmit`]).
+use crate::axil::regs::AxilRegs;
+use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::demux::AxisDemux;
+use crate::config::{Config, Tm};
+use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
+use crate::axis::pkt_fifo::PktFifo;
+use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
+use crate::tm::trimmer::Trimmer;
+use crate::prim::widgets::{vec_of, DffR};
+use rust_hdl::prelude::*;
+
+/// AXI-Lite address width of the traffic manager's register file.
+pub const REG_ADDR_BITS: usize = 14;
+
+/// The register map of `ts_tm` (byte addresses). Read-write registers first:
+///
+/// | addr | name | meaning (reset value from `[tm]`) |
+/// |---|---|---|
+/// | 0x00 | `CTRL` | bit 0 return to sender, bit 1 DRR scheduler (else strict), bit 2 DSCP TRIMMED rewrite on |
+/// | 0x04 | `LIMIT_H` | header queue limit, bytes (bits 23:0) |
+/// | 0x08 | `LIMIT_D` | data queue limit, bytes (bits 23:0) |
+/// | 0x0C | `TRIM_LEN` | bytes kept: `[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6 (1..=128) |
+/// | 0x10 | `DSCP_TRIMMED` | DSCP written into trimmed non-NDP packets (bits 5:0) |
+/// | 0x14 | `QUANTUM_H` | DRR quantum of the header queue, bytes |
+/// | 0x18 | `QUANTUM_D` | DRR quantum of the data queue, bytes |
+/// | 0x1C, 0x20, 0x24 | `RATE_OPT`, `RATE_HALF`, `RATE_PESS` | meter refill per cycle, 16.16 bytes |
+/// | 0x28, 0x2C, 0x30 | `BURST_OPT`, `BURST_HALF`, `BURST_PESS` | meter bucket capacity, bytes (bits 23:0) |
+/// | 0x34, 0x38 | `T0`, `T1` | pessimistic and halftimistic time, cycles |
+///
+/// `CTRL` bit 3 selects meter mode. Then read-only from
+/// [`TmRegs::COUNTERS_BASE`]: [`TmRegs::COUNTERS`] in order (write clears),
+/// `OCC_DOD_WORDS` (the DoD FIFO's reserved words), then per port `p` the
+/// [`TmRegs::PORT_REGS`]: `TX_TRIM_PACKETS`, the header and data queue
+/// occupancy in bytes, the mode (0 optimistic, 1 halftimistic, 2
+/// pessimistic), green and not-green meter answers (= ingress trims), the
+/// cycles spent in each mode and the notifies received (counters: write
+/// clears), and the header and data queues' high-water marks in bytes
+/// (write clears). Occupancy and high-water marks are the port's total over
+/// all pipelines (what admission decides on), exact to the cycle.
+pub struct TmRegs {
+    pub ports: usize,
+}
+
+impl TmRegs {
+    pub const CTRL: u32 = 0x00;
+    pub const LIMIT_H: u32 = 0x04;
+    pub const LIMIT_D: u32 = 0x08;
+    pub const TRIM_LEN: u32 = 0x0C;
+    pub const DSCP_TRIMMED: u32 = 0x10;
+    pub const QUANTUM_H: u32 = 0x14;
+    pub const QUANTUM_D: u32 = 0x18;
+    pub const RATE_OPT: u32 = 0x1C;
+    pub const RATE_HALF: u32 = 0x20;
+    pub const RATE_PESS: u32 = 0x24;
+    pub const BURST_OPT: u32 = 0x28;
+    pub const BURST_HALF: u32 = 0x2C;
+    pub const BURST_PESS: u32 = 0x30;
+    pub const T0: u32 = 0x34;
+    pub const T1: u32 = 0x38;
+    /// `CTRL` bits.
+    pub const CTRL_RTS: u32 = 1;
+    pub const CTRL_DRR: u32 = 2;
+    pub const CTRL_DSCP: u32 = 4;
+    pub const CTRL_METER: u32 = 8;
+    /// Read-write registers.
+    pub const N_RW: usize = 15;
+    pub const COUNTERS_BASE: u32 = 0x3C;
+    /// The DoD FIFO's reserved words (read only), after the counters.
+    pub const OCC_DOD_WORDS: u32 = Self::COUNTERS_BASE + 4 * Self::COUNTERS.len() as u32;
+    /// Counters of the whole traffic manager, in address order: admission's
+    /// fates and `in_pkts`, then the trimmer's `cut_pkts`.
+    pub const COUNTERS: [&'static str; N_COUNTERS + 1] = [
+        COUNTER_NAMES[0],
+        COUNTER_NAMES[1],
+        COUNTER_NAMES[2],
+        COUNTER_NAMES[3],
+        COUNTER_NAMES[4],
+        COUNTER_NAMES[5],
+        COUNTER_NAMES[6],
+        COUNTER_NAMES[7],
+        COUNTER_NAMES[8],
+        COUNTER_NAMES[9],
+        COUNTER_NAMES[10],
+        "cut_pkts",
+    ];
+    /// Per-port read-only registers, in address order.
+    pub const PORT_REGS: [&'static str; 12] = [
+        "tx_trim_packets",
+        "occ_h_bytes",
+        "occ_d_bytes",
+        "mode",
+        "meter_green_pkts",
+        "ingress_trim_packets",
+        "cycles_optimistic",
+        "cycles_halftimistic",
+        "cycles_pessimistic",
+        "notifies",
+        "max_occ_h_bytes",
+        "max_occ_d_bytes",
+    ];
+    /// Read-only registers before the per-port ones.
+    pub const N_GLOBAL_RO: usize = N_COUNTERS + 2;
+
+    pub fn counter(&self, name: &str) -> Option<u32> {
+        Self::COUNTERS.iter().position(|c| *c == name).map(|i| Self::COUNTERS_BASE + 4 * i as u32)
+    }
+    pub fn port_reg(&self, p: usize, name: &str) -> Option<u32> {
+        let base = Self::COUNTERS_BASE + 4 * Self::N_GLOBAL_RO as u32;
+        let n = Self::PORT_REGS.len();
+        Self::PORT_REGS.iter().position(|c| *c == name).map(|i| base + 4 * (n * p + i) as u32)
+    }
+    /// Number of read-only registers.
+    pub fn n_ro(&self) -> usize {
+        Self::N_GLOBAL_RO + Self::PORT_REGS.len() * self.ports
+    }
+    /// Reset values of the read-write registers for `cfg`.
+    pub fn rw_reset(cfg: &Config) -> Vec<u32> {
+        let t = &cfg.tm;
+        let dscp = cfg.ingress.dscp_trimmed;
+        let mhz = cfg.target.clock_mhz;
+        let bpc = t.meter_bytes_per_cycle(mhz);
+        let b = t.meter_burst_bytes;
+        vec![
+            t.return_to_sender as u32 * Self::CTRL_RTS
+                | (t.scheduler == "drr") as u32 * Self::CTRL_DRR
+                | (dscp >= 0) as u32 * Self::CTRL_DSCP
+                | (t.mode == "meter") as u32 * Self::CTRL_METER,
+            t.queue_h_bytes,
+            t.queue_d_bytes,
+            t.trim_len_ndp | t.trim_len_ipv4 << 8 | t.trim_len_ipv6 << 16,
+            dscp.max(0) as u32,
+            t.quantum_h,
+            t.quantum_d,
+            rate_fixed(bpc),
+            rate_fixed(bpc / 2.0),
+            rate_fixed(bpc / 4.0),
+            b,
+            b,
+            b,
+            Tm::cycles(t.t0_us, mhz) as u32,
+            Tm::cycles(t.t1_us, mhz) as u32,
+        ]
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Signal<In, Bits<D>>,
+    pub s_tkeep: Signal<In, Bits<K>>,
+    pub s_tlast: Signal<In, Bit>,
+    pub s_tuser: Signal<In, Bits<U>>,
+    pub s_tvalid: Signal<In, Bit>,
+    pub s_tready: Signal<Out, Bit>,
+    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
+    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
+    pub m_tlast: Vec<Signal<Out, Bit>>,
+    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
+    pub m_tvalid: Vec<Signal<Out, Bit>>,
+    pub m_tready: Vec<Signal<In, Bit>>,
+    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    pub notify_out: Vec<Signal<Out, Bit>>,
+    pub notify_in: Vec<Signal<In, Bit>>,
+    pub dec_valid: Signal<Out, Bit>,
+    pub dec_code: Signal<Out, Bits<4>>,
+    pub dec_recirc: Signal<Out, Bit>,
+    pub dec_port: Signal<Out, Bits<8>>,
+    pub occ_b_out: Vec<Signal<Out, Bits<32>>>,
+    pub occ_w_out: Vec<Signal<Out, Bits<32>>>,
+    pub occ_ext_b: Vec<Signal<In, Bits<32>>>,
+    pub occ_ext_w: Vec<Signal<In, Bits<32>>>,
+    pub want: Signal<Out, Bit>,
+    pub want_dest: Signal<Out, Bits<8>>,
+    pub want_src: Signal<Out, Bits<8>>,
+    pub hold: Signal<In, Bit>,
+    meter: MeterStage<D, K, U>,
+    bank: MeterBank,
+    pmode: PortMode,
+    recirc: AxisArbMux<D, K, U>,
+    dod: PktFifo<D, K, U, M, W>,
+    occ_dod: DffR<Bits<32>>,
+    dod_q: Constant<Bits<8>>,
+    port_id: Vec<Constant<Bits<8>>>,
+    notify: Vec<Signal<Local, Bit>>,
+    enq_dod: Signal<Local, Bit>,
+    deq_dod: Signal<Local, Bit>,
+    deq_dod_w: Signal<Local, Bits<32>>,
+    pre: TmPre<D, K, U>,
+    admit: TmAdmit<D, K, U>,
+    trimmer: Trimmer<D, K, U>,
+    demux: AxisDemux<D, K, U>,
+    port: Vec<TmPort<D, K, U, M, W>>,
+    regs: AxilRegs<REG_ADDR_BITS>,
+    occ_b: Vec<DffR<Bits<32>>>,
+    occ_w: Vec<DffR<Bits<32>>>,
+    tx_trim: Vec<DffR<Bits<32>>>,
+    q_id: Vec<Constant<Bits<8>>>,
+    k_minus_1: Constant<Bits<32>>,
+    mask24: Constant<Bits<32>>,
+    k_shift: Constant<Bits<32>>,
+    deq: Vec<Signal<Local, Bit>>,
+    deq_b: Vec<Signal<Local, Bits<32>>>,
+    deq_w: Vec<Signal<Local, Bits<32>>>,
+    enq_here: Vec<Signal<Local, Bit>>,
+    tot_b: Vec<Signal<Local, Bits<32>>>,
+    hw_b: Vec<DffR<Bits<32>>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TrafficManager<D, K, U, M, W> {
+    /// The traffic manager of `cfg` (`datapath.ports` egress ports, `[tm]`).
+    pub fn new(cfg: &Config) -> Self {
+        let ports = cfg.datapath.ports;
+        let t = &cfg.tm;
+        let regs = TmRegs { ports };
+        let nq = 2 * ports;
+        // The DoD FIFO admits `dod_words`; a packet's words are freed when
+        // its first beat comes back to admission, while up to 128 / K - 1 of
+        // its beats may still be inside.
+        let dod_depth = t.dod_words + 128usize.div_ceil(K);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: Default::default(),
+            s_tkeep: Default::default(),
+            s_tlast: Default::default(),
+            s_tuser: Default::default(),
+            s_tvalid: Default::default(),
+            s_tready: Default::default(),
+            m_tdata: vec_of(ports),
+            m_tkeep: vec_of(ports),
+            m_tlast: vec_of(ports),
+            m_tuser: vec_of(ports),
+            m_tvalid: vec_of(ports),
+            m_tready: vec_of(ports),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            notify_out: vec_of(ports),
+            notify_in: vec_of(ports),
+            dec_valid: Default::default(),
+            dec_code: Default::default(),
+            dec_recirc: Default::default(),
+            dec_port: Default::default(),
+            occ_b_out: vec_of(nq),
+            occ_w_out: vec_of(nq),
+            occ_ext_b: vec_of(nq),
+            occ_ext_w: vec_of(nq),
+            want: Default::default(),
+            want_dest: Default::default(),
+            want_src: Default::default(),
+            hold: Default::default(),
+            meter: MeterStage::new(ports),
+            bank: MeterBank::new(ports),
+            pmode: PortMode::new(ports),
+            recirc: AxisArbMux::new(2),
+            dod: PktFifo::new(dod_depth, false),
+            occ_dod: Default::default(),
+            dod_q: Constant::new((nq as u64).to_bits()),
+            port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            notify: vec_of(ports),
+            enq_dod: Default::default(),
+            deq_dod: Default::default(),
+            deq_dod_w: Default::default(),
+            pre: Default::default(),
+            admit: TmAdmit::new(ports, t.queue_h_words, t.queue_d_words, t.dod_words),
+            trimmer: Default::default(),
+            demux: AxisDemux::new(nq + 1, QUEUE_LSB),
+            port: (0..ports).map(|_| TmPort::new(t.queue_h_words, t.queue_d_words)).collect(),
+            regs: AxilRegs::new(&TmRegs::rw_reset(cfg), regs.n_ro()),
+            occ_b: vec_of(nq),
+            occ_w: vec_of(nq),
+            tx_trim: vec_of(ports),
+            q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
+            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            mask24: Constant::new(0xff_ffffu64.to_bits()),
+            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            deq: vec_of(nq),
+            deq_b: vec_of(nq),
+            deq_w: vec_of(nq),
+            enq_here: vec_of(nq),
+            tot_b: vec_of(nq),
+            hw_b: vec_of(nq),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TrafficManager<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.admit.clock.next = self.clock.val();
+        self.admit.reset.next = self.reset.val();
+        self.trimmer.clock.next = self.clock.val();
+        self.trimmer.reset.next = self.reset.val();
+        self.demux.clock.next = self.clock.val();
+        self.demux.reset.next = self.reset.val();
+        self.regs.clock.next = self.clock.val();
+        self.regs.reset.next = self.reset.val();
+        // Register file.
+        self.regs.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.regs.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.regs.s_axil_awready.val();
+        self.regs.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.regs.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.regs.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.regs.s_axil_wready.val();
+        self.s_axil_bresp.next = self.regs.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.regs.s_axil_bvalid.val();
+        self.regs.s_axil_bready.next = self.s_axil_bready.val();
+        self.regs.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.regs.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.regs.s_axil_arready.val();
+        self.s_axil_rdata.next = self.regs.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.regs.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
+        self.regs.s_axil_rready.next = self.s_axil_rready.val();
+
+        // Input -> meter stage -> recirculation mux (DoD FIFO first) ->
+        // admission -> trimmer -> demux by queue index.
+        self.meter.clock.next = self.clock.val();
+        self.meter.reset.next = self.reset.val();
+        self.bank.clock.next = self.clock.val();
+        self.bank.reset.next = self.reset.val();
+        self.pmode.clock.next = self.clock.val();
+        self.pmode.reset.next = self.reset.val();
+        self.recirc.clock.next = self.clock.val();
+        self.recirc.reset.next = self.reset.val();
+        self.dod.clock.next = self.clock.val();
+        self.dod.reset.next = self.reset.val();
+        self.occ_dod.clock.next = self.clock.val();
+        self.occ_dod.reset.next = self.reset.val();
+        self.meter.s_tdata.next = self.s_tdata.val();
+        self.meter.s_tkeep.next = self.s_tkeep.val();
+        self.meter.s_tlast.next = self.s_tlast.val();
+        self.meter.s_tuser.next = self.s_tuser.val();
+        self.meter.s_tvalid.next = self.s_tvalid.val();
+        self.s_tready.next = self.meter.s_tready.val();
+        self.meter.enable.next = self.regs.rw[0].val().get_bit(3);
+        self.bank.req_valid.next = self.meter.req_valid.val();
+        self.bank.req_port.next = self.meter.req_port.val();
+        self.bank.req_bytes.next = self.meter.req_bytes.val();
+        self.bank.req_mode.next = self.meter.req_mode.val();
+        self.meter.resp_valid.next = self.bank.resp_valid.val();
+        self.meter.resp_green.next = self.bank.resp_green.val();
+        for k in 0..3 {
+            self.bank.rate[k].next = self.regs.rw[7 + k].val();
+            self.bank.burst[k].next = self.regs.rw[10 + k].val().get_bits::<24>(0);
+        }
+        self.pmode.t0.next = self.regs.rw[13].val();
+        self.pmode.t1.next = self.regs.rw[14].val();
+        self.recirc.drr_enable.next = false;
+        self.recirc.strict.next = true;
+        self.recirc.quantum[0].next = 0.into();
+        self.recirc.quantum[1].next = 0.into();
+        self.recirc.s_tdata[0].next = self.dod.m_tdata.val();
+        self.recirc.s_tkeep[0].next = self.dod.m_tkeep.val();
+        self.recirc.s_tlast[0].next = self.dod.m_tlast.val();
+        self.recirc.s_tuser[0].next = self.dod.m_tuser.val();
+        self.recirc.s_tvalid[0].next = self.dod.m_tvalid.val();
+        self.dod.m_tready.next = self.recirc.s_tready[0].val();
+        self.recirc.s_tdata[1].next = self.meter.m_tdata.val();
+        self.recirc.s_tkeep[1].next = self.meter.m_tkeep.val();
+        self.recirc.s_tlast[1].next = self.meter.m_tlast.val();
+        self.recirc.s_tuser[1].next = self.meter.m_tuser.val();
+        self.recirc.s_tvalid[1].next = self.meter.m_tvalid.val();
+        self.meter.m_tready.next = self.recirc.s_tready[1].val();
+        self.pre.clock.next = self.clock.val();
+        self.pre.reset.next = self.reset.val();
+        self.pre.s_tdata.next = self.recirc.m_tdata.val();
+        self.pre.s_tkeep.next = self.recirc.m_tkeep.val();
+        self.pre.s_tlast.next = self.recirc.m_tlast.val();
+        self.pre.s_tuser.next = self.recirc.m_tuser.val();
+        self.pre.s_tvalid.next = self.recirc.m_tvalid.val();
+        self.recirc.m_tready.next = self.pre.s_tready.val();
+        self.pre.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
+        self.admit.s_tdata.next = self.pre.m_tdata.val();
+        self.admit.s_tkeep.next = self.pre.m_tkeep.val();
+        self.admit.s_tlast.next = self.pre.m_tlast.val();
+        self.admit.s_tuser.next = self.pre.m_tuser.val();
+        self.admit.s_tvalid.next = self.pre.m_tvalid.val();
+        self.pre.m_tready.next = self.admit.s_tready.val();
+        self.admit.rts_en.next = self.regs.rw[0].val().get_bit(0);
+        self.admit.meter_en.next = self.regs.rw[0].val().get_bit(3);
+        self.dec_valid.next = self.admit.dec_valid.val();
+        self.dec_code.next = self.admit.dec_code.val();
+        self.dec_recirc.next = self.admit.dec_recirc.val();
+        self.dec_port.next = self.admit.dec_port.val();
+        self.want.next = self.admit.want.val();
+        self.want_dest.next = self.admit.want_dest.val();
+        self.want_src.next = self.admit.want_src.val();
+        self.admit.hold.next = self.hold.val();
+        // DoD FIFO: demux output 2N (a one-pass loop names the index).
+        for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
+            self.dod.s_tdata.next = self.demux.m_tdata[q].val();
+            self.dod.s_tkeep.next = self.demux.m_tkeep[q].val();
+            self.dod.s_tlast.next = self.demux.m_tlast[q].val();
+            self.dod.s_tuser.next = self.demux.m_tuser[q].val();
+            self.dod.s_tvalid.next = self.demux.m_tvalid[q].val();
+            self.demux.m_tready[q].next = self.dod.s_tready.val();
+        }
+        self.dod.s_abort.next = false;
+        self.dod.clear_drops.next = false;
+        // DoD occupancy: reserved at a deflection, freed when the packet's
+        // first beat comes back to admission.
+        self.admit.occ_dod_words.next = self.occ_dod.q.val();
+        self.enq_dod.next = self.admit.enq.val() & (self.admit.enq_q.val() == self.dod_q.val());
+        self.deq_dod.next = self.admit.dec_valid.val() & self.admit.dec_recirc.val();
+        self.deq_dod_w.next = (bit_cast::<32, 16>(self.admit.dec_bytes.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        self.occ_dod.d.next = self.occ_dod.q.val();
+        if self.enq_dod.val() & !self.deq_dod.val() {
+            self.occ_dod.d.next = self.occ_dod.q.val() + self.admit.enq_words.val();
+        }
+        if !self.enq_dod.val() & self.deq_dod.val() {
+            self.occ_dod.d.next = self.occ_dod.q.val() - self.deq_dod_w.val();
+        }
+        // Notifies: a deflection for port p, or one from another pipeline.
+        for p in 0..self.port_id.len() {
+            self.notify[p].next = self.admit.dec_valid.val() & (self.admit.dec_code.val() == 8) & (self.admit.dec_port.val() == self.port_id[p].val());
+            self.notify_out[p].next = self.notify[p].val();
+            self.pmode.notify[p].next = self.notify[p].val() | self.notify_in[p].val();
+            self.meter.mode[p].next = self.pmode.mode[p].val();
+        }
+        self.admit.limit_h.next = self.regs.rw[1].val() & self.mask24.val();
+        self.admit.limit_d.next = self.regs.rw[2].val() & self.mask24.val();
+        self.trimmer.s_tdata.next = self.admit.m_tdata.val();
+        self.trimmer.s_tkeep.next = self.admit.m_tkeep.val();
+        self.trimmer.s_tlast.next = self.admit.m_tlast.val();
+        self.trimmer.s_tuser.next = self.admit.m_tuser.val();
+        self.trimmer.s_tvalid.next = self.admit.m_tvalid.val();
+        self.admit.m_tready.next = self.trimmer.s_tready.val();
+        self.trimmer.dscp_en.next = self.regs.rw[0].val().get_bit(2);
+        self.trimmer.dscp.next = self.regs.rw[4].val().get_bits::<6>(0);
+        self.demux.s_tdata.next = self.trimmer.m_tdata.val();
+        self.demux.s_tkeep.next = self.trimmer.m_tkeep.val();
+        self.demux.s_tlast.next = self.trimmer.m_tlast.val();
+        self.demux.s_tuser.next = self.trimmer.m_tuser.val();
+        self.demux.s_tvalid.next = self.trimmer.m_tvalid.val();
+        self.trimmer.m_tready.next = self.demux.s_tready.val();
+        self.demux.clear_drops.next = false;
+
+        // Counters (TmRegs order): admission's, cut_pkts, OCC_DOD_WORDS.
+        for c in 0..self.admit.clear.len() {
+            self.admit.clear[c].next = self.regs.ro_clear[c].val();
+            self.regs.ro[c].next = self.admit.counters[c].val();
+        }
+        self.trimmer.cut_clear.next = self.regs.ro_clear[11].val();
+        self.regs.ro[11].next = self.trimmer.cut_pkts.val();
+        self.regs.ro[12].next = self.occ_dod.q.val();
+
+        // Ports (queues and schedulers); demux output 2p is port p's header
+        // queue, 2p + 1 its data queue.
+        for p in 0..self.port.len() {
+            self.port[p].clock.next = self.clock.val();
+            self.port[p].reset.next = self.reset.val();
+            self.port[p].h_tdata.next = self.demux.m_tdata[2 * p].val();
+            self.port[p].h_tkeep.next = self.demux.m_tkeep[2 * p].val();
+            self.port[p].h_tlast.next = self.demux.m_tlast[2 * p].val();
+            self.port[p].h_tuser.next = self.demux.m_tuser[2 * p].val();
+            self.port[p].h_tvalid.next = self.demux.m_tvalid[2 * p].val();
+            self.demux.m_tready[2 * p].next = self.port[p].h_tready.val();
+            self.port[p].d_tdata.next = self.demux.m_tdata[2 * p + 1].val();
+            self.port[p].d_tkeep.next = self.demux.m_tkeep[2 * p + 1].val();
+            self.port[p].d_tlast.next = self.demux.m_tlast[2 * p + 1].val();
+            self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
+            self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
+            self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
+            self.port[p].drr_enable.next = self.regs.rw[0].val().get_bit(1);
+            self.port[p].strict.next = !self.regs.rw[0].val().get_bit(1);
+            self.port[p].quantum_h.next = self.regs.rw[5].val();
+            self.port[p].quantum_d.next = self.regs.rw[6].val();
+            self.m_tdata[p].next = self.port[p].m_tdata.val();
+            self.m_tkeep[p].next = self.port[p].m_tkeep.val();
+            self.m_tlast[p].next = self.port[p].m_tlast.val();
+            self.m_tuser[p].next = self.port[p].m_tuser.val();
+            self.m_tvalid[p].next = self.port[p].m_tvalid.val();
+            self.port[p].m_tready.next = self.m_tready[p].val();
+            self.deq[2 * p].next = self.port[p].deq_h.val();
+            self.deq[2 * p + 1].next = self.port[p].deq_d.val();
+            self.deq_b[2 * p].next = self.port[p].deq_h_bytes.val();
+            self.deq_b[2 * p + 1].next = self.port[p].deq_d_bytes.val();
+            // TX_TRIM_PACKETS: trimmed packets leaving the port.
+            self.tx_trim[p].clock.next = self.clock.val();
+            self.tx_trim[p].reset.next = self.reset.val();
+            self.tx_trim[p].d.next = self.tx_trim[p].q.val();
+            if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(32) {
+                self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
+            }
+            // Per port (TmRegs::PORT_REGS order), from ro[13 + 10p].
+            if self.regs.ro_clear[13 + 12 * p].val() {
+                self.tx_trim[p].d.next = 0.into();
+            }
+            self.regs.ro[13 + 12 * p].next = self.tx_trim[p].q.val();
+            self.regs.ro[23 + 12 * p].next = self.hw_b[2 * p].q.val();
+            self.regs.ro[24 + 12 * p].next = self.hw_b[2 * p + 1].q.val();
+
+            self.regs.ro[16 + 12 * p].next = 0.into();
+            if self.pmode.mode[p].val() == 1 {
+                self.regs.ro[16 + 12 * p].next = 1.into();
+            }
+            if self.pmode.mode[p].val() == 2 {
+                self.regs.ro[16 + 12 * p].next = 2.into();
+            }
+            self.regs.ro[17 + 12 * p].next = self.bank.green_pkts[p].val();
+            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[17 + 12 * p].val();
+            self.regs.ro[18 + 12 * p].next = self.bank.not_green_pkts[p].val();
+            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[18 + 12 * p].val();
+            self.regs.ro[19 + 12 * p].next = self.pmode.cycles_opt[p].val();
+            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[19 + 12 * p].val();
+            self.regs.ro[20 + 12 * p].next = self.pmode.cycles_half[p].val();
+            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[20 + 12 * p].val();
+            self.regs.ro[21 + 12 * p].next = self.pmode.cycles_pess[p].val();
+            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[21 + 12 * p].val();
+            self.regs.ro[22 + 12 * p].next = self.pmode.notifies[p].val();
+            self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 12 * p].val();
+        }
+        // Exact occupancy: reserved at admission, freed at departure.
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].clock.next = self.clock.val();
+            self.occ_b[q].reset.next = self.reset.val();
+            self.occ_w[q].clock.next = self.clock.val();
+            self.occ_w[q].reset.next = self.reset.val();
+            self.tot_b[q].next = self.occ_b[q].q.val() + self.occ_ext_b[q].val();
+            self.admit.occ_bytes[q].next = self.tot_b[q].val();
+            // High-water mark of the port's total.
+            self.hw_b[q].clock.next = self.clock.val();
+            self.hw_b[q].reset.next = self.reset.val();
+            self.hw_b[q].d.next = self.hw_b[q].q.val();
+            if self.tot_b[q].val() > self.hw_b[q].q.val() {
+                self.hw_b[q].d.next = self.tot_b[q].val();
+            }
+            // OCC_H_BYTES[p], MAX_OCC_H_BYTES[p] (q = 2p) and OCC_D_BYTES[p],
+            // MAX_OCC_D_BYTES[p] (q = 2p + 1).
+            self.regs.ro[14 + 12 * (q / 2) + q % 2].next = self.tot_b[q].val();
+            if self.regs.ro_clear[23 + 12 * (q / 2) + q % 2].val() {
+                self.hw_b[q].d.next = 0.into();
+            }
+            self.admit.occ_words[q].next = self.occ_w[q].q.val() + self.occ_ext_w[q].val();
+            self.occ_b_out[q].next = self.occ_b[q].q.val();
+            self.occ_w_out[q].next = self.occ_w[q].q.val();
+            self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
+            self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
+        }
+        for q in 0..self.occ_b.len() {
+            self.occ_b[q].d.next = self.occ_b[q].q.val();
+            self.occ_w[q].d.next = self.occ_w[q].q.val();
+            if self.enq_here[q].val() & !self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val();
+            }
+            if !self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
+            }
+            if self.enq_here[q].val() & self.deq[q].val() {
+                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val() - self.deq_b[q].val();
+                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val() - self.deq_w[q].val();
+            }
+        }
+    }
+}
+
+/// One egress port of the traffic manager: its header queue (scheduler input
+/// 0) and data queue (input 1), both cut-through [`PktFifo`]s, and the
+/// scheduler between them. A sub-block because rust-hdl cannot index a vector
+/// port of a vector of blocks.
+///
+/// Ports: `h_*` and `d_*` the queues' inputs; `m_*` the port's output;
+/// `drr_enable`, `strict`, `quantum_h`, `quantum_d` the scheduler
+/// ([`AxisArbMux`]); `deq_h`/`deq_d` (one cycle) a packet of `deq_h_bytes`/
+/// `deq_d_bytes` bytes left the port (its last beat was sent).
+#[derive(LogicBlock)]
+pub struct TmPort<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub h_tdata: Signal<In, Bits<D>>,
+    pub h_tkeep: Signal<In, Bits<K>>,
+    pub h_tlast: Signal<In, Bit>,
+    pub h_tuser: Signal<In, Bits<U>>,
+    pub h_tvalid: Signal<In, Bit>,
+    pub h_tready: Signal<Out, Bit>,
+    pub d_tdata: Signal<In, Bits<D>>,
+    pub d_tkeep: Signal<In, Bits<K>>,
+    pub d_tlast: Signal<In, Bit>,
+    pub d_tuser: Signal<In, Bits<U>>,
+    pub d_tvalid: Signal<In, Bit>,
+    pub d_tready: Signal<Out, Bit>,
+    pub m_tdata: Signal<Out, Bits<D>>,
+    pub m_tkeep: Signal<Out, Bits<K>>,
+    pub m_tlast: Signal<Out, Bit>,
+    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m_tvalid: Signal<Out, Bit>,
+    pub m_tready: Signal<In, Bit>,
+    pub drr_enable: Signal<In, Bit>,
+    pub strict: Signal<In, Bit>,
+    pub quantum_h: Signal<In, Bits<32>>,
+    pub quantum_d: Signal<In, Bits<32>>,
+    pub deq_h: Signal<Out, Bit>,
+    pub deq_d: Signal<Out, Bit>,
+    pub deq_h_bytes: Signal<Out, Bits<32>>,
+    pub deq_d_bytes: Signal<Out, Bits<32>>,
+    hq: PktFifo<D, K, U, M, W>,
+    dq: PktFifo<D, K, U, M, W>,
+    sched: AxisArbMux<D, K, U>,
+    mask16: Constant<Bits<32>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TmPort<D, K, U, M, W> {
+    pub fn new(depth_h: usize, depth_d: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            h_tdata: Default::default(),
+            h_tkeep: Default::default(),
+            h_tlast: Default::default(),
+            h_tuser: Default::default(),
+            h_tvalid: Default::default(),
+            h_tready: Default::default(),
+            d_tdata: Default::default(),
+            d_tkeep: Default::default(),
+            d_tlast: Default::default(),
+            d_tuser: Default::default(),
+            d_tvalid: Default::default(),
+            d_tready: Default::default(),
+            m_tdata: Default::default(),
+            m_tkeep: Default::default(),
+            m_tlast: Default::default(),
+            m_tuser: Default::default(),
+            m_tvalid: Default::default(),
+            m_tready: Default::default(),
+            drr_enable: Default::default(),
+            strict: Default::default(),
+            quantum_h: Default::default(),
+            quantum_d: Default::default(),
+            deq_h: Default::default(),
+            deq_d: Default::default(),
+            deq_h_bytes: Default::default(),
+            deq_d_bytes: Default::default(),
+            hq: PktFifo::new(depth_h, false),
+            dq: PktFifo::new(depth_d, false),
+            sched: AxisArbMux::new(2),
+            mask16: Constant::new(0xffffu64.to_bits()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TmPort<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hq.clock.next = self.clock.val();
+        self.hq.reset.next = self.reset.val();
+        self.dq.clock.next = self.clock.val();
+        self.dq.reset.next = self.reset.val();
+        self.sched.clock.next = self.clock.val();
+        self.sched.reset.next = self.reset.val();
+        self.hq.s_tdata.next = self.h_tdata.val();
+        self.hq.s_tkeep.next = self.h_tkeep.val();
+        self.hq.s_tlast.next = self.h_tlast.val();
+        self.hq.s_tuser.next = self.h_tuser.val();
+        self.hq.s_tvalid.next = self.h_tvalid.val();
+        self.h_tready.next = self.hq.s_tready.val();
+        self.hq.s_abort.next = false;
+        self.hq.clear_drops.next = false;
+        self.dq.s_tdata.next = self.d_tdata.val();
+        self.dq.s_tkeep.next = self.d_tkeep.val();
+        self.dq.s_tlast.next = self.d_tlast.val();
+        self.dq.s_tuser.next = self.d_tuser.val();
+        self.dq.s_tvalid.next = self.d_tvalid.val();
+        self.d_tready.next = self.dq.s_tready.val();
+        self.dq.s_abort.next = false;
+        self.dq.clear_drops.next = false;
+        self.sched.drr_enable.next = self.drr_enable.val();
+        self.sched.strict.next = self.strict.val();
+        self.sched.quantum[0].next = self.quantum_h.val();
+        self.sched.quantum[1].next = self.quantum_d.val();
+        self.sched.s_tdata[0].next = self.hq.m_tdata.val();
+        self.sched.s_tkeep[0].next = self.hq.m_tkeep.val();
+        self.sched.s_tlast[0].next = self.hq.m_tlast.val();
+        self.sched.s_tuser[0].next = self.hq.m_tuser.val();
+        self.sched.s_tvalid[0].next = self.hq.m_tvalid.val();
+        self.hq.m_tready.next = self.sched.s_tready[0].val();
+        self.sched.s_tdata[1].next = self.dq.m_tdata.val();
+        self.sched.s_tkeep[1].next = self.dq.m_tkeep.val();
+        self.sched.s_tlast[1].next = self.dq.m_tlast.val();
+        self.sched.s_tuser[1].next = self.dq.m_tuser.val();
+        self.sched.s_tvalid[1].next = self.dq.m_tvalid.val();
+        self.dq.m_tready.next = self.sched.s_tready[1].val();
+        self.m_tdata.next = self.sched.m_tdata.val();
+        self.m_tkeep.next = self.sched.m_tkeep.val();
+        self.m_tlast.next = self.sched.m_tlast.val();
+        self.m_tuser.next = self.sched.m_tuser.val();
+        self.m_tvalid.next = self.sched.m_tvalid.val();
+        self.sched.m_tready.next = self.m_tready.val();
+        // A packet leaves at its last beat out of the port (so the scheduler's
+        // output register counts as queue: occupancy is what the port still
+        // has to send); its queue is bit 0 of the queue index, its bytes
+        // tuser.length.
+        self.deq_h.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(80);
+        self.deq_d.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(80);
+        self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(16) & self.mask16.val();
+        self.deq_d_bytes.next = self.deq_h_bytes.val();
+    }
+}

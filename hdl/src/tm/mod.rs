@@ -1,0 +1,11 @@
+//! The traffic manager (`docs/trimming.md`): [`meter`] (ndp.p4 meter banks,
+//! port modes, the meter stage), [`admit`] (precompute and the admission
+//! decision), [`trimmer`] with [`trim_logic`], and [`manager`] (per-port
+//! queues and the whole traffic manager, re-exported here).
+pub mod admit;
+pub mod manager;
+pub mod meter;
+pub mod trim_logic;
+pub mod trimmer;
+
+pub use manager::*;

@@ -1,0 +1,389 @@
+//! `ts_switch`: the whole switch data path of one configuration, as the
+//! design guide draws it (`../shared/docs/DESIGN.md` §2): per port the
+//! receive check, the ingress pipeline (arbiter, parser, classify, lookup,
+//! next-hop MAC rewrite), the traffic manager (meter stage, admission,
+//! trimmer, header and data queues, scheduler), the egress rewrite (router
+//! MAC as source of routed packets, [`crate::egress::rewrite`]) and out to the MAC's
+//! transmit side.
+//!
+//! One AXI4-Lite port reaches every register ([`crate::top::regmap`]): windows
+//! `0..P` are the ingress pipelines, windows `P..2P` their traffic managers.
+//!
+//! With several ingress pipelines (`alveo-u250`, `sim-16x100g`; seed 000 §3,
+//! the Tofino's), each pipeline has its own traffic manager: its own meters
+//! and port modes (a pipeline meters only its own traffic, as in the paper),
+//! its own DoD FIFO, trimmer and a header and a data queue per egress port.
+//! What the pipelines share is each port's occupancy: admission decides on
+//! the port's total over all pipelines, exact, so the queue limits hold per
+//! port as in one pipeline (ideal mode stays ideal). Two pipelines must not
+//! reserve the same queue in the same cycle, so a rotating-priority check
+//! holds a pipeline's decision for a cycle while a higher-priority pipeline
+//! wants a port it touches (destination, or source for a return to sender).
+//! A deflection's notify reaches the port's mode machine in every pipeline
+//! (send to all, seed 000 §5). Per egress port a round-robin arbiter merges
+//! the pipelines' scheduled outputs, header-queue packets first. The egress
+//! rewrite of a port takes the router MAC of the pipeline the port belongs
+//! to (`ingressN` for ports `N * per ..`).
+//! `docs/switch.md`, "Several pipelines", has the reasoning.
+use crate::axil::split::AxilSplit;
+use crate::axis::arb_mux::AxisArbMux;
+use crate::config::Config;
+use crate::egress::rewrite::EgressRewrite;
+use crate::ingress::Ingress;
+use crate::top::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
+use crate::tm::TrafficManager;
+use crate::tm::admit::QUEUE_LSB;
+use crate::gen::unroll;
+use crate::prim::widgets::{vec_of, DffR};
+use anyhow::{ensure, Result};
+use rust_hdl::prelude::*;
+
+/// The switch. Type parameters as for [`crate::axis::pkt_fifo::PktFifo`].
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset of
+///   every block (registers return to the configuration's values, tables
+///   empty, queues empty, counters zero).
+/// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tvalid[p]` in,
+///   `s_tready[p]` out: frames from the MAC of port `p`, FCS included
+///   (checked, then stripped or kept as `CTRL` says).
+/// - `m_tdata[p]` … `m_tvalid[p]` out, `m_tready[p]` in: frames for the MAC
+///   of port `p`, without FCS when the ingress strips it (the MAC appends
+///   it); `m_tuser[p]` carries the packet's metadata ([`crate::meta`]:
+///   length, ports, queue, TRIMMED/RETURNED flags) for a monitor, the MAC
+///   ignores it.
+/// - `s_axil_*`: the AXI4-Lite slave, [`SWITCH_ADDR_BITS`]-bit byte
+///   addresses ([`crate::top::regmap::SwitchMap`]).
+#[derive(LogicBlock)]
+pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_tdata: Vec<Signal<In, Bits<D>>>,
+    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
+    pub s_tlast: Vec<Signal<In, Bit>>,
+    pub s_tvalid: Vec<Signal<In, Bit>>,
+    pub s_tready: Vec<Signal<Out, Bit>>,
+    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
+    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
+    pub m_tlast: Vec<Signal<Out, Bit>>,
+    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
+    pub m_tvalid: Vec<Signal<Out, Bit>>,
+    pub m_tready: Vec<Signal<In, Bit>>,
+    pub s_axil_awaddr: Signal<In, Bits<SWITCH_ADDR_BITS>>,
+    pub s_axil_awvalid: Signal<In, Bit>,
+    pub s_axil_awready: Signal<Out, Bit>,
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    pub s_axil_wvalid: Signal<In, Bit>,
+    pub s_axil_wready: Signal<Out, Bit>,
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    pub s_axil_bvalid: Signal<Out, Bit>,
+    pub s_axil_bready: Signal<In, Bit>,
+    pub s_axil_araddr: Signal<In, Bits<SWITCH_ADDR_BITS>>,
+    pub s_axil_arvalid: Signal<In, Bit>,
+    pub s_axil_arready: Signal<Out, Bit>,
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    pub s_axil_rvalid: Signal<Out, Bit>,
+    pub s_axil_rready: Signal<In, Bit>,
+    port_base: Vec<Constant<Bits<8>>>,
+    ingress: Vec<Ingress<D, K, U, M, W>>,
+    tm: Vec<TrafficManager<D, K, U, M, W>>,
+    split: AxilSplit<SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS>,
+    notify_all: Vec<Signal<Local, Bit>>,
+    // One pipeline: `zero` has one element (the other pipelines' occupancy).
+    zero: Vec<Constant<Bits<32>>>,
+    // Several pipelines (each vector empty with one).
+    rot: Vec<DffR<Bits<8>>>,
+    pipes: Vec<Constant<Bits<8>>>,
+    pipe_id: Vec<Constant<Bits<8>>>,
+    rank: Vec<Signal<Local, Bits<8>>>,
+    tot_b: Vec<Signal<Local, Bits<32>>>,
+    tot_w: Vec<Signal<Local, Bits<32>>>,
+    merge: Vec<AxisArbMux<D, K, U>>,
+    egress: Vec<EgressRewrite<D, K, U>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Switch<D, K, U, M, W> {
+    /// The switch `cfg` describes: `datapath.pipelines` ingress pipelines
+    /// and traffic managers (one AXI4-Lite window each, 16 windows at most).
+    pub fn new(cfg: &Config) -> Result<Self> {
+        let ports = cfg.datapath.ports;
+        let pipes = cfg.datapath.pipelines;
+        ensure!(
+            2 * pipes <= 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS),
+            "{}: datapath.pipelines = {pipes}: the switch's register map has room for {} pipelines (two windows each)",
+            cfg.source.display(),
+            1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS - 1)
+        );
+        let per = ports / pipes;
+        let multi = pipes > 1;
+        Ok(Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_tdata: vec_of(ports),
+            s_tkeep: vec_of(ports),
+            s_tlast: vec_of(ports),
+            s_tvalid: vec_of(ports),
+            s_tready: vec_of(ports),
+            m_tdata: vec_of(ports),
+            m_tkeep: vec_of(ports),
+            m_tlast: vec_of(ports),
+            m_tuser: vec_of(ports),
+            m_tvalid: vec_of(ports),
+            m_tready: vec_of(ports),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            port_base: (0..pipes).map(|n| Constant::new(((n * per) as u64).to_bits())).collect(),
+            ingress: (0..pipes).map(|_| Ingress::new(cfg)).collect(),
+            tm: (0..pipes).map(|_| TrafficManager::new(cfg)).collect(),
+            split: AxilSplit::new(2 * pipes),
+            notify_all: vec_of(ports),
+            zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
+            rot: vec_of(multi as usize),
+            pipes: if multi { vec![Constant::new((pipes as u64).to_bits())] } else { Vec::new() },
+            pipe_id: if multi { (0..pipes).map(|n| Constant::new((n as u64).to_bits())).collect() } else { Vec::new() },
+            rank: vec_of(if multi { pipes } else { 0 }),
+            tot_b: vec_of(if multi { 2 * ports } else { 0 }),
+            tot_w: vec_of(if multi { 2 * ports } else { 0 }),
+            // Header-queue packets (queue index even) before data.
+            merge: if multi { (0..ports).map(|_| AxisArbMux::with_priority(pipes, Bits::<U>::default().replace_bit(QUEUE_LSB, true), Bits::default())).collect() } else { Vec::new() },
+            egress: vec_of(ports),
+        })
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Switch<D, K, U, M, W> {
+    fn update(&mut self) {
+        Self::update(self)
+    }
+    fn connect(&mut self) {
+        Self::connect(self)
+    }
+    // The wiring indexes vector ports of blocks in vectors
+    // (`self.tm[i].m_tdata[p]`), which rust-hdl's Verilog writer cannot
+    // resolve by itself (`crate::gen::unroll`).
+    fn hdl(&self) -> Verilog {
+        unroll::resolve(Self::hdl(self))
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Switch<D, K, U, M, W> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.split.clock.next = self.clock.val();
+        self.split.reset.next = self.reset.val();
+        // The pipelines' ports: pipeline i has switch ports i * per .. (i + 1) * per.
+        for per in (self.ingress[0].s_tdata.len())..(self.ingress[0].s_tdata.len() + 1) {
+            for i in 0..self.ingress.len() {
+                self.ingress[i].clock.next = self.clock.val();
+                self.ingress[i].reset.next = self.reset.val();
+                self.tm[i].clock.next = self.clock.val();
+                self.tm[i].reset.next = self.reset.val();
+                self.ingress[i].port_base.next = self.port_base[i].val();
+                for k in 0..self.ingress[0].s_tdata.len() {
+                    self.ingress[i].s_tdata[k].next = self.s_tdata[i * per + k].val();
+                    self.ingress[i].s_tkeep[k].next = self.s_tkeep[i * per + k].val();
+                    self.ingress[i].s_tlast[k].next = self.s_tlast[i * per + k].val();
+                    self.ingress[i].s_tvalid[k].next = self.s_tvalid[i * per + k].val();
+                    self.s_tready[i * per + k].next = self.ingress[i].s_tready[k].val();
+                    // A port's egress rewrite takes the router MAC of the
+                    // pipeline the port belongs to.
+                    self.egress[i * per + k].router_mac_lo.next = self.ingress[i].router_mac_lo.val();
+                    self.egress[i * per + k].router_mac_hi.next = self.ingress[i].router_mac_hi.val();
+                }
+                // Ingress -> its traffic manager (the PHV stays behind: the
+                // traffic manager reads the header locations from tuser).
+                self.tm[i].s_tdata.next = self.ingress[i].m_tdata.val();
+                self.tm[i].s_tkeep.next = self.ingress[i].m_tkeep.val();
+                self.tm[i].s_tlast.next = self.ingress[i].m_tlast.val();
+                self.tm[i].s_tuser.next = self.ingress[i].m_tuser.val();
+                self.tm[i].s_tvalid.next = self.ingress[i].m_tvalid.val();
+                self.ingress[i].m_tready.next = self.tm[i].s_tready.val();
+            }
+        }
+
+        // Send to all: a deflection for port p in any pipeline notifies port
+        // p's mode machine in every pipeline (with one pipeline, its own
+        // deflections come back to it: its mode machines take the OR).
+        for p in 0..self.notify_all.len() {
+            self.notify_all[p].next = false;
+            for i in 0..self.tm.len() {
+                self.notify_all[p].next = self.notify_all[p].val() | self.tm[i].notify_out[p].val();
+            }
+            for i in 0..self.tm.len() {
+                self.tm[i].notify_in[p].next = self.notify_all[p].val();
+            }
+        }
+
+        // Each port: the egress rewrite, then the MAC.
+        for p in 0..self.m_tdata.len() {
+            self.egress[p].clock.next = self.clock.val();
+            self.egress[p].reset.next = self.reset.val();
+            self.m_tdata[p].next = self.egress[p].m_tdata.val();
+            self.m_tkeep[p].next = self.egress[p].m_tkeep.val();
+            self.m_tlast[p].next = self.egress[p].m_tlast.val();
+            self.m_tuser[p].next = self.egress[p].m_tuser.val();
+            self.m_tvalid[p].next = self.egress[p].m_tvalid.val();
+            self.egress[p].m_tready.next = self.m_tready[p].val();
+        }
+
+        // One pipeline: its traffic manager is the switch's, alone.
+        for z in 0..self.zero.len() {
+            for p in 0..self.m_tdata.len() {
+                self.egress[p].s_tdata.next = self.tm[z].m_tdata[p].val();
+                self.egress[p].s_tkeep.next = self.tm[z].m_tkeep[p].val();
+                self.egress[p].s_tlast.next = self.tm[z].m_tlast[p].val();
+                self.egress[p].s_tuser.next = self.tm[z].m_tuser[p].val();
+                self.egress[p].s_tvalid.next = self.tm[z].m_tvalid[p].val();
+                self.tm[z].m_tready[p].next = self.egress[p].s_tready.val();
+            }
+            for q in 0..self.tm[0].occ_ext_b.len() {
+                self.tm[z].occ_ext_b[q].next = self.zero[z].val();
+                self.tm[z].occ_ext_w[q].next = self.zero[z].val();
+            }
+            self.tm[z].hold.next = false;
+        }
+
+        // Several pipelines.
+        for z in 0..self.rot.len() {
+            self.rot[z].clock.next = self.clock.val();
+            self.rot[z].reset.next = self.reset.val();
+            // Each port: the pipelines' outputs merged round robin.
+            for p in 0..self.m_tdata.len() {
+                self.merge[p].clock.next = self.clock.val();
+                self.merge[p].reset.next = self.reset.val();
+                self.merge[p].drr_enable.next = false;
+                self.merge[p].strict.next = false;
+                for i in 0..self.tm.len() {
+                    self.merge[p].quantum[i].next = 0.into();
+                    self.merge[p].s_tdata[i].next = self.tm[i].m_tdata[p].val();
+                    self.merge[p].s_tkeep[i].next = self.tm[i].m_tkeep[p].val();
+                    self.merge[p].s_tlast[i].next = self.tm[i].m_tlast[p].val();
+                    self.merge[p].s_tuser[i].next = self.tm[i].m_tuser[p].val();
+                    self.merge[p].s_tvalid[i].next = self.tm[i].m_tvalid[p].val();
+                    self.tm[i].m_tready[p].next = self.merge[p].s_tready[i].val();
+                }
+                self.egress[p].s_tdata.next = self.merge[p].m_tdata.val();
+                self.egress[p].s_tkeep.next = self.merge[p].m_tkeep.val();
+                self.egress[p].s_tlast.next = self.merge[p].m_tlast.val();
+                self.egress[p].s_tuser.next = self.merge[p].m_tuser.val();
+                self.egress[p].s_tvalid.next = self.merge[p].m_tvalid.val();
+                self.merge[p].m_tready.next = self.egress[p].s_tready.val();
+            }
+            // Each queue's total occupancy; a pipeline decides on the others'
+            // part plus its own.
+            for q in 0..self.tot_b.len() {
+                self.tot_b[q].next = 0.into();
+                self.tot_w[q].next = 0.into();
+                for i in 0..self.tm.len() {
+                    self.tot_b[q].next = self.tot_b[q].val() + self.tm[i].occ_b_out[q].val();
+                    self.tot_w[q].next = self.tot_w[q].val() + self.tm[i].occ_w_out[q].val();
+                }
+                for i in 0..self.tm.len() {
+                    self.tm[i].occ_ext_b[q].next = self.tot_b[q].val() - self.tm[i].occ_b_out[q].val();
+                    self.tm[i].occ_ext_w[q].next = self.tot_w[q].val() - self.tm[i].occ_w_out[q].val();
+                }
+            }
+            // One decision per port per cycle: pipeline rot has the highest
+            // priority this cycle, then rot + 1, ... (rank 0 first). A pipeline
+            // is held while a higher-ranked one wants a port it touches.
+            self.rot[z].d.next = self.rot[z].q.val() + 1;
+            if self.rot[z].q.val() + 1 == self.pipes[z].val() {
+                self.rot[z].d.next = 0.into();
+            }
+            for i in 0..self.tm.len() {
+                self.rank[i].next = self.pipe_id[i].val() + self.pipes[z].val() - self.rot[z].q.val();
+                if self.pipe_id[i].val() >= self.rot[z].q.val() {
+                    self.rank[i].next = self.pipe_id[i].val() - self.rot[z].q.val();
+                }
+            }
+            for i in 0..self.tm.len() {
+                self.tm[i].hold.next = false;
+                for j in 0..self.tm.len() {
+                    if self.tm[j].want.val()
+                        & (self.rank[j].val() < self.rank[i].val())
+                        & ((self.tm[j].want_dest.val() == self.tm[i].want_dest.val())
+                            | (self.tm[j].want_dest.val() == self.tm[i].want_src.val())
+                            | (self.tm[j].want_src.val() == self.tm[i].want_dest.val()))
+                    {
+                        self.tm[i].hold.next = true;
+                    }
+                }
+            }
+        }
+
+        // Register map: windows 0..P the ingress pipelines, P..2P their
+        // traffic managers.
+        self.split.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.split.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.split.s_axil_awready.val();
+        self.split.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.split.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.split.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.split.s_axil_wready.val();
+        self.s_axil_bresp.next = self.split.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.split.s_axil_bvalid.val();
+        self.split.s_axil_bready.next = self.s_axil_bready.val();
+        self.split.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.split.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.split.s_axil_arready.val();
+        self.s_axil_rdata.next = self.split.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.split.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.split.s_axil_rvalid.val();
+        self.split.s_axil_rready.next = self.s_axil_rready.val();
+        for np in (self.ingress.len())..(self.ingress.len() + 1) {
+            for i in 0..self.ingress.len() {
+                self.ingress[i].s_axil_awaddr.next = self.split.m_axil_awaddr[i].val();
+                self.ingress[i].s_axil_awvalid.next = self.split.m_axil_awvalid[i].val();
+                self.split.m_axil_awready[i].next = self.ingress[i].s_axil_awready.val();
+                self.ingress[i].s_axil_wdata.next = self.split.m_axil_wdata[i].val();
+                self.ingress[i].s_axil_wstrb.next = self.split.m_axil_wstrb[i].val();
+                self.ingress[i].s_axil_wvalid.next = self.split.m_axil_wvalid[i].val();
+                self.split.m_axil_wready[i].next = self.ingress[i].s_axil_wready.val();
+                self.split.m_axil_bresp[i].next = self.ingress[i].s_axil_bresp.val();
+                self.split.m_axil_bvalid[i].next = self.ingress[i].s_axil_bvalid.val();
+                self.ingress[i].s_axil_bready.next = self.split.m_axil_bready[i].val();
+                self.ingress[i].s_axil_araddr.next = self.split.m_axil_araddr[i].val();
+                self.ingress[i].s_axil_arvalid.next = self.split.m_axil_arvalid[i].val();
+                self.split.m_axil_arready[i].next = self.ingress[i].s_axil_arready.val();
+                self.split.m_axil_rdata[i].next = self.ingress[i].s_axil_rdata.val();
+                self.split.m_axil_rresp[i].next = self.ingress[i].s_axil_rresp.val();
+                self.split.m_axil_rvalid[i].next = self.ingress[i].s_axil_rvalid.val();
+                self.ingress[i].s_axil_rready.next = self.split.m_axil_rready[i].val();
+                self.tm[i].s_axil_awaddr.next = self.split.m_axil_awaddr[np + i].val();
+                self.tm[i].s_axil_awvalid.next = self.split.m_axil_awvalid[np + i].val();
+                self.split.m_axil_awready[np + i].next = self.tm[i].s_axil_awready.val();
+                self.tm[i].s_axil_wdata.next = self.split.m_axil_wdata[np + i].val();
+                self.tm[i].s_axil_wstrb.next = self.split.m_axil_wstrb[np + i].val();
+                self.tm[i].s_axil_wvalid.next = self.split.m_axil_wvalid[np + i].val();
+                self.split.m_axil_wready[np + i].next = self.tm[i].s_axil_wready.val();
+                self.split.m_axil_bresp[np + i].next = self.tm[i].s_axil_bresp.val();
+                self.split.m_axil_bvalid[np + i].next = self.tm[i].s_axil_bvalid.val();
+                self.tm[i].s_axil_bready.next = self.split.m_axil_bready[np + i].val();
+                self.tm[i].s_axil_araddr.next = self.split.m_axil_araddr[np + i].val();
+                self.tm[i].s_axil_arvalid.next = self.split.m_axil_arvalid[np + i].val();
+                self.split.m_axil_arready[np + i].next = self.tm[i].s_axil_arready.val();
+                self.split.m_axil_rdata[np + i].next = self.tm[i].s_axil_rdata.val();
+                self.split.m_axil_rresp[np + i].next = self.tm[i].s_axil_rresp.val();
+                self.split.m_axil_rvalid[np + i].next = self.tm[i].s_axil_rvalid.val();
+                self.tm[i].s_axil_rready.next = self.split.m_axil_rready[np + i].val();
+            }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The ingress pipeline: FCS check, parser, the whole pipeline against the golden model, pcap replay.
+//!
+//! One test binary per subsystem (`cargo test --test ingress <module>::<test>`);
+//! each module is one block's or one tool's tests.
+#[path = "../common/mod.rs"]
+mod common;
+mod rx_fcs;
+mod parser;
+mod ingress;
+mod replay;

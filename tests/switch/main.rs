@@ -1,0 +1,8 @@
+//! The whole switch: register map, traffic against the golden models, line rate, latency, scenarios.
+//!
+//! One test binary per subsystem (`cargo test --test switch <module>::<test>`);
+//! each module is one block's or one tool's tests.
+#[path = "../common/mod.rs"]
+mod common;
+mod switch;
+mod scenario;

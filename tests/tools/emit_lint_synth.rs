@@ -1,0 +1,99 @@
+//! Emission, lint and synthesis of every block, as tests.
+use anyhow::{ensure, Result};
+use std::path::{Path, PathBuf};
+use trimswitch::flows;
+use trimswitch_hdl::gen::catalog;
+use trimswitch::synth::Family;
+use trimswitch_hdl::config::Config;
+
+const CONFIGS: [&str; 3] = ["netfpga-sume", "alveo-u250", "sim-16x100g"];
+
+fn load(name: &str) -> Result<Config> {
+    Config::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs").join(format!("{name}.toml")))
+}
+
+fn out(tag: &str) -> PathBuf {
+    trimswitch_sim::harness::verilator::build_dir().join("test-emit").join(tag)
+}
+
+/// The same configuration gives byte-identical files; names are clean.
+#[test]
+fn emission_is_deterministic_and_clean() -> Result<()> {
+    for name in CONFIGS {
+        let cfg = load(name)?;
+        let (a, b) = (out(&format!("{name}-a")), out(&format!("{name}-b")));
+        let ma = flows::emit(&cfg, &a)?;
+        flows::emit(&cfg, &b)?;
+        for (block, file) in &ma.files {
+            let (ta, tb) = (std::fs::read_to_string(a.join(file))?, std::fs::read_to_string(b.join(file))?);
+            ensure!(ta == tb, "{name}: {block} differs between two emissions");
+            ensure!(ta.contains(&format!("module {block}(")), "{name}: {file:?} lacks module {block}");
+            ensure!(ta.contains(&cfg.hash()), "{name}: {block} header lacks the config hash");
+            for line in ta.lines().filter(|l| l.trim_start().starts_with("module ")) {
+                ensure!(!line.contains('$') && line.trim_start()["module ".len()..].starts_with("ts_"), "{name}: bad module line {line:?}");
+            }
+        }
+        ensure!(std::fs::read(a.join("manifest.json"))? == std::fs::read(b.join("manifest.json"))?, "{name}: manifests differ");
+    }
+    Ok(())
+}
+
+/// `verilator --lint-only -Wall` with the waiver file is clean on every file
+/// of every configuration.
+#[test]
+fn lint_clean_all_configs() -> Result<()> {
+    for name in CONFIGS {
+        let cfg = load(name)?;
+        let dir = out(&format!("{name}-lint"));
+        let m = flows::emit(&cfg, &dir)?;
+        for (block, r) in flows::lint_all(&dir, &m)? {
+            ensure!(r.ok, "{name}/{block}: {:?} {:?}", r.errors, r.warnings);
+        }
+    }
+    Ok(())
+}
+
+/// Blocks the CI synthesis tests leave to `make`: the compositions
+/// ([`catalog::COMPOSITIONS`]: `ts_ingress`, `ts_tm`, `ts_switch`), each only
+/// the wiring of blocks synthesized here one by one. Synthesizing them again
+/// costs CI's 2 cores too much (measured at a fresh-clone CI on 2026-11-22:
+/// `ts_ingress` 420 s per family, `ts_tm` about 180 s). `make`
+/// (`trimswitch synth`) synthesizes the top, `ts_switch`, and reports its
+/// flattened logic depth (`docs/resources.md`).
+const SYNTH_IN_MAKE_ONLY: [&str; 3] = catalog::COMPOSITIONS;
+
+/// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])
+/// synthesizes for `family` with no latch and no combinational loop, maps its
+/// FIFO to block RAM, and stays within a logic-depth budget. One test per
+/// family, so each stays far inside the runner's timeout.
+fn synth_default_config(family: Family) -> Result<()> {
+    let cfg = load("netfpga-sume")?;
+    let dir = out(&format!("netfpga-sume-synth-{family}"));
+    let m = flows::emit(&cfg, &dir)?;
+    let blocks: Vec<String> = m.files.iter().map(|f| f.0.clone()).filter(|b| !SYNTH_IN_MAKE_ONLY.contains(&b.as_str())).collect();
+    ensure!(blocks.len() + SYNTH_IN_MAKE_ONLY.len() == m.files.len(), "a block in SYNTH_IN_MAKE_ONLY is not in the catalogue");
+    let reports = flows::synth_all(&dir, &m, &blocks, &[family], &dir.join("synth"), &Default::default())?;
+    ensure!(reports.len() == blocks.len());
+    for r in &reports {
+        ensure!(r.latches == 0, "{} {}: {} latches {:?}", r.top, r.family, r.latches, r.latch_signals);
+        ensure!(r.comb_loops == 0, "{} {}: combinational loop", r.top, r.family);
+        ensure!(r.luts > 0 && r.ffs > 0, "{} {}: empty netlist", r.top, r.family);
+        let budget = 24;
+        ensure!(r.logic_depth <= budget, "{} {}: logic depth {} (budget {budget})", r.top, r.family, r.logic_depth);
+        if r.top == "ts_pkt_fifo" || r.top == "ts_tm_port" {
+            ensure!(r.bram36 + r.bram18 > 0, "{} {}: FIFO memory not in block RAM", r.top, r.family);
+        }
+    }
+    eprintln!("{}", trimswitch::synth::table(&reports));
+    Ok(())
+}
+
+#[test]
+fn synth_default_config_xc7() -> Result<()> {
+    synth_default_config(Family::Xc7)
+}
+
+#[test]
+fn synth_default_config_xcup() -> Result<()> {
+    synth_default_config(Family::Xcup)
+}
