@@ -2,8 +2,8 @@
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use trimswitch_hdl::gen::catalog;
 use trimswitch_hdl::config::Config;
+use trimswitch_hdl::gen::catalog;
 
 /// What `emit` wrote.
 #[derive(Clone, Debug, Serialize)]
@@ -61,7 +61,10 @@ pub fn plot_scenario(metrics: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     let py = crate::tools::venv_bin("python3");
     anyhow::ensure!(py.exists(), "plots need {} with matplotlib: run `make toolchain` (or pass --no-plots)", py.display());
     let script = crate::tools::repo_root().join("scripts/plot_scenario.py");
-    let r = crate::tools::run_with_timeout(std::process::Command::new(&py).arg(&script).arg(metrics).arg(out), std::time::Duration::from_secs(300))?;
+    let r = crate::tools::run_with_timeout(
+        std::process::Command::new(&py).arg(&script).arg(metrics).arg(out),
+        std::time::Duration::from_secs(300),
+    )?;
     anyhow::ensure!(r.status.success(), "{} {} failed: {}", script.display(), metrics.display(), r.stderr.trim());
     Ok(r.stdout.lines().map(PathBuf::from).collect())
 }
@@ -82,7 +85,10 @@ pub struct VivadoFiles {
 /// configuration's part. Vivado itself runs on the user's machine.
 pub fn vivado(cfg: &Config, block: &str, out: &Path) -> Result<VivadoFiles> {
     let e = catalog::emit_block(cfg, block)?;
-    let has_clock = e.verilog.lines().any(|l| matches!(l.split_whitespace().collect::<Vec<_>>()[..], ["input", "wire", "clock;"] | ["input", "clock;"]));
+    let has_clock = e
+        .verilog
+        .lines()
+        .any(|l| matches!(l.split_whitespace().collect::<Vec<_>>()[..], ["input", "wire", "clock;"] | ["input", "clock;"]));
     anyhow::ensure!(has_clock, "{block} has no `clock` input to constrain");
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let verilog = out.join(format!("{block}.v"));
@@ -150,11 +156,7 @@ pub fn waiver_file() -> PathBuf {
 /// Lints every emitted block of `manifest` (in `dir`) with the waiver file.
 pub fn lint_all(dir: &Path, manifest: &Manifest) -> Result<Vec<(String, crate::lint::LintReport)>> {
     let waivers = waiver_file();
-    manifest
-        .files
-        .iter()
-        .map(|(name, file)| Ok((name.clone(), crate::lint::lint(&dir.join(file), name, Some(&waivers))?)))
-        .collect()
+    manifest.files.iter().map(|(name, file)| Ok((name.clone(), crate::lint::lint(&dir.join(file), name, Some(&waivers))?))).collect()
 }
 
 /// Synthesizes the named blocks (all of `manifest` when `blocks` is empty) for
@@ -177,7 +179,11 @@ pub fn synth_all(
             }
         }
     }
-    anyhow::ensure!(!jobs.is_empty(), "no block matches {blocks:?}; blocks are {:?}", manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>());
+    anyhow::ensure!(
+        !jobs.is_empty(),
+        "no block matches {blocks:?}; blocks are {:?}",
+        manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
     std::fs::create_dir_all(workdir)?;
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Result<crate::synth::SynthReport>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());

@@ -39,8 +39,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use trimswitch_hdl::gen::emit::emit_verilog;
 use trimswitch_hdl::axis::pkt_fifo::PktFifo;
+use trimswitch_hdl::gen::emit::emit_verilog;
 
 /// Parameters of the small `ts_pkt_fifo` instance the proofs run on.
 pub mod small {

@@ -19,9 +19,9 @@
 //! [`TrafficManager`]: trimswitch_hdl::tm::TrafficManager
 use rust_hdl::prelude::*;
 use trimswitch_hdl::axis::demux::AxisDemux;
-use trimswitch_hdl::tm::TmPort;
-use trimswitch_hdl::tm::admit::{TmAdmit, TmPre, QUEUE_LSB};
 use trimswitch_hdl::prim::widgets::{vec_of, DffR};
+use trimswitch_hdl::tm::admit::{TmAdmit, TmPre, QUEUE_LSB};
+use trimswitch_hdl::tm::TmPort;
 
 #[derive(LogicBlock)]
 pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {

@@ -70,9 +70,7 @@ impl std::fmt::Display for LintReport {
 /// as an unknown top module, are reported through [`LintReport::ok`].
 pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintReport> {
     let verilog = absolute(verilog).with_context(|| format!("lint: Verilog file {}", verilog.display()))?;
-    let waivers = waivers
-        .map(|w| absolute(w).with_context(|| format!("lint: waiver file {}", w.display())))
-        .transpose()?;
+    let waivers = waivers.map(|w| absolute(w).with_context(|| format!("lint: waiver file {}", w.display()))).transpose()?;
 
     let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), top.into()];
     // The configuration file must come before the sources it applies to.
@@ -86,16 +84,9 @@ pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintRep
         .with_context(|| format!("lint of {} (top {top}): running `{command}`", verilog.display()))?;
 
     let output = format!("{}{}", run.stderr, run.stdout);
-    let warnings: Vec<String> = output
-        .lines()
-        .filter(|l| l.starts_with("%Warning"))
-        .map(str::to_owned)
-        .collect();
-    let errors: Vec<String> = output
-        .lines()
-        .filter(|l| l.starts_with("%Error") && !l.starts_with("%Error: Exiting due to"))
-        .map(str::to_owned)
-        .collect();
+    let warnings: Vec<String> = output.lines().filter(|l| l.starts_with("%Warning")).map(str::to_owned).collect();
+    let errors: Vec<String> =
+        output.lines().filter(|l| l.starts_with("%Error") && !l.starts_with("%Error: Exiting due to")).map(str::to_owned).collect();
     let ok = run.status.success() && warnings.is_empty() && errors.is_empty();
     Ok(LintReport { ok, warnings, errors, command, output })
 }

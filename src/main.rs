@@ -272,7 +272,13 @@ fn run(cli: Cli) -> Result<()> {
             let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
             let files = flows::regs(&cfg, &dir)?;
             let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
-            println!("regs: {} windows, {} registers for {} in {}", map.windows.len(), map.elements().count(), cfg.target.name, dir.display());
+            println!(
+                "regs: {} windows, {} registers for {} in {}",
+                map.windows.len(),
+                map.elements().count(),
+                cfg.target.name,
+                dir.display()
+            );
             for f in files {
                 println!("  {}", f.display());
             }
@@ -292,7 +298,10 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
             }
-            let json: Vec<_> = reports.iter().map(|(n, r)| serde_json::json!({"block": n, "ok": r.ok, "warnings": r.warnings, "errors": r.errors})).collect();
+            let json: Vec<_> = reports
+                .iter()
+                .map(|(n, r)| serde_json::json!({"block": n, "ok": r.ok, "warnings": r.warnings, "errors": r.errors}))
+                .collect();
             write_json(&out.join("lint.json"), &json)?;
             println!("lint: waivers {}; report {}", flows::waiver_file().display(), out.join("lint.json").display());
             if bad > 0 {
@@ -310,7 +319,11 @@ fn run(cli: Cli) -> Result<()> {
             let (dir, m) = emit(&cfg, &out)?;
             let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
             let started = std::time::Instant::now();
-            let block = if block.is_empty() { trimswitch_hdl::gen::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect() } else { block };
+            let block = if block.is_empty() {
+                trimswitch_hdl::gen::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect()
+            } else {
+                block
+            };
             let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
             let table = trimswitch::synth::table(&reports);
             let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
@@ -325,7 +338,13 @@ fn run(cli: Cli) -> Result<()> {
             );
             flows::write_if_changed(&out.join("synth.md"), &md)?;
             print!("{table}");
-            println!("synth: {} runs in {:.0} s; {} and {}", reports.len(), started.elapsed().as_secs_f64(), out.join("synth.json").display(), out.join("synth.md").display());
+            println!(
+                "synth: {} runs in {:.0} s; {} and {}",
+                reports.len(),
+                started.elapsed().as_secs_f64(),
+                out.join("synth.json").display(),
+                out.join("synth.md").display()
+            );
             let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
             if !latches.is_empty() {
                 bail!("latches inferred in {}", latches.join(", "));
@@ -348,8 +367,14 @@ fn run(cli: Cli) -> Result<()> {
             std::fs::create_dir_all(path.parent().expect("has a parent"))?;
             write_json(&path, &r)?;
             println!("bench: {}", r.design);
-            println!("  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)", r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds);
-            println!("  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)", r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds);
+            println!(
+                "  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)",
+                r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds
+            );
+            println!(
+                "  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)",
+                r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds
+            );
             println!("  speedup {:.0}x; clean Verilated model build {:.1} s; {}", r.speedup, r.model_build_seconds, path.display());
         }
         Cmd::Formal { job, out, timeout } => {
@@ -393,14 +418,28 @@ fn run(cli: Cli) -> Result<()> {
             let r = if model {
                 sc.validate_model(&cfg)?;
                 let (ports, pipes) = sc.scale(&cfg);
-                println!("sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+                println!(
+                    "sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}",
+                    sc.name,
+                    sc.source.display(),
+                    cfg.target.name,
+                    sc.modes(&cfg)
+                );
                 trimswitch_sim::scenario::netmodel::run_all_model(&cfg, &sc)?
             } else {
                 sc.validate(&cfg)?;
-                println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+                println!(
+                    "sim: scenario {} ({}) on {} in Verilator, modes {:?}",
+                    sc.name,
+                    sc.source.display(),
+                    cfg.target.name,
+                    sc.modes(&cfg)
+                );
                 trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?
             };
-            let out = out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() }));
+            let out = out.unwrap_or_else(|| {
+                flows::build_dir(&cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() })
+            });
             std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
             let metrics = out.join("metrics.json");
             write_json(&metrics, &r)?;
@@ -440,10 +479,25 @@ fn run(cli: Cli) -> Result<()> {
                 let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
                 println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
                 for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == "ts_fabric") {
-                    println!("          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}", r["family"].as_str().unwrap_or("?"), r["luts"], r["ffs"], r["bram36"], r["bram18"], r["carry"], r["logic_depth"]);
+                    println!(
+                        "          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}",
+                        r["family"].as_str().unwrap_or("?"),
+                        r["luts"],
+                        r["ffs"],
+                        r["bram36"],
+                        r["bram18"],
+                        r["carry"],
+                        r["logic_depth"]
+                    );
                 }
             }
-            let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim")).into_iter().flatten().flatten().map(|e| e.path().join("metrics.json")).filter(|p| p.exists()).collect();
+            let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().join("metrics.json"))
+                .filter(|p| p.exists())
+                .collect();
             sims.sort();
             for p in sims {
                 let Some(r) = flows::read_json(&p) else { continue };
@@ -464,7 +518,13 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
             if let Some(s) = flows::read_json(&out.join("smoke.json")) {
-                println!("smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})", s["packets_delivered"], s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0), s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6, out.join("smoke.json").display());
+                println!(
+                    "smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})",
+                    s["packets_delivered"],
+                    s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0),
+                    s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6,
+                    out.join("smoke.json").display()
+                );
             }
         }
         Cmd::Replay { sel, inputs, out_dir, model, fcs } => {
@@ -481,7 +541,8 @@ fn run(cli: Cli) -> Result<()> {
             );
             let r = replay::replay(&cfg, &replay::ReplayOpts { inputs, fcs, engine, out_dir: out_dir.clone() })?;
             let list = |v: &[usize], skip_zero: bool| -> String {
-                let parts: Vec<String> = v.iter().enumerate().filter(|(_, n)| !skip_zero || **n > 0).map(|(p, n)| format!("port{p} {n}")).collect();
+                let parts: Vec<String> =
+                    v.iter().enumerate().filter(|(_, n)| !skip_zero || **n > 0).map(|(p, n)| format!("port{p} {n}")).collect();
                 parts.join(", ")
             };
             let cycles = r.rtl_cycles.map_or(String::new(), |(c, s)| format!("; {c} cycles in {s:.1} s"));
@@ -505,7 +566,11 @@ fn run(cli: Cli) -> Result<()> {
                 for d in &r.disagreements {
                     eprintln!("replay: {d}");
                 }
-                bail!("the RTL and the golden model disagree ({} findings above); outputs written to {}", r.disagreements.len(), out_dir.display());
+                bail!(
+                    "the RTL and the golden model disagree ({} findings above); outputs written to {}",
+                    r.disagreements.len(),
+                    out_dir.display()
+                );
             }
         }
     }

@@ -27,9 +27,9 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use trimswitch_hdl::config::Config;
-use trimswitch_sim::rtl::ingress::{run_rtl, RtlOpts};
 use trimswitch_sim::model::{Counters, IngressModel, IngressOut, Settings};
 use trimswitch_sim::packet::{crc, pcap};
+use trimswitch_sim::rtl::ingress::{run_rtl, RtlOpts};
 
 /// Whether the input records carry their FCS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -133,7 +133,11 @@ impl Replay {
     /// Frames dropped: by `rx_fcs` (every `rx_drop_*`), as malformed, or for
     /// lack of an egress port.
     pub fn drops(&self) -> u64 {
-        self.counters.iter().filter(|(k, _)| k.contains(".rx_drop_") || k.ends_with(".drop_malformed") || k.ends_with(".drop_no_port")).map(|(_, v)| v).sum()
+        self.counters
+            .iter()
+            .filter(|(k, _)| k.contains(".rx_drop_") || k.ends_with(".drop_malformed") || k.ends_with(".drop_no_port"))
+            .map(|(_, v)| v)
+            .sum()
     }
 }
 
@@ -199,7 +203,8 @@ pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
     // The golden model, frame by frame: what each input frame becomes.
     let settings = Settings::from_config(cfg);
     let mut model = IngressModel::with_settings(cfg, settings.clone());
-    let predicted: Vec<Vec<Option<IngressOut>>> = wire.iter().enumerate().map(|(p, frames)| frames.iter().map(|f| model.process(p, f)).collect()).collect();
+    let predicted: Vec<Vec<Option<IngressOut>>> =
+        wire.iter().enumerate().map(|(p, frames)| frames.iter().map(|f| model.process(p, f)).collect()).collect();
     let model_counters = model.counters().clone();
 
     // (time_ns, packet) per source port, in order.
@@ -260,7 +265,8 @@ pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
                 for (k, v) in &model_counters {
                     match counters.get(k) {
                         Some(r) if r == v => {}
-                        r => disagreements.push(format!("counter {k}: RTL {}, model {v}", r.map_or("missing".to_string(), |r| r.to_string()))),
+                        r => disagreements
+                            .push(format!("counter {k}: RTL {}, model {v}", r.map_or("missing".to_string(), |r| r.to_string()))),
                     }
                 }
             }

@@ -69,9 +69,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::tools::{command_line, run_with_timeout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use crate::tools::{command_line, run_with_timeout};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -259,8 +259,7 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
 
     let input_path = workdir.join(&input);
     if !same_file(verilog, &input_path) {
-        std::fs::copy(verilog, &input_path)
-            .with_context(|| format!("{what}: copying the input to {}", input_path.display()))?;
+        std::fs::copy(verilog, &input_path).with_context(|| format!("{what}: copying the input to {}", input_path.display()))?;
     }
     let text = format!(
         "# Written by trimswitch::synth for {source}\n\
@@ -290,15 +289,14 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
     let args = ["-q".to_string(), "-l".into(), log.clone(), "-s".into(), script.clone()];
     let log_path = workdir.join(&log);
     let started = Instant::now();
-    let run = run_with_timeout(Command::new(&yosys).args(&args).current_dir(workdir), timeout)
-        .with_context(|| {
-            format!(
-                "{what}: running `{}` in {}{}",
-                command_line(&yosys.display().to_string(), &args),
-                workdir.display(),
-                log_tail(&log_path, ""),
-            )
-        })?;
+    let run = run_with_timeout(Command::new(&yosys).args(&args).current_dir(workdir), timeout).with_context(|| {
+        format!(
+            "{what}: running `{}` in {}{}",
+            command_line(&yosys.display().to_string(), &args),
+            workdir.display(),
+            log_tail(&log_path, ""),
+        )
+    })?;
     let seconds = started.elapsed().as_secs_f64();
     let log_text = std::fs::read_to_string(&log_path).unwrap_or_default();
     if !run.status.success() {
@@ -310,8 +308,8 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
         );
     }
 
-    let stat_text = std::fs::read_to_string(workdir.join(&stat))
-        .with_context(|| format!("{what}: reading {stat}{}", log_tail(&log_path, "")))?;
+    let stat_text =
+        std::fs::read_to_string(workdir.join(&stat)).with_context(|| format!("{what}: reading {stat}{}", log_tail(&log_path, "")))?;
     let cells = parse_stat_cells(&stat_text, top).with_context(|| format!("{what}: parsing {stat}"))?;
     let logic_depth = parse_ltp_length(&log_text)
         .ok_or_else(|| anyhow!("{what}: no `ltp` result in {}{}", log_path.display(), log_tail(&log_path, "")))?;

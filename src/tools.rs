@@ -57,11 +57,7 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<Captured
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    Ok(Captured {
-        status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    })
+    Ok(Captured { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() })
 }
 
 /// A command line for messages, with arguments quoted where needed.

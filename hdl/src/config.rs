@@ -313,7 +313,9 @@ impl Config {
             err(
                 "datapath.user_width",
                 d.user_width.to_string(),
-                &format!("must be one of {USER_WIDTHS:?} (the traffic manager's trimmer needs the header-location fields of tuser bits 56..78)"),
+                &format!(
+                    "must be one of {USER_WIDTHS:?} (the traffic manager's trimmer needs the header-location fields of tuser bits 56..78)"
+                ),
             )?;
         }
         if !(d.port_gbps > 0.0) {
@@ -347,7 +349,11 @@ impl Config {
         }
         let max = self.ingress.max_frame;
         if t.meter_burst_bytes < max + 24 || t.meter_burst_bytes >= 1 << 24 {
-            err("meter_burst_bytes", t.meter_burst_bytes.to_string(), &format!("must be in ingress.max_frame + 24 ({})..2^24 bytes (a full bucket passes a largest frame)", max + 24))?;
+            err(
+                "meter_burst_bytes",
+                t.meter_burst_bytes.to_string(),
+                &format!("must be in ingress.max_frame + 24 ({})..2^24 bytes (a full bucket passes a largest frame)", max + 24),
+            )?;
         }
         for (key, v) in [("t0_us", t.t0_us), ("t1_us", t.t1_us)] {
             if !(v >= 0.0 && Tm::cycles(v, mhz) < 1 << 32) {
@@ -355,7 +361,11 @@ impl Config {
             }
         }
         if t.dod_words < 128usize.div_ceil(k) || t.dod_words > 4096 {
-            err("dod_words", t.dod_words.to_string(), &format!("must be in {}..=4096 beats (at least a 128-byte header of {k} B beats)", 128usize.div_ceil(k)))?;
+            err(
+                "dod_words",
+                t.dod_words.to_string(),
+                &format!("must be in {}..=4096 beats (at least a 128-byte header of {k} B beats)", 128usize.div_ceil(k)),
+            )?;
         }
         if !["strict", "drr"].contains(&t.scheduler.as_str()) {
             err("scheduler", format!("{:?}", t.scheduler), "must be \"strict\" or \"drr\"")?;
@@ -381,13 +391,25 @@ impl Config {
         }
         let max = self.ingress.max_frame as usize;
         if (t.queue_d_bytes as usize) < max || t.queue_d_bytes >= 1 << 24 {
-            err("queue_d_bytes", t.queue_d_bytes.to_string(), &format!("must be in ingress.max_frame ({max})..2^24 bytes (at least one largest frame)"))?;
+            err(
+                "queue_d_bytes",
+                t.queue_d_bytes.to_string(),
+                &format!("must be in ingress.max_frame ({max})..2^24 bytes (at least one largest frame)"),
+            )?;
         }
         if t.queue_d_words < max.div_ceil(k) {
-            err("queue_d_words", t.queue_d_words.to_string(), &format!("must hold a largest frame ({max} B = {} beats of {k} B)", max.div_ceil(k)))?;
+            err(
+                "queue_d_words",
+                t.queue_d_words.to_string(),
+                &format!("must hold a largest frame ({max} B = {} beats of {k} B)", max.div_ceil(k)),
+            )?;
         }
         if t.queue_h_words < 128usize.div_ceil(k) {
-            err("queue_h_words", t.queue_h_words.to_string(), &format!("must hold a 128-byte header ({} beats of {k} B)", 128usize.div_ceil(k)))?;
+            err(
+                "queue_h_words",
+                t.queue_h_words.to_string(),
+                &format!("must hold a 128-byte header ({} beats of {k} B)", 128usize.div_ceil(k)),
+            )?;
         }
         Ok(())
     }
@@ -407,7 +429,10 @@ impl Config {
             err(
                 "max_frame",
                 g.max_frame.to_string(),
-                &format!("the receive FIFO (fifo.depth {} beats of {lane_bytes} B) must hold a maximum frame plus one beat", self.fifo.depth),
+                &format!(
+                    "the receive FIFO (fifo.depth {} beats of {lane_bytes} B) must hold a maximum frame plus one beat",
+                    self.fifo.depth
+                ),
             )?;
         }
         if g.miss_port > 255 {
@@ -440,7 +465,11 @@ impl Config {
         }
         for (i, r) in g.route.iter().enumerate() {
             if parse_prefix(&r.prefix).is_none() {
-                err(&format!("route[{i}].prefix"), format!("{:?}", r.prefix), "must be \"a.b.c.d/len\" with len 0..=32 and zero host bits")?;
+                err(
+                    &format!("route[{i}].prefix"),
+                    format!("{:?}", r.prefix),
+                    "must be \"a.b.c.d/len\" with len 0..=32 and zero host bits",
+                )?;
             }
             if r.port > 255 {
                 err(&format!("route[{i}].port"), r.port.to_string(), "must be in 0..=255 (255 drops)")?;

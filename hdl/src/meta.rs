@@ -162,7 +162,24 @@ mod tests {
 
     #[test]
     fn meta_round_trips() {
-        let m = Meta { src_port: 3, dest_port: 0xfe, length: 9014, flags: 0x81, tc: 6, prio: true, trim_ok: false, ndp_data: true, routed: true, malformed: false, nexthop: 0xa5, l3: 2, l4: 1, l3_off: 0x7f, l4_off: 67, ihl: 15 };
+        let m = Meta {
+            src_port: 3,
+            dest_port: 0xfe,
+            length: 9014,
+            flags: 0x81,
+            tc: 6,
+            prio: true,
+            trim_ok: false,
+            ndp_data: true,
+            routed: true,
+            malformed: false,
+            nexthop: 0xa5,
+            l3: 2,
+            l4: 1,
+            l3_off: 0x7f,
+            l4_off: 67,
+            ihl: 15,
+        };
         assert_eq!(Meta::unpack(m.pack()), m);
         assert!(m.pack() >> WIDE_BITS == 0);
         // A 64-bit tuser has no header-location fields: the ingress leaves

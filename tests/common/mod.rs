@@ -11,9 +11,7 @@ pub const MIN_CYCLES: u64 = 100_000;
 /// agent is idle; fails rather than hangs after `max_cycles`.
 pub fn run_for(tb: &mut Tb, agents: &mut [&mut dyn Agent], min_cycles: u64, max_cycles: u64) -> Result<u64> {
     let start = tb.cycle();
-    tb.run_until(agents, max_cycles, |tb, agents| {
-        tb.cycle() - start >= min_cycles && agents.iter().all(|a| a.idle())
-    })
+    tb.run_until(agents, max_cycles, |tb, agents| tb.cycle() - start >= min_cycles && agents.iter().all(|a| a.idle()))
 }
 
 /// Asserts a sink saw no AXI-Stream protocol error.

@@ -8,9 +8,9 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::path::Path;
 use trimswitch_hdl::config::Config;
-use trimswitch_sim::rtl::ingress::{compare, run_rtl, RtlOpts};
 use trimswitch_sim::model::gen::{malformed_corpus, random_frame, Expect, GenOpts};
 use trimswitch_sim::model::{run_model, Route, Settings};
+use trimswitch_sim::rtl::ingress::{compare, run_rtl, RtlOpts};
 
 fn config(file: &str, overrides: &[&str]) -> Result<Config> {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
@@ -157,7 +157,17 @@ fn lpm_semantics() -> Result<()> {
             src: [2, 0, 0, 0, 0, 9],
             vlans: vec![],
             protego: None,
-            l3: L3::Ipv4(Ipv4 { dscp: 0, ecn: 0, id: 1, dont_fragment: true, ttl: 64, protocol: 17, src: [10, 9, 9, 9], dst: dst.to_be_bytes(), options: vec![] }),
+            l3: L3::Ipv4(Ipv4 {
+                dscp: 0,
+                ecn: 0,
+                id: 1,
+                dont_fragment: true,
+                ttl: 64,
+                protocol: 17,
+                src: [10, 9, 9, 9],
+                dst: dst.to_be_bytes(),
+                options: vec![],
+            }),
             l4: L4::Udp(Udp { sport: 1, dport: 2 }),
             payload: vec![0; 40],
         }
@@ -238,7 +248,10 @@ fn line_rate_64_byte_frames_512_bit() -> Result<()> {
     compare(2, &ro, &mo, &rc, &mc)?;
     let rate = st.out_pkts as f64 / st.out_span as f64;
     let lat = st.first_latency.unwrap_or(u64::MAX);
-    eprintln!("line rate 512: {} packets in {} cycles = {rate:.4} packets/cycle; first-beat latency {lat} cycles", st.out_pkts, st.out_span);
+    eprintln!(
+        "line rate 512: {} packets in {} cycles = {rate:.4} packets/cycle; first-beat latency {lat} cycles",
+        st.out_pkts, st.out_span
+    );
     ensure!(st.out_pkts == 5000 && st.out_span <= 5000 + 4, "5000 64-byte frames left in {} cycles", st.out_span);
     ensure!(lat <= 40, "latency {lat} cycles");
     Ok(())

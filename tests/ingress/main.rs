@@ -4,7 +4,7 @@
 //! each module is one block's or one tool's tests.
 #[path = "../common/mod.rs"]
 mod common;
-mod rx_fcs;
-mod parser;
 mod ingress;
+mod parser;
 mod replay;
+mod rx_fcs;

@@ -7,17 +7,17 @@ use anyhow::{ensure, Result};
 use common::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::meta::tuser;
 use trimswitch_hdl::ingress::parser::{Parser, REASONS};
 use trimswitch_hdl::ingress::phv::{malformed, Phv};
+use trimswitch_hdl::meta::tuser;
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSideTap, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::model_of;
+use trimswitch_sim::harness::tb::Tb;
+use trimswitch_sim::harness::verilator::ModelLib;
 use trimswitch_sim::model::gen::{malformed_corpus, random_frame, GenOpts};
 use trimswitch_sim::model::parser::parse;
 use trimswitch_sim::model::rx_fcs::rx_fcs;
 use trimswitch_sim::model::Settings;
-use trimswitch_sim::harness::tb::Tb;
-use trimswitch_sim::harness::verilator::ModelLib;
 
 fn model(width: usize) -> Result<ModelLib> {
     match width {
@@ -99,7 +99,12 @@ fn against_model(width: usize, idle: f64, ready: f64, seed: u64) -> Result<()> {
     ensure!(b.tap.values.len() == want.len(), "{} PHVs for {} packets", b.tap.values.len(), want.len());
     for (i, (v, w)) in b.tap.values.iter().zip(&want).enumerate() {
         let got = Phv::unpack(&[v[0], v[1], v[2], v[3]]);
-        ensure!(got == *w, "packet {i} ({} bytes, {:02x?}...): PHV\n  rtl   {got:?}\n  model {w:?}", wire[i].len(), &wire[i][..wire[i].len().min(64)]);
+        ensure!(
+            got == *w,
+            "packet {i} ({} bytes, {:02x?}...): PHV\n  rtl   {got:?}\n  model {w:?}",
+            wire[i].len(),
+            &wire[i][..wire[i].len().min(64)]
+        );
     }
     ensure!(b.get("pkts") == want.len() as u64, "pkts = {}", b.get("pkts"));
     let mut seen = 0;

@@ -95,12 +95,21 @@ fn after_protego(f: &[u8]) -> Option<usize> {
 
 /// Checks one output directory of a 4-port netfpga-sume replay against the
 /// model's outputs; returns the parsed counters.json.
-fn check_outputs(dir: &Path, engine: &str, cfg: &Config, s: &Settings, wire: &[Vec<Vec<u8>>], expect: &[IngressOut]) -> Result<serde_json::Value> {
+fn check_outputs(
+    dir: &Path,
+    engine: &str,
+    cfg: &Config,
+    s: &Settings,
+    wire: &[Vec<Vec<u8>>],
+    expect: &[IngressOut],
+) -> Result<serde_json::Value> {
     let ports = cfg.datapath.ports;
     // What each input frame becomes, frame by frame.
     let mut m = IngressModel::with_settings(cfg, s.clone());
-    let per_frame: Vec<Vec<Option<IngressOut>>> = wire.iter().enumerate().map(|(p, fs)| fs.iter().map(|f| m.process(p, f)).collect()).collect();
-    let by_time: BTreeMap<u64, (usize, usize)> = wire.iter().enumerate().flat_map(|(p, fs)| (0..fs.len()).map(move |i| (capture_time(p, i), (p, i)))).collect();
+    let per_frame: Vec<Vec<Option<IngressOut>>> =
+        wire.iter().enumerate().map(|(p, fs)| fs.iter().map(|f| m.process(p, f)).collect()).collect();
+    let by_time: BTreeMap<u64, (usize, usize)> =
+        wire.iter().enumerate().flat_map(|(p, fs)| (0..fs.len()).map(move |i| (capture_time(p, i), (p, i)))).collect();
     // Expected: the model's outputs by egress port, then by source port, in order.
     let mut want: BTreeMap<(usize, usize), Vec<Vec<u8>>> = BTreeMap::new();
     for o in expect {
@@ -117,9 +126,16 @@ fn check_outputs(dir: &Path, engine: &str, cfg: &Config, s: &Settings, wire: &[V
             total += 1;
             ensure!(r.time_ns >= last, "{engine}: port{n}.pcap record {k}: timestamps go back");
             last = r.time_ns;
-            let &(p, i) = by_time.get(&r.time_ns).with_context(|| format!("{engine}: port{n}.pcap record {k}: timestamp {} is no input's", r.time_ns))?;
-            let out = per_frame[p][i].as_ref().with_context(|| format!("{engine}: port{n}.pcap record {k}: stamped as port {p} frame {i}, which the model drops"))?;
-            ensure!(out.frame == r.data && out.meta.dest_port as usize == n, "{engine}: port{n}.pcap record {k}: not what port {p} frame {i} becomes");
+            let &(p, i) = by_time
+                .get(&r.time_ns)
+                .with_context(|| format!("{engine}: port{n}.pcap record {k}: timestamp {} is no input's", r.time_ns))?;
+            let out = per_frame[p][i]
+                .as_ref()
+                .with_context(|| format!("{engine}: port{n}.pcap record {k}: stamped as port {p} frame {i}, which the model drops"))?;
+            ensure!(
+                out.frame == r.data && out.meta.dest_port as usize == n,
+                "{engine}: port{n}.pcap record {k}: not what port {p} frame {i} becomes"
+            );
             got.entry((n, p)).or_default().push(r.data.clone());
             // An independent reader: a well-formed Ethernet frame; a routed
             // packet has the next hop's MAC as destination, still its arrival
@@ -128,30 +144,54 @@ fn check_outputs(dir: &Path, engine: &str, cfg: &Config, s: &Settings, wire: &[V
             // this port.
             // Headers up to UDP must decode; the generator fills other
             // protocols' bytes (ARP, ICMP, IGMP, ...) at random, so those may not.
-            let sp = etherparse::LaxSlicedPacket::from_ethernet(&r.data).map_err(|e| anyhow::anyhow!("{engine}: port{n}.pcap record {k}: etherparse: {e}"))?;
+            let sp = etherparse::LaxSlicedPacket::from_ethernet(&r.data)
+                .map_err(|e| anyhow::anyhow!("{engine}: port{n}.pcap record {k}: etherparse: {e}"))?;
             if let Some((e, layer)) = &sp.stop_err {
                 use etherparse::err::Layer;
                 ensure!(
-                    matches!(layer, Layer::TcpHeader | Layer::Icmpv4 | Layer::Icmpv4Timestamp | Layer::Icmpv4TimestampReply | Layer::Icmpv6 | Layer::Igmp | Layer::Arp),
+                    matches!(
+                        layer,
+                        Layer::TcpHeader
+                            | Layer::Icmpv4
+                            | Layer::Icmpv4Timestamp
+                            | Layer::Icmpv4TimestampReply
+                            | Layer::Icmpv6
+                            | Layer::Igmp
+                            | Layer::Arp
+                    ),
                     "{engine}: port{n}.pcap record {k}: etherparse: {layer:?}: {e}"
                 );
             }
-            let Some(etherparse::LinkSlice::Ethernet2(eth)) = &sp.link else { anyhow::bail!("{engine}: port{n}.pcap record {k}: no Ethernet II header") };
+            let Some(etherparse::LinkSlice::Ethernet2(eth)) = &sp.link else {
+                anyhow::bail!("{engine}: port{n}.pcap record {k}: no Ethernet II header")
+            };
             if out.meta.routed {
                 routed += 1;
                 let ip = match &sp.net {
                     Some(etherparse::LaxNetSlice::Ipv4(ip)) => ip.header().to_header(),
                     // etherparse stops at a Protego tag (docs/protocols.md): read the IPv4 header after it.
                     _ => {
-                        let off = after_protego(&r.data).with_context(|| format!("{engine}: port{n}.pcap record {k}: routed but no IPv4"))?;
-                        etherparse::Ipv4HeaderSlice::from_slice(&r.data[off..]).map_err(|e| anyhow::anyhow!("{engine}: port{n}.pcap record {k}: IPv4 after Protego: {e}"))?.to_header()
+                        let off =
+                            after_protego(&r.data).with_context(|| format!("{engine}: port{n}.pcap record {k}: routed but no IPv4"))?;
+                        etherparse::Ipv4HeaderSlice::from_slice(&r.data[off..])
+                            .map_err(|e| anyhow::anyhow!("{engine}: port{n}.pcap record {k}: IPv4 after Protego: {e}"))?
+                            .to_header()
                     }
                 };
                 let d = ip.destination;
                 let port = if d[0] == 10 && d[1] == 0 && d[2] < 4 { d[2] as usize } else { 0 }; // netfpga-sume's routes
                 ensure!(port == n, "{engine}: port{n}.pcap record {k}: IPv4 destination {d:?} routes to port {port}");
-                ensure!(eth.destination() == [2, 0, 0, 0, 1, n as u8], "{engine}: port{n}.pcap record {k}: destination MAC {:?}", eth.destination());
-                ensure!(eth.source() == wire[p][i][6..12], "{engine}: port{n}.pcap record {k}: source MAC {:?}, arrived with {:?}", eth.source(), &wire[p][i][6..12]);
+                ensure!(
+                    eth.destination() == [2, 0, 0, 0, 1, n as u8],
+                    "{engine}: port{n}.pcap record {k}: destination MAC {:?}",
+                    eth.destination()
+                );
+                ensure!(
+                    eth.source() == wire[p][i][6..12],
+                    "{engine}: port{n}.pcap record {k}: source MAC {:?}, arrived with {:?}",
+                    eth.source(),
+                    &wire[p][i][6..12]
+                );
             }
         }
     }
@@ -176,7 +216,11 @@ fn replay_model_and_rtl() -> Result<()> {
     let (expect, counters) = run_model(&cfg, &s, &wire);
     let per_port: Vec<usize> = (0..4).map(|n| expect.iter().filter(|o| o.meta.dest_port == n).count()).collect();
     ensure!(per_port.iter().all(|&n| n > 0), "the captures should reach every port: {per_port:?}");
-    let drops: u64 = counters.iter().filter(|(k, _)| k.contains(".rx_drop_") || k.ends_with("drop_malformed") || k.ends_with("drop_no_port")).map(|(_, v)| v).sum();
+    let drops: u64 = counters
+        .iter()
+        .filter(|(k, _)| k.contains(".rx_drop_") || k.ends_with("drop_malformed") || k.ends_with("drop_no_port"))
+        .map(|(_, v)| v)
+        .sum();
     ensure!(drops > 0 && expect.len() as u64 + drops == 400, "{} out + {drops} dropped != 400", expect.len());
 
     let input = format!("0={},2={}", dir.join("in0.pcap").display(), dir.join("in2.pcap").display());
@@ -232,7 +276,10 @@ fn replay_fcs_present_kept() -> Result<()> {
     ensure!(counters["port3.rx_drop_fcs"] > 0, "no bad FCS among the frames");
     // The FCS stays on (routed packets' MACs are rewritten after it was computed).
     let kept = expect.iter().filter(|o| !o.meta.routed).count();
-    ensure!(kept > 0 && expect.iter().filter(|o| !o.meta.routed).all(|o| trimswitch_sim::packet::crc::fcs_ok(&o.frame)), "a packet left without its FCS");
+    ensure!(
+        kept > 0 && expect.iter().filter(|o| !o.meta.routed).all(|o| trimswitch_sim::packet::crc::fcs_ok(&o.frame)),
+        "a packet left without its FCS"
+    );
     let out = dir.join("out");
     let r = trimswitch(&[
         "replay",
@@ -290,11 +337,7 @@ fn replay_errors() -> Result<()> {
         (&u250, vec![format!("0={a},2={b}")], vec![format!("--in 2={b}: port 2 does not exist (alveo-u250 has ports 0..=1)")]),
         (&sume, vec![format!("0={a},1={b}"), format!("0={b}")], vec![format!("--in 0={b}: port 0 is given twice (also 0={a})")]),
         (&sume, vec![format!("0={a}"), format!("1={text_file}")], vec![format!("{text_file}: not a pcap file")]),
-        (
-            &sume,
-            vec![format!("1={truncated}")],
-            vec![format!("{truncated}: record 2: 100 captured bytes, but the file ends after 10")],
-        ),
+        (&sume, vec![format!("1={truncated}")], vec![format!("{truncated}: record 2: 100 captured bytes, but the file ends after 10")]),
     ];
     for (i, (conf, ins, want)) in cases.iter().enumerate() {
         let out = dir.join(format!("out{i}"));
@@ -356,11 +399,23 @@ fn replay_output_reads_in_scapy() -> Result<()> {
         ensure!(r.status.success(), "scapy on {}: {}", path.display(), text(&r.stderr));
         let o = text(&r.stdout);
         let lines: Vec<&str> = o.lines().collect();
-        ensure!(lines.first() == Some(&recs.len().to_string().as_str()), "{}: scapy counts {:?}, we wrote {}", path.display(), lines.first(), recs.len());
+        ensure!(
+            lines.first() == Some(&recs.len().to_string().as_str()),
+            "{}: scapy counts {:?}, we wrote {}",
+            path.display(),
+            lines.first(),
+            recs.len()
+        );
         if let Some(first) = recs.first() {
             let hex: String = first.data.iter().map(|b| format!("{b:02x}")).collect();
             ensure!(lines.get(1) == Some(&hex.as_str()), "{}: scapy reads other bytes", path.display());
-            ensure!(lines.get(2) == Some(&first.time_ns.to_string().as_str()), "{}: scapy time {:?}, expected {}", path.display(), lines.get(2), first.time_ns);
+            ensure!(
+                lines.get(2) == Some(&first.time_ns.to_string().as_str()),
+                "{}: scapy time {:?}, expected {}",
+                path.display(),
+                lines.get(2),
+                first.time_ns
+            );
         }
         checked += recs.len();
     }

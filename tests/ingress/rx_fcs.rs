@@ -5,14 +5,14 @@ use crate::common;
 use anyhow::{ensure, Result};
 use common::*;
 use rand::Rng;
-use trimswitch_hdl::meta::tuser;
 use trimswitch_hdl::ingress::rx_fcs::RxFcs;
+use trimswitch_hdl::meta::tuser;
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::{model_of, Traffic};
-use trimswitch_sim::model::{rx_fcs, RxDrop, Settings};
-use trimswitch_sim::packet::crc::append_fcs;
 use trimswitch_sim::harness::tb::Tb;
 use trimswitch_sim::harness::verilator::ModelLib;
+use trimswitch_sim::model::{rx_fcs, RxDrop, Settings};
+use trimswitch_sim::packet::crc::append_fcs;
 
 const PORT: u8 = 5;
 

@@ -103,7 +103,13 @@ fn random_drr_512() -> Result<()> {
 
 /// Output order of saturated inputs, and bytes per input over the window in
 /// which every input still had packets waiting.
-fn saturated(width: usize, drr: bool, quanta: [u64; N], lens: impl Fn(&mut Traffic) -> usize, per_input: usize) -> Result<(Vec<usize>, [u64; N], u64)> {
+fn saturated(
+    width: usize,
+    drr: bool,
+    quanta: [u64; N],
+    lens: impl Fn(&mut Traffic) -> usize,
+    per_input: usize,
+) -> Result<(Vec<usize>, [u64; N], u64)> {
     let mut b = bench(width, drr, quanta, 7)?;
     let mut t = Traffic::new(8);
     let mut total = 0;

@@ -8,9 +8,9 @@ use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 use trimswitch_hdl::prim::crc::{crc32_update, Crc32Beat};
 use trimswitch_sim::harness::dut::model_of;
-use trimswitch_sim::packet::crc::{append_fcs, fcs_ok};
 use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::harness::verilator::{Model, Port};
+use trimswitch_sim::packet::crc::{append_fcs, fcs_ok};
 
 /// Feeds frames beat by beat (with random idle cycles) and checks the verdict
 /// and the CRC register on every last beat.
@@ -114,7 +114,19 @@ fn run(width: usize) -> Result<()> {
     }
     let n = frames.len() as u64;
     let crc = m.port("crc")?;
-    let mut feeder = Feeder { frames, lanes, offset: 0, driving: false, ports, crc, rng: SmallRng::seed_from_u64(9), due: None, checked: 0, good: 0, errors: vec![] };
+    let mut feeder = Feeder {
+        frames,
+        lanes,
+        offset: 0,
+        driving: false,
+        ports,
+        crc,
+        rng: SmallRng::seed_from_u64(9),
+        due: None,
+        checked: 0,
+        good: 0,
+        errors: vec![],
+    };
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
     let cycles = tb.run_until_idle(&mut [&mut feeder], 10 * common::MIN_CYCLES)?;

@@ -2,12 +2,12 @@
 //!
 //! One test binary per subsystem (`cargo test --test prim <module>::<test>`);
 //! each module is one block's or one tool's tests.
-#[path = "../common/mod.rs"]
-mod common;
-mod axis_skid;
-mod pkt_fifo;
+mod axil_regs;
 mod axis_arb_mux;
 mod axis_demux;
-mod axil_regs;
+mod axis_skid;
+#[path = "../common/mod.rs"]
+mod common;
 mod crc32_beat;
 mod fabric;
+mod pkt_fifo;

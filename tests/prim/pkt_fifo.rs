@@ -53,10 +53,7 @@ impl Bench {
         let start = self.tb.cycle();
         let (src, sink) = (&mut self.src, &mut self.sink);
         self.tb.run_until(&mut [src, sink], max_cycles, |tb, agents| {
-            tb.cycle() - start >= min_cycles
-                && agents.iter().all(|a| a.idle())
-                && tb.model.get(&occ) == 0
-                && tb.model.get(&valid) == 0
+            tb.cycle() - start >= min_cycles && agents.iter().all(|a| a.idle()) && tb.model.get(&occ) == 0 && tb.model.get(&valid) == 0
         })
     }
 }
@@ -80,7 +77,12 @@ fn sf_conservation(width: usize) -> Result<()> {
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
     let missing = subsequence(&sent, &got)?;
     ensure!(missing.len() as u64 == b.get("drop_pkts"), "{} packets missing, drop_pkts = {}", missing.len(), b.get("drop_pkts"));
-    ensure!(!missing.is_empty() && got.len() > sent.len() / 4, "test did not exercise both outcomes: {} dropped of {}", missing.len(), sent.len());
+    ensure!(
+        !missing.is_empty() && got.len() > sent.len() / 4,
+        "test did not exercise both outcomes: {} dropped of {}",
+        missing.len(),
+        sent.len()
+    );
     ensure!(b.get("occ_bytes") == 0 && b.get("occ_pkts") == 0, "occupancy not zero when empty");
     eprintln!("sf_conservation/{width}: {cycles} cycles, {} packets, {} dropped", sent.len(), missing.len());
     Ok(())

@@ -4,5 +4,5 @@
 //! each module is one block's or one tool's tests.
 #[path = "../common/mod.rs"]
 mod common;
-mod switch;
 mod scenario;
+mod switch;

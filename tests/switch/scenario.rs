@@ -37,7 +37,12 @@ fn common_checks(cfg: &Config, m: &Metrics) -> Result<()> {
     for f in &m.flows {
         ensure!(f.whole + f.trimmed + f.returned + f.lost == f.sent, "flow {}: counts do not add up: {f:?}", f.id);
     }
-    ensure!(m.flows.iter().map(|f| f.lost as u64).sum::<u64>() == c.dropped, "lost packets {} vs drop counters {}", m.flows.iter().map(|f| f.lost).sum::<usize>(), c.dropped);
+    ensure!(
+        m.flows.iter().map(|f| f.lost as u64).sum::<u64>() == c.dropped,
+        "lost packets {} vs drop counters {}",
+        m.flows.iter().map(|f| f.lost).sum::<usize>(),
+        c.dropped
+    );
     for p in 0..cfg.datapath.ports {
         ensure!(m.max_occ_d_bytes[p] <= cfg.tm.queue_d_bytes as u64, "port {p}: data queue {} B over its limit", m.max_occ_d_bytes[p]);
         ensure!(m.max_occ_h_bytes[p] <= cfg.tm.queue_h_bytes as u64, "port {p}: header queue {} B over its limit", m.max_occ_h_bytes[p]);
@@ -82,7 +87,13 @@ fn incast_through_the_cli_in_three_modes() -> Result<()> {
         ensure!(m.max_occ_d_bytes[0] + 1500 > cfg.tm.queue_d_bytes as u64, "{}: data queue peaked at {} B", m.mode, m.max_occ_d_bytes[0]);
         // Headers overtake queued data: their latency is far below a full
         // data queue's.
-        ensure!(m.header_latency.max < m.data_latency.median, "{}: header max {} vs data median {} cycles", m.mode, m.header_latency.max, m.data_latency.median);
+        ensure!(
+            m.header_latency.max < m.data_latency.median,
+            "{}: header max {} vs data median {} cycles",
+            m.mode,
+            m.header_latency.max,
+            m.data_latency.median
+        );
         // Throughput series: whole bytes per flow add up to what arrived.
         for f in &m.flows {
             let bytes: f64 = m.flow_gbps[f.id].iter().sum::<f64>() * m.bin_cycles as f64 * 1e9 / 8.0 / (m.clock_mhz * 1e6);
@@ -102,7 +113,11 @@ fn incast_through_the_cli_in_three_modes() -> Result<()> {
     ensure!(alone.mode_cycles.iter().all(|c| c[1] == 0 && c[2] == 0), "meter only: modes {:?}", alone.mode_cycles);
     ensure!(alone.mode_samples.iter().all(|s| s.2 == 0), "meter only: a sampled mode not optimistic");
     let p = meter.mode_cycles[0][2];
-    ensure!(meter.trims["dod"] > 0 && p > 0 && meter.mode_samples.iter().any(|s| s.1 == 0 && s.2 == 2), "meter: DoD trims {} but {p} pessimistic cycles", meter.trims["dod"]);
+    ensure!(
+        meter.trims["dod"] > 0 && p > 0 && meter.mode_samples.iter().any(|s| s.1 == 0 && s.2 == 2),
+        "meter: DoD trims {} but {p} pessimistic cycles",
+        meter.trims["dod"]
+    );
     // The model engine agrees with the RTL: trims and DoD deflections
     // within 2% (plus one packet) in every mode.
     let model = run_all_model(&cfg, &Scenario::load("incast")?)?;
@@ -137,7 +152,10 @@ fn incast_through_the_cli_in_three_modes() -> Result<()> {
 /// see below).
 #[test]
 fn incast_across_four_pipelines_rtl_and_model() -> Result<()> {
-    let cfg = Config::load_with(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml")), &["datapath.pipelines=4".to_string()])?;
+    let cfg = Config::load_with(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml")),
+        &["datapath.pipelines=4".to_string()],
+    )?;
     let sc = Scenario::load("incast")?;
     let mut runs = vec![];
     for mode in ["ideal", "meter-no-notify", "meter"] {
@@ -148,7 +166,12 @@ fn incast_across_four_pipelines_rtl_and_model() -> Result<()> {
         ensure!(c.sent == 600 && c.dropped == 0 && c.returned == 0 && c.trimmed >= 300, "{mode}: {c:?}");
         ensure!(m.max_occ_d_bytes[0] + 1500 > cfg.tm.queue_d_bytes as u64, "{mode}: data queue peaked at {} B", m.max_occ_d_bytes[0]);
         ensure!(m.port_utilization[0] >= 0.98, "{mode}: port 0 busy {:.3}", m.port_utilization[0]);
-        ensure!(m.header_latency.max < m.data_latency.median, "{mode}: header max {} vs data median {} cycles", m.header_latency.max, m.data_latency.median);
+        ensure!(
+            m.header_latency.max < m.data_latency.median,
+            "{mode}: header max {} vs data median {} cycles",
+            m.header_latency.max,
+            m.data_latency.median
+        );
         for p in 0..4 {
             for n in ["MAX_OCC_H_BYTES", "MAX_OCC_D_BYTES"] {
                 let hw: Vec<u64> = (0..4).map(|i| m.counters[&format!("tm{i}.{n}[{p}]")]).collect();
@@ -159,10 +182,20 @@ fn incast_across_four_pipelines_rtl_and_model() -> Result<()> {
     }
     let (ideal, alone, meter) = (&runs[0], &runs[1], &runs[2]);
     let (ti, ta, tm) = (ideal.trims["total"], alone.trims["total"], meter.trims["total"]);
-    eprintln!("3:1 incast across 4 pipelines: trims ideal {ti}, meter only {ta} (DoD {}), meter + notify {tm} (DoD {}), ratio {:.3}", alone.trims["dod"], meter.trims["dod"], tm as f64 / ti as f64);
+    eprintln!(
+        "3:1 incast across 4 pipelines: trims ideal {ti}, meter only {ta} (DoD {}), meter + notify {tm} (DoD {}), ratio {:.3}",
+        alone.trims["dod"],
+        meter.trims["dod"],
+        tm as f64 / ti as f64
+    );
     ensure!(ideal.trims["ingress"] == 0 && ideal.trims["dod"] == 0, "ideal: {:?}", ideal.trims);
     ensure!(tm * 10 <= ti * 11, "meter mode trims {tm}, ideal {ti}: more than 10% over");
-    ensure!(meter.trims["ingress"] > meter.trims["dod"] && meter.trims["dod"] < alone.trims["dod"], "notifies did not move trims to the meters: {:?} vs {:?}", meter.trims, alone.trims);
+    ensure!(
+        meter.trims["ingress"] > meter.trims["dod"] && meter.trims["dod"] < alone.trims["dod"],
+        "notifies did not move trims to the meters: {:?} vs {:?}",
+        meter.trims,
+        alone.trims
+    );
     // Each sender's meter sees one third of port 0's load, so without
     // notifies the meters stay green (line-rate meter) and every trim is a
     // deflection.
@@ -261,8 +294,17 @@ fn cross_pipeline_incast_at_paper_scale_on_the_model() -> Result<()> {
     ensure!(meter.trims["ingress"] > meter.trims["dod"] && tm * 10 <= ti * 11, "meter trims {:?}, ideal {ti}", meter.trims);
     let (wi, wm) = (ideal.conservation.whole as f64, meter.conservation.whole as f64);
     ensure!((wm - wi).abs() <= 0.05 * wi, "whole packets: ideal {wi}, meter {wm}");
-    ensure!((0..16).all(|p| meter.mode_cycles[p][2] > 0) && alone.mode_cycles.iter().all(|c| c[2] == 0), "pessimistic cycles: {:?}", meter.mode_cycles);
-    eprintln!("cross incast: trims ideal {ti}, meter + notify {tm} ({:.3}), whole {wi} vs {wm}; DoD backlog {} B with notify, {} B without", tm as f64 / ti as f64, dod(meter), dod(alone));
+    ensure!(
+        (0..16).all(|p| meter.mode_cycles[p][2] > 0) && alone.mode_cycles.iter().all(|c| c[2] == 0),
+        "pessimistic cycles: {:?}",
+        meter.mode_cycles
+    );
+    eprintln!(
+        "cross incast: trims ideal {ti}, meter + notify {tm} ({:.3}), whole {wi} vs {wm}; DoD backlog {} B with notify, {} B without",
+        tm as f64 / ti as f64,
+        dod(meter),
+        dod(alone)
+    );
     Ok(())
 }
 

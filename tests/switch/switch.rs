@@ -25,17 +25,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::{flag, Meta};
-use trimswitch_hdl::top::regmap::{Access, SwitchMap};
 use trimswitch_hdl::tm::admit::QUEUE_LSB;
+use trimswitch_hdl::top::regmap::{Access, SwitchMap};
 use trimswitch_sim::agents::axil::{axil_read, axil_write, AxilMaster};
 use trimswitch_sim::agents::axis::Packet;
+use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::tm::{trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
-use trimswitch_sim::harness::tb::{Agent, Tb};
-use trimswitch_sim::scenario::{ndp_frame, Flow};
 use trimswitch_sim::rtl::switch::{switch_model, SwitchBench};
+use trimswitch_sim::scenario::{ndp_frame, Flow};
 
 fn config() -> Config {
     config_of("netfpga-sume.toml")
@@ -138,7 +138,13 @@ fn generated_c_header_and_python_module_agree() -> Result<()> {
     py += &format!("assert len(r.REGS) == {}\n", map.windows.iter().map(|w| w.regs.len()).sum::<usize>());
     std::fs::write(dir.join("check.c"), c)?;
     std::fs::write(dir.join("check.py"), py)?;
-    let cc = std::process::Command::new("cc").args(["-std=c99", "-Wall", "-Werror", "-o"]).arg(dir.join("check")).arg(dir.join("check.c")).arg("-I").arg(&dir).output()?;
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Werror", "-o"])
+        .arg(dir.join("check"))
+        .arg(dir.join("check.c"))
+        .arg("-I")
+        .arg(&dir)
+        .output()?;
     ensure!(cc.status.success(), "the C header does not compile: {}", String::from_utf8_lossy(&cc.stderr));
     let out = std::process::Command::new(dir.join("check")).output()?;
     ensure!(String::from_utf8_lossy(&out.stdout) == want, "C addresses differ from the map");
@@ -148,7 +154,11 @@ fn generated_c_header_and_python_module_agree() -> Result<()> {
     // Out-of-range elements are refused in Python.
     let out = std::process::Command::new("python3")
         .arg("-c")
-        .arg(format!("import sys; sys.path.insert(0, {:?}); import trimswitch_regs as r; r.TM0_TX_TRIM_PACKETS({})", dir.display().to_string(), cfg.datapath.ports))
+        .arg(format!(
+            "import sys; sys.path.insert(0, {:?}); import trimswitch_regs as r; r.TM0_TX_TRIM_PACKETS({})",
+            dir.display().to_string(),
+            cfg.datapath.ports
+        ))
         .output()?;
     ensure!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("IndexError"), "element past the end accepted");
     Ok(())
@@ -185,7 +195,16 @@ fn run_paced(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>
 /// the wire (packet + FCS + 20 B), as a MAC takes them; `tm_writes` are
 /// written into every traffic manager after the configuration.
 #[allow(clippy::too_many_arguments)]
-fn run_full(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>, sink_pace: Option<f64>, ready: &[f64], seed: u64, tm_writes: &[(&str, u32)]) -> Result<Run> {
+fn run_full(
+    cfg: &Config,
+    inputs: &[Vec<Vec<u8>>],
+    idle: f64,
+    pace: Option<f64>,
+    sink_pace: Option<f64>,
+    ready: &[f64],
+    seed: u64,
+    tm_writes: &[(&str, u32)],
+) -> Result<Run> {
     let ports = cfg.datapath.ports;
     let mut b = SwitchBench::new(cfg, seed)?;
     b.configure(cfg)?;
@@ -208,7 +227,8 @@ fn run_full(cfg: &Config, inputs: &[Vec<Vec<u8>>], idle: f64, pace: Option<f64>,
     let (c0, t0) = (b.tb.cycle(), std::time::Instant::now());
     {
         let SwitchBench { tb, srcs, sinks, .. } = &mut b;
-        let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
+        let mut agents: Vec<&mut dyn Agent> =
+            srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
         tb.run_until(&mut agents, 2000 * total as u64 + 100_000, |_, a| a[..ports].iter().all(|s| s.idle()))?;
         // Drain: the slowest queue (data limit at the slowest sink) empties.
         let slowest = ready.iter().cloned().fold(1.0, f64::min).max(0.05);
@@ -319,7 +339,9 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
         let mut tx_trim = 0;
         for (j, (pkt, _, _)) in outs.iter().enumerate() {
             let user = pkt.user & mask;
-            let c = cands.get(&(p, user, pkt.data.clone())).with_context(|| format!("port {p} packet {j} ({} bytes, {:?}) is no input's", pkt.data.len(), Meta::unpack(user)))?;
+            let c = cands
+                .get(&(p, user, pkt.data.clone()))
+                .with_context(|| format!("port {p} packet {j} ({} bytes, {:?}) is no input's", pkt.data.len(), Meta::unpack(user)))?;
             let Some(&(id, f)) = c.iter().find(|(id, _)| fate[*id].is_none()) else { bail!("port {p} packet {j}: a duplicate") };
             fate[id] = Some(f);
             let q = (pkt.user >> QUEUE_LSB) & 0xff;
@@ -370,7 +392,13 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     // conservation.
     let c = |n: &str| tm_counter(cfg, r, n);
     ensure!(c("IN_PKTS") == tally.ingress_out as u64, "IN_PKTS {} for {} packets out of the ingress", c("IN_PKTS"), tally.ingress_out);
-    ensure!(c("ENQ_H_PKTS") + c("ENQ_D_PKTS") == tally.whole as u64, "whole enqueues {} + {}, {} whole packets out", c("ENQ_H_PKTS"), c("ENQ_D_PKTS"), tally.whole);
+    ensure!(
+        c("ENQ_H_PKTS") + c("ENQ_D_PKTS") == tally.whole as u64,
+        "whole enqueues {} + {}, {} whole packets out",
+        c("ENQ_H_PKTS"),
+        c("ENQ_D_PKTS"),
+        tally.whole
+    );
     ensure!(c("TRIM_PACKETS") == tally.trimmed as u64, "TRIM_PACKETS {}, {} trimmed packets out", c("TRIM_PACKETS"), tally.trimmed);
     ensure!(c("RTS_PACKETS") == tally.returned as u64, "RTS_PACKETS {}, {} returned packets out", c("RTS_PACKETS"), tally.returned);
     ensure!(c("DOD_TRIM_PACKETS") == 0, "DoD deflections in ideal mode");
@@ -378,7 +406,11 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     tally.tm_drops = drops.iter().map(|n| c(n)).sum();
     tally.tm_drop_reasons = drops.iter().map(|n| (n.to_string(), c(n))).filter(|x| x.1 > 0).collect();
     let lost = fate.iter().filter(|f| f.is_none()).count() as u64;
-    ensure!(lost == tally.tm_drops, "{lost} packets left the ingress and never came out, the traffic manager counted {} drops", tally.tm_drops);
+    ensure!(
+        lost == tally.tm_drops,
+        "{lost} packets left the ingress and never came out, the traffic manager counted {} drops",
+        tally.tm_drops
+    );
     for p in 0..ports {
         // Every window shows the port's total occupancy: 0 after draining.
         for q in ["OCC_H_BYTES", "OCC_D_BYTES"] {
@@ -400,7 +432,15 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
 /// `fault` share of them bad, good ones routed by `prefixes`; of the frames
 /// the ingress passes as not trimmable, only a `plain` share is kept (the
 /// rest are drawn again).
-fn frames(cfg: &Config, n: usize, max_size: usize, fault: f64, prefixes: Option<Vec<(u32, u8)>>, plain: f64, seed: u64) -> Vec<Vec<Vec<u8>>> {
+fn frames(
+    cfg: &Config,
+    n: usize,
+    max_size: usize,
+    fault: f64,
+    prefixes: Option<Vec<(u32, u8)>>,
+    plain: f64,
+    seed: u64,
+) -> Vec<Vec<Vec<u8>>> {
     let mut o = GenOpts::from_settings(&Settings::from_config(cfg));
     o.max_size = max_size;
     o.fault_rate = fault;
@@ -519,7 +559,13 @@ fn unloaded_latency(cfg: &Config) -> Result<()> {
         lat.push(out[0].1 - r.in_first[p][0]);
     }
     lat.sort();
-    eprintln!("ts_switch {} unloaded, 64 B, first beat in -> first beat out: min {} median {} max {} cycles", cfg.target.name, lat[0], lat[lat.len() / 2], lat[lat.len() - 1]);
+    eprintln!(
+        "ts_switch {} unloaded, 64 B, first beat in -> first beat out: min {} median {} max {} cycles",
+        cfg.target.name,
+        lat[0],
+        lat[lat.len() / 2],
+        lat[lat.len() - 1]
+    );
     ensure!(lat[0] == lat[lat.len() - 1], "an unloaded switch has one latency per frame size: {lat:?}");
     ensure!(lat[0] > 10 && lat[0] < 200, "latency {} cycles", lat[0]);
     Ok(())
@@ -591,7 +637,10 @@ fn line_rate(cfg: &Config, runs: [(usize, usize); 3]) -> Result<()> {
                 // few cycles).
                 let want = ((n - 1) as f64 * (size + 20) as f64 / (line * load)) as u64;
                 let got = r.in_first[p][n - 1] - r.in_first[p][0];
-                ensure!(got <= want + 3, "{size} B at {load}: port {p} took {got} cycles for what the wire allows in {want}: back-pressured");
+                ensure!(
+                    got <= want + 3,
+                    "{size} B at {load}: port {p} took {got} cycles for what the wire allows in {want}: back-pressured"
+                );
             }
             let mut lat: Vec<u64> = vec![];
             for p in 0..ports {
@@ -655,7 +704,8 @@ fn two_pipelines_share_the_port_limit() -> Result<()> {
     let line = cfg.datapath.port_gbps * 1e9 / 8.0 / (cfg.target.clock_mhz * 1e6);
     let (size, n) = (1500usize, 200usize);
     // NDP data packets (trimmable) from host p behind port p to host 0.
-    let inputs: Vec<Vec<Vec<u8>>> = (0..2).map(|p| (0..n).map(|i| ndp_frame(&cfg, &Flow { id: p, src: p, dst: 0, load: 1.0 }, i as u32, size)).collect()).collect();
+    let inputs: Vec<Vec<Vec<u8>>> =
+        (0..2).map(|p| (0..n).map(|i| ndp_frame(&cfg, &Flow { id: p, src: p, dst: 0, load: 1.0 }, i as u32, size)).collect()).collect();
     let r = run_full(&cfg, &inputs, 0.0, Some(line), Some(line), &[1.0; 2], 9, &[])?;
     let t = check(&cfg, &inputs, &r)?;
     eprintln!("two pipelines, 2:1 incast at line rate: {t:?}");
@@ -683,7 +733,9 @@ fn two_pipelines_share_the_port_limit() -> Result<()> {
     let max = *lat.iter().max().unwrap();
     let drain = ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64;
     let path = (3.0 * size as f64 / line) as u64 + 200;
-    eprintln!("two pipelines, 2:1 incast: whole packets first beat in -> last beat out max {max} cycles; limits drain in {drain}, path {path}");
+    eprintln!(
+        "two pipelines, 2:1 incast: whole packets first beat in -> last beat out max {max} cycles; limits drain in {drain}, path {path}"
+    );
     ensure!(max <= drain + path, "a whole packet waited {max} cycles: more than the one port limit allows ({drain} + {path})");
     Ok(())
 }

@@ -10,9 +10,9 @@ use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 use trimswitch_hdl::tm::meter::{mode, rate_fixed, MeterBank, PortMode};
 use trimswitch_sim::harness::dut::model_of;
-use trimswitch_sim::model::meter::{MeterBankModel, MeterInputs, MeterReq, PortModeModel, FRAC};
 use trimswitch_sim::harness::tb::Tb;
 use trimswitch_sim::harness::verilator::Port;
+use trimswitch_sim::model::meter::{MeterBankModel, MeterInputs, MeterReq, PortModeModel, FRAC};
 
 const LATENCY: u64 = MeterBank::LATENCY;
 /// Largest wire size of a request: a 9018-byte jumbo frame plus 24.
@@ -142,12 +142,7 @@ fn mode_fsm_timing() -> Result<()> {
         let c_half = c0 + t0u + 1 + t1u / 2; // in halftimistic when t1 > 0
         let c_pess = c0 + ((t0u + 1) / 2).max(1); // in pessimistic when t0 > 0
         let c_all = c0 + 2 * (t0u + t1u) + 20;
-        let sched: [Vec<u64>; 4] = [
-            vec![c0, c_all],
-            vec![c0, c_half, c_all],
-            vec![c0, c_pess, c_pess + 1, c_all],
-            vec![c0, c_half, c_all],
-        ];
+        let sched: [Vec<u64>; 4] = [vec![c0, c_all], vec![c0, c_half, c_all], vec![c0, c_pess, c_pess + 1, c_all], vec![c0, c_half, c_all]];
         let end = c_all + t0u + t1u + 10;
         let mut seen = [[0u64; 3]; 4];
         // Port 0's first episode, for the exact-length check.
@@ -165,7 +160,10 @@ fn mode_fsm_timing() -> Result<()> {
                 first[modes[0] as usize] += 1;
             }
         }
-        ensure!(first[mode::PESSIMISTIC as usize] == t0u && first[mode::HALFTIMISTIC as usize] == t1u, "t0 {t0} t1 {t1}: port 0 phases {first:?}");
+        ensure!(
+            first[mode::PESSIMISTIC as usize] == t0u && first[mode::HALFTIMISTIC as usize] == t1u,
+            "t0 {t0} t1 {t1}: port 0 phases {first:?}"
+        );
         for p in 0..4 {
             let got = d.model.cycles(p).map(u64::from);
             ensure!(got == seen[p], "t0 {t0} t1 {t1} port {p}: model counters {got:?}, closed form {:?}", seen[p]);
@@ -227,7 +225,7 @@ struct BankDut {
     reset: Port,
     rate: [Port; 3],
     burst: [Port; 3],
-    req: [Port; 4], // valid, port, bytes, mode
+    req: [Port; 4],  // valid, port, bytes, mode
     resp: [Port; 2], // valid, green
     green: Vec<Port>,
     not_green: Vec<Port>,
@@ -243,7 +241,9 @@ impl BankDut {
         let lib = model_of(&mut MeterBank::new(n), "ts_meter_bank", &format!("n{n}"))?;
         let m = lib.instantiate();
         let ports = |name: &str| (0..n).map(|p| m.port(&format!("{name}_{p}"))).collect::<Result<Vec<_>>>();
-        let three = |name: &str| -> Result<[Port; 3]> { Ok([m.port(&format!("{name}_0"))?, m.port(&format!("{name}_1"))?, m.port(&format!("{name}_2"))?]) };
+        let three = |name: &str| -> Result<[Port; 3]> {
+            Ok([m.port(&format!("{name}_0"))?, m.port(&format!("{name}_1"))?, m.port(&format!("{name}_2"))?])
+        };
         Ok(BankDut {
             reset: m.port("reset")?,
             rate: three("rate")?,
@@ -273,7 +273,11 @@ impl BankDut {
             ensure!(c == at + LATENCY, "cycle {c}: answer to the request of cycle {at}");
             self.answers.push((r, g));
         }
-        ensure!(self.pending.front().map_or(true, |(at, _)| c < at + LATENCY), "cycle {c}: request of cycle {} unanswered", self.pending[0].0);
+        ensure!(
+            self.pending.front().map_or(true, |(at, _)| c < at + LATENCY),
+            "cycle {c}: request of cycle {} unanswered",
+            self.pending[0].0
+        );
         for p in 0..self.n {
             let (g, ng) = (m.get(&self.green[p]) as u32, m.get(&self.not_green[p]) as u32);
             ensure!(
@@ -466,7 +470,10 @@ fn meter_bank_rate() -> Result<()> {
         d.drain(&cfg)?;
         let green: u64 = d.answers.iter().filter(|a| a.1).map(|a| a.0.bytes as u64).sum();
         let want = rates[k as usize] as f64 / (1u64 << FRAC) as f64 * c as f64;
-        ensure!((green as f64 - want).abs() <= burst as f64, "mode {k}: {green} green bytes in {c} cycles, rate x cycles = {want:.0}, burst {burst}");
+        ensure!(
+            (green as f64 - want).abs() <= burst as f64,
+            "mode {k}: {green} green bytes in {c} cycles, rate x cycles = {want:.0}, burst {burst}"
+        );
         ensure!(d.model.green_pkts(2) as usize == d.answers.iter().filter(|a| a.1).count(), "counter");
         ensure!((0..4).filter(|&p| p != 2).all(|p| d.model.green_pkts(p) + d.model.not_green_pkts(p) == 0), "other ports counted");
         got[k as usize] = green as f64;

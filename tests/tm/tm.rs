@@ -18,17 +18,17 @@ use rand::{Rng, SeedableRng};
 use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::Meta;
-use trimswitch_hdl::tm::{TmRegs, TrafficManager};
-use trimswitch_hdl::tm::meter::WIRE_OVERHEAD;
 use trimswitch_hdl::tm::admit::{COUNTER_NAMES, QUEUE_LSB};
+use trimswitch_hdl::tm::meter::WIRE_OVERHEAD;
+use trimswitch_hdl::tm::{TmRegs, TrafficManager};
 use trimswitch_sim::agents::axil::{axil_read, axil_write, AxilMaster};
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::model_of;
+use trimswitch_sim::harness::tb::{Agent, Strobe, Tb};
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::meter::{MeterBankModel, MeterInputs, MeterReq, PortModeModel};
 use trimswitch_sim::model::tm::{Fate, Queue, TmModel, TmSettings, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
-use trimswitch_sim::harness::tb::{Agent, Strobe, Tb};
 
 const PORTS: usize = 4;
 const BEAT: usize = 32;
@@ -134,7 +134,8 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     let mut dut = TrafficManager::<256, 32, 128, 7, 391>::new(&cfg);
     let m = model_of(&mut dut, "ts_tm", "netfpga")?.instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
-    let mut sinks: Vec<AxisSink> = (0..PORTS).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 1 + p as u64)).collect::<Result<_>>()?;
+    let mut sinks: Vec<AxisSink> =
+        (0..PORTS).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 1 + p as u64)).collect::<Result<_>>()?;
     let mut dec = Strobe::new(&m, "dec_valid", &["dec_code", "dec_recirc", "dec_port"])?;
     let mut host = AxilMaster::new(&m, "s_axil", seed + 9)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
@@ -239,7 +240,8 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     let mut asked: std::collections::VecDeque<usize> = Default::default();
     let mut next_in = 0usize;
     let mut dod_t_in: std::collections::VecDeque<u64> = Default::default();
-    let mut pending: Vec<std::collections::HashMap<(u128, Vec<u8>), std::collections::VecDeque<(u64, Fate)>>> = vec![Default::default(); PORTS];
+    let mut pending: Vec<std::collections::HashMap<(u128, Vec<u8>), std::collections::VecDeque<(u64, Fate)>>> =
+        vec![Default::default(); PORTS];
     let mut latencies = vec![];
     let mask = !(0xffu128 << QUEUE_LSB);
     let mut notifies = 0u64;
@@ -258,7 +260,8 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
                     // A decision at admission.
                     let (code, recirc, port) = (dec.events[i].1[0], dec.events[i].1[1] == 1, dec.events[i].1[2]);
                     let (f, m, fate, t_in) = if recirc {
-                        let (f, m, fate) = model.readmit().with_context(|| format!("cycle {cycle}: a packet came back from an empty DoD FIFO"))?;
+                        let (f, m, fate) =
+                            model.readmit().with_context(|| format!("cycle {cycle}: a packet came back from an empty DoD FIFO"))?;
                         (f, m, fate, dod_t_in.pop_front().unwrap())
                     } else {
                         let j = next_in;
@@ -297,13 +300,18 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
                     let (q, _) = model.depart(p as u8, &g.data, user).map_err(|e| anyhow::anyhow!("cycle {cycle}: {e}"))?;
                     let qbit = (g.user >> QUEUE_LSB) & 1;
                     ensure!((qbit == 0) == (q == Queue::H), "port {p}: packet from {q:?} carries queue bit {qbit}");
-                    let (t_in, fate) = pending[p].get_mut(&(user, g.data.clone())).and_then(|v| v.pop_front()).context("departure without admission")?;
+                    let (t_in, fate) =
+                        pending[p].get_mut(&(user, g.data.clone())).and_then(|v| v.pop_front()).context("departure without admission")?;
                     latencies.push((t_in, cycle, fate));
                 }
                 _ => {
                     let m = &pkts[i].1;
                     if metered(m) {
-                        req = Some(MeterReq { port: m.dest_port, bytes: m.length + WIRE_OVERHEAD, mode: modes.mode((m.dest_port as usize).min(PORTS - 1)) });
+                        req = Some(MeterReq {
+                            port: m.dest_port,
+                            bytes: m.length + WIRE_OVERHEAD,
+                            mode: modes.mode((m.dest_port as usize).min(PORTS - 1)),
+                        });
                         asked.push_back(i);
                     }
                 }
@@ -313,7 +321,11 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
         bank.clock(&MeterInputs { req, ..mi });
     }
     ensure!(next_in == pkts.len(), "{next_in} of {} packets decided", pkts.len());
-    ensure!(model.queued() == 0 && model.dod_words() == 0, "{} packets never left the model's queues (the RTL did not send them)", model.queued());
+    ensure!(
+        model.queued() == 0 && model.dod_words() == 0,
+        "{} packets never left the model's queues (the RTL did not send them)",
+        model.queued()
+    );
 
     // Counters over AXI-Lite equal the model's; conservation.
     let regs = TmRegs { ports: PORTS };
@@ -441,11 +453,17 @@ fn incast_4_to_1() -> Result<()> {
         );
         eprintln!(" {c:?}");
         ensure!(c["trim_packets"] > 100, "{name}: incast should trim: {c:?}");
-        ensure!(nh > 0 && nd > 0 && h_mean * 4.0 < d_mean, "{name}: headers must overtake queued data: header mean {h_mean:.0}, data mean {d_mean:.0}");
+        ensure!(
+            nh > 0 && nd > 0 && h_mean * 4.0 < d_mean,
+            "{name}: headers must overtake queued data: header mean {h_mean:.0}, data mean {d_mean:.0}"
+        );
         trims.push((t, c["ingress_trims"], c["dod_trim_packets"]));
     }
     let ((ideal_t, _, _), (meter_t, ingress, dod)) = (trims[0], trims[1]);
-    eprintln!("incast 4:1 trims: ideal {ideal_t}, meter mode {meter_t} ({ingress} at ingress, {dod} by DoD), ratio {:.2}", meter_t as f64 / ideal_t as f64);
+    eprintln!(
+        "incast 4:1 trims: ideal {ideal_t}, meter mode {meter_t} ({ingress} at ingress, {dod} by DoD), ratio {:.2}",
+        meter_t as f64 / ideal_t as f64
+    );
     ensure!(ingress > 0, "meter mode must trim at ingress");
     Ok(())
 }
@@ -466,7 +484,16 @@ fn differential_meter() -> Result<()> {
     let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 6)?;
     let c = &o.counters;
     eprintln!("meter mode: {} cycles, {c:?}", o.cycles);
-    for name in ["enq_d_pkts", "trim_packets", "rts_packets", "dod_trim_packets", "drop_dod_pkts", "ingress_trims", "cycles_pessimistic", "cycles_halftimistic"] {
+    for name in [
+        "enq_d_pkts",
+        "trim_packets",
+        "rts_packets",
+        "dod_trim_packets",
+        "drop_dod_pkts",
+        "ingress_trims",
+        "cycles_pessimistic",
+        "cycles_halftimistic",
+    ] {
         ensure!(c[name] > 0, "{name} never happened: {c:?}");
     }
     Ok(())
@@ -480,7 +507,13 @@ fn word_limit_bounds_admission() -> Result<()> {
     let pkts = traffic(1500, 200, 9, &mut |_, m| (m.src_port, 2));
     let cfg = config();
     let words = cfg.tm.queue_d_words as u32;
-    let o = run(&pkts, Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None }, 0.0, &[1.0, 1.0, 0.05, 1.0], 8)?;
+    let o = run(
+        &pkts,
+        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None },
+        0.0,
+        &[1.0, 1.0, 0.05, 1.0],
+        8,
+    )?;
     let c = &o.counters;
     ensure!(c["trim_packets"] + c["drop_data_pkts"] > 0, "the {words}-word data queue never filled: {c:?}");
     Ok(())

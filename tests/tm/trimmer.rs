@@ -17,12 +17,12 @@ use trimswitch_hdl::meta::{flag, Meta};
 use trimswitch_hdl::tm::trimmer::Trimmer;
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::model_of;
+use trimswitch_sim::harness::tb::Tb;
+use trimswitch_sim::harness::verilator::ModelLib;
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::tm::{keep_len, trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::packet::pcap::PcapWriter;
-use trimswitch_sim::harness::tb::Tb;
-use trimswitch_sim::harness::verilator::ModelLib;
 
 fn model(width: usize) -> Result<ModelLib> {
     let tag = format!("d{width}");
@@ -151,7 +151,12 @@ fn against_model(width: usize, n: usize, seed: u64) -> Result<()> {
         compare(&cs, &r.got).with_context(|| format!("{width} bits, params {p:?}"))?;
         let beats: u64 = cs.iter().map(|c| c.input.data.len().div_ceil(width / 8) as u64).sum();
         ensure!(r.cycles >= beats, "impossible: {} cycles for {beats} beats", r.cycles);
-        eprintln!("{width} bits: {} packets ({} trimmed), {beats} beats in {} cycles", cs.len(), cs.iter().filter(|c| c.trimmed).count(), r.cycles);
+        eprintln!(
+            "{width} bits: {} packets ({} trimmed), {beats} beats in {} cycles",
+            cs.len(),
+            cs.iter().filter(|c| c.trimmed).count(),
+            r.cycles
+        );
     }
     Ok(())
 }
@@ -178,7 +183,8 @@ fn against_model_512() -> Result<()> {
 fn cycles_per_packet_512() -> Result<()> {
     let p = TrimParams::default();
     let all = cases(4000, &p, 21);
-    let pass: Vec<Case> = all.iter().filter(|c| !c.trimmed).map(|c| Case { input: c.input.clone(), want: c.want.clone(), trimmed: false }).collect();
+    let pass: Vec<Case> =
+        all.iter().filter(|c| !c.trimmed).map(|c| Case { input: c.input.clone(), want: c.want.clone(), trimmed: false }).collect();
     let trimmed: Vec<Case> = all.into_iter().filter(|c| c.trimmed).collect();
     let k = 64;
     let r = run(512, &pass, &p, 0.0, 1.0, 5)?;
@@ -190,7 +196,14 @@ fn cycles_per_packet_512() -> Result<()> {
     compare(&trimmed, &r.got)?;
     let want: u64 = trimmed.iter().map(|c| (c.input.data.len().div_ceil(k) + 3 + c.want.data.len().div_ceil(k)) as u64).sum();
     ensure!(r.cycles <= want + 16 && r.cycles + 16 >= want, "trimmed packets: {} cycles, the design says {want}", r.cycles);
-    eprintln!("512 bits: {} passing packets, {} beats in {} cycles; {} trimmed packets in {} cycles (n + 3 + m each: {want})", pass.len(), beats, pass_cycles, trimmed.len(), r.cycles);
+    eprintln!(
+        "512 bits: {} passing packets, {} beats in {} cycles; {} trimmed packets in {} cycles (n + 3 + m each: {want})",
+        pass.len(),
+        beats,
+        pass_cycles,
+        trimmed.len(),
+        r.cycles
+    );
     Ok(())
 }
 
@@ -200,7 +213,18 @@ fn tshark_fields(pcap: &Path) -> Result<String> {
     let out = Command::new("tshark")
         .args(["-n", "-r"])
         .arg(pcap)
-        .args(["-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE", "-T", "fields", "-e", "frame.number", "-e", "_ws.malformed"])
+        .args([
+            "-o",
+            "ip.check_checksum:TRUE",
+            "-o",
+            "udp.check_checksum:TRUE",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+            "-e",
+            "_ws.malformed",
+        ])
         .args(["-e", "ip.checksum.status", "-e", "udp.checksum.status"])
         .output()
         .context("running tshark (installed by scripts/toolchain.sh)")?;
@@ -254,7 +278,10 @@ fn trimmed_frames_pass_tshark_and_scapy() -> Result<()> {
         // design; the headers the trimmer rewrites must not be.
         if let Some(m) = f.get(1).filter(|x| !x.is_empty()) {
             let proto = m.split("Malformed Packet: ").nth(1).unwrap_or("").split(']').next().unwrap_or("");
-            ensure!(!["", "ETH", "Ethernet", "VLAN", "IP", "IPv4", "IPv6", "UDP"].contains(&proto), "tshark: malformed {proto} header: {l}");
+            ensure!(
+                !["", "ETH", "Ethernet", "VLAN", "IP", "IPv4", "IPv6", "UDP"].contains(&proto),
+                "tshark: malformed {proto} header: {l}"
+            );
             inner_truncated += 1;
         }
         // Checksum status (Wireshark's proto_checksum_enum_e): 0 bad, 1 good,

@@ -2,9 +2,9 @@
 use anyhow::{ensure, Result};
 use std::path::{Path, PathBuf};
 use trimswitch::flows;
-use trimswitch_hdl::gen::catalog;
 use trimswitch::synth::Family;
 use trimswitch_hdl::config::Config;
+use trimswitch_hdl::gen::catalog;
 
 const CONFIGS: [&str; 3] = ["netfpga-sume", "alveo-u250", "sim-16x100g"];
 

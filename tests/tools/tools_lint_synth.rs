@@ -149,12 +149,14 @@ fn synth_ram_counter_native_yosys() {
     // The RAM as a black box: only the counter is left (its 8 flip-flops; the
     // 64 read-data registers are the RAM module's), and no LUTRAM.
     let boxed = Yosys { blackbox: vec!["synth_ram_counter__r*".into()], ..native.clone() };
-    let r = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_boxed"), &boxed).unwrap();
+    let r =
+        synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_boxed"), &boxed).unwrap();
     assert_eq!((r.ffs, r.lutram, r.bram36 + r.bram18), (8, 0, 0), "{:?}", r.cells);
     assert_eq!(r.cells.get("synth_ram_counter__ram"), Some(&1), "the black box stays a cell: {:?}", r.cells);
     // A pattern that names no module is an error, not a whole synthesis.
     let typo = Yosys { blackbox: vec!["synth_ram_counter__rom".into()], ..native.clone() };
-    let err = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_typo"), &typo).unwrap_err();
+    let err = synth_with(&fixture("synth_ram_counter.v"), "synth_ram_counter", Family::Xc7, &scratch("synth_ram_counter_typo"), &typo)
+        .unwrap_err();
     assert!(format!("{err:#}").contains("synth_ram_counter__rom"), "{err:#}");
     // A program that is not Yosys is a clear error naming it.
     let bad = Yosys { program: "/nonexistent/yosys".into(), ..Yosys::default() };

@@ -16,7 +16,11 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 fn generate(config: &str, tag: &str) -> Result<PathBuf> {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-{tag}"));
     let _ = std::fs::remove_dir_all(&out);
-    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch")).args(["vivado", "--config", config, "--out"]).arg(&out).current_dir(ROOT).output()?;
+    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch"))
+        .args(["vivado", "--config", config, "--out"])
+        .arg(&out)
+        .current_dir(ROOT)
+        .output()?;
     ensure!(r.status.success(), "trimswitch vivado failed: {}", String::from_utf8_lossy(&r.stderr));
     Ok(out.join("vivado"))
 }
@@ -70,21 +74,44 @@ fn check(config: &str, tag: &str, top: &str, part: &str, period: &str) -> Result
     let (code, out, err) = tcl(&ports, &format!("source {{{}}}", xdc.display()))?;
     ensure!(code == 0, "{}: {err}", xdc.display());
     let c = calls(&out);
-    ensure!(c.iter().any(|l| l == &format!("create_clock -period {period} -name clock clock")), "no {period} ns clock on port clock: {c:?}");
-    ensure!(c.iter().any(|l| l.starts_with("set_input_delay -clock clock") && l.contains("DIRECTION == IN && NAME != clock")), "input delays: {c:?}");
+    ensure!(
+        c.iter().any(|l| l == &format!("create_clock -period {period} -name clock clock")),
+        "no {period} ns clock on port clock: {c:?}"
+    );
+    ensure!(
+        c.iter().any(|l| l.starts_with("set_input_delay -clock clock") && l.contains("DIRECTION == IN && NAME != clock")),
+        "input delays: {c:?}"
+    );
     ensure!(c.iter().any(|l| l.starts_with("set_output_delay -clock clock") && l.contains("DIRECTION == OUT")), "output delays: {c:?}");
     // The run: the command line of run_vivado.sh, through the script.
     let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
     let args = sh.split("-tclargs ").nth(1).context("no -tclargs in run_vivado.sh")?.trim();
     ensure!(args == format!("{top}.v {top} {part} {top}_ooc.xdc reports"), "run_vivado.sh arguments: {args}");
-    ensure!(sh.contains(&format!("-source {}", Path::new(ROOT).join("bitstreams/vivado_ooc.tcl").display())), "run_vivado.sh does not source the script");
+    ensure!(
+        sh.contains(&format!("-source {}", Path::new(ROOT).join("bitstreams/vivado_ooc.tcl").display())),
+        "run_vivado.sh does not source the script"
+    );
     let body = format!("cd {{{}}}\nset argv {{{args}}}\nsource {{{ROOT}/bitstreams/vivado_ooc.tcl}}", dir.display());
     let (code, out, err) = tcl(&ports, &body)?;
     ensure!(code == 0, "vivado_ooc.tcl: {err}");
     let c = calls(&out);
     let order: Vec<&str> = c.iter().map(|l| l.split(' ').next().unwrap_or("")).collect();
     ensure!(
-        order == ["read_verilog", "read_xdc", "synth_design", "report_utilization", "opt_design", "place_design", "phys_opt_design", "route_design", "report_timing_summary", "report_utilization", "report_design_analysis", "write_checkpoint"],
+        order
+            == [
+                "read_verilog",
+                "read_xdc",
+                "synth_design",
+                "report_utilization",
+                "opt_design",
+                "place_design",
+                "phys_opt_design",
+                "route_design",
+                "report_timing_summary",
+                "report_utilization",
+                "report_design_analysis",
+                "write_checkpoint"
+            ],
         "command order: {order:?}"
     );
     ensure!(c[0] == format!("read_verilog {top}.v"), "{}", c[0]);

@@ -89,11 +89,7 @@ impl<const AW: usize> AxilRegs<AW> {
     pub fn new(rw_reset: &[u32], n_ro: usize) -> Self {
         let n_rw = rw_reset.len();
         assert!(n_rw + n_ro >= 1, "AxilRegs: at least one register");
-        assert!(
-            (4 * (n_rw + n_ro) as u64) <= (1u64 << AW),
-            "AxilRegs: {} registers do not fit in {AW} address bits",
-            n_rw + n_ro
-        );
+        assert!((4 * (n_rw + n_ro) as u64) <= (1u64 << AW), "AxilRegs: {} registers do not fit in {AW} address bits", n_rw + n_ro);
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -146,9 +146,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     sub_bytes: Signal<Local, Bits<32>>,
 }
 
-impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>
-    PktFifo<D, K, U, M, W>
-{
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> PktFifo<D, K, U, M, W> {
     /// A FIFO of `depth` beats; `store_forward` selects the mode (see module docs).
     pub fn new(depth: usize, store_forward: bool) -> Self {
         assert_eq!(K * 8, D, "PktFifo: K must be D/8");
@@ -242,12 +240,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     }
 }
 
-impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic
-    for PktFifo<D, K, U, M, W>
-{
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for PktFifo<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, overflowed, first, user_lat, used, readable, bytes, pkts, drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q, rd_first, len_lat);
+        dff_setup!(
+            self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, overflowed, first, user_lat, used, readable, bytes, pkts,
+            drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q, rd_first, len_lat
+        );
         self.overflowed.reset.next = self.reset.val();
         self.rd_first.reset.next = self.reset.val();
         self.wr_ptr.reset.next = self.reset.val();
@@ -360,9 +359,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m_tvalid.next = self.ocount.q.val().any();
         self.pop.next = self.m_tvalid.val() & self.m_tready.val();
         // Issue a read while the buffer and the read in flight leave room.
-        self.issue.next = self.readable.q.val().any()
-            & (self.ocount.q.val() != 3)
-            & !((self.ocount.q.val() == 2) & self.inflight.q.val());
+        self.issue.next = self.readable.q.val().any() & (self.ocount.q.val() != 3) & !((self.ocount.q.val() == 2) & self.inflight.q.val());
         self.ram.read_enable.next = self.issue.val();
         self.ram.read_address.next = self.rd_ptr.q.val();
         self.len_ram.read_enable.next = self.issue.val();
@@ -379,8 +376,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.ram_word.next = self.ram.read_data.val();
         if self.set_length.val() {
-            self.ram_word.next = (self.ram.read_data.val() & self.len_mask.val())
-                | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
+            self.ram_word.next =
+                (self.ram.read_data.val() & self.len_mask.val()) | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
         }
         self.inflight.d.next = self.issue.val();
         if self.issue.val() {
@@ -441,15 +438,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkt_out_q.d.next = self.pop.val() & self.m_tlast.val();
 
         // ---- counters shared by both sides ----
-        self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into())
-            - bit_cast::<32, 1>(self.issue.val().into());
+        self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into()) - bit_cast::<32, 1>(self.issue.val().into());
         if self.rollback.val() {
             self.used.d.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<32, 1>(self.issue.val().into());
         }
         self.readable.d.next = self.readable.q.val() - bit_cast::<32, 1>(self.issue.val().into());
         if self.commit.val() {
-            self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1
-                - bit_cast::<32, 1>(self.issue.val().into());
+            self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<32, 1>(self.issue.val().into());
         }
         self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
         self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s_tlast.val()).into())

@@ -131,7 +131,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for EgressRewrite<D, 
         }
         // MAC values hold the first byte on the wire in bits 47:40; frame
         // byte j is lane j (bits 8j+7:8j).
-        self.rmac.next = bit_cast::<48, 32>(self.router_mac_lo.val()) | (bit_cast::<48, 16>(self.router_mac_hi.val().get_bits::<16>(0)) << 32);
+        self.rmac.next =
+            bit_cast::<48, 32>(self.router_mac_lo.val()) | (bit_cast::<48, 16>(self.router_mac_hi.val().get_bits::<16>(0)) << 32);
         self.rv.next = (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(40)) << 48)
             | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(32)) << 56)
             | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(24)) << 64)
@@ -145,7 +146,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for EgressRewrite<D, 
             self.m_tdata.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 96>(self.rv.val()) & self.exp0.mask.val());
         }
         if self.routed.val() & (self.bidx.q.val() == 1) {
-            self.m_tdata.next = (self.s_tdata.val() & !self.exp1.mask.val()) | (bit_cast::<D, 96>(self.rv.val() >> self.shift1.val()) & self.exp1.mask.val());
+            self.m_tdata.next = (self.s_tdata.val() & !self.exp1.mask.val())
+                | (bit_cast::<D, 96>(self.rv.val() >> self.shift1.val()) & self.exp1.mask.val());
         }
         self.m_tkeep.next = self.s_tkeep.val();
         self.m_tlast.next = self.s_tlast.val();

@@ -1,26 +1,26 @@
 //! The catalogue of emitted blocks: builds every block at a configuration's
 //! widths and emits one self-contained Verilog file per block.
 use crate::axil::regs::AxilRegs;
+use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
+use crate::axis::pkt_fifo::PktFifo;
 use crate::axis::skid::AxisSkid;
 use crate::config::Config;
-use crate::prim::crc::Crc32Beat;
 use crate::gen::emit::emit_verilog;
-use crate::top::fabric::{Fabric, REG_ADDR_BITS};
-use crate::meta::DEST_PORT_LSB;
-use crate::axil::split::AxilSplit;
 use crate::ingress::classify::Classify;
-use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::ingress::lookup::Lookup;
-use crate::tm::meter::{MeterBank, MeterStage, PortMode};
 use crate::ingress::parser::Parser;
-use crate::axis::pkt_fifo::PktFifo;
 use crate::ingress::rx_fcs::RxFcs;
-use crate::top::switch::Switch;
-use crate::tm::{TmPort, TrafficManager};
+use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::meta::DEST_PORT_LSB;
+use crate::prim::crc::Crc32Beat;
 use crate::tm::admit::{TmAdmit, TmPre};
+use crate::tm::meter::{MeterBank, MeterStage, PortMode};
 use crate::tm::trimmer::Trimmer;
+use crate::tm::{TmPort, TrafficManager};
+use crate::top::fabric::{Fabric, REG_ADDR_BITS};
+use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
@@ -127,10 +127,7 @@ pub fn emit_all(cfg: &Config) -> Result<Vec<Emitted>> {
     blocks(cfg).iter().map(|b| emit_block(cfg, b)).collect()
 }
 
-fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>(
-    cfg: &Config,
-    name: &str,
-) -> Result<Emitted> {
+fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>(cfg: &Config, name: &str) -> Result<Emitted> {
     let prov = provenance(cfg);
     let ports = cfg.datapath.ports;
     let drr = cfg.arbiter.policy == "drr";
@@ -167,7 +164,9 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         )?,
         "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
         "ts_tm_pre" => emit_verilog(&mut TmPre::<D, K, U>::default(), name, &prov)?,
-        "ts_tm_admit" => emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?,
+        "ts_tm_admit" => {
+            emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?
+        }
         "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
         "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_switch" => emit_verilog(&mut Switch::<D, K, U, M, W>::new(cfg)?, name, &prov)?,

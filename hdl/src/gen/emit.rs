@@ -26,8 +26,7 @@ pub fn emit_verilog<B: Block>(block: &mut B, module_name: &str, provenance: &[St
         bail!("module name {module_name:?} must start with `ts_` and contain only [A-Za-z0-9_]");
     }
     block.connect_all();
-    rust_hdl::core::check_error::check_all(block)
-        .map_err(|e| anyhow!("rust-hdl design check failed for {module_name}: {e:?}"))?;
+    rust_hdl::core::check_error::check_all(block).map_err(|e| anyhow!("rust-hdl design check failed for {module_name}: {e:?}"))?;
     let raw = generate_verilog_unchecked(block);
     let body = rename_identifiers(&raw, module_name)?;
     let mut out = String::new();

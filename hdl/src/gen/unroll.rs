@@ -19,8 +19,8 @@
 //! variables in scope. The result has no loops left and fully resolved
 //! names, so the writer has nothing to resolve.
 use rust_hdl::core::ast::{
-    Verilog, VerilogBlock, VerilogBlockOrConditional, VerilogConditional, VerilogExpression, VerilogLink, VerilogLinkDetails,
-    VerilogMatch, VerilogStatement,
+    Verilog, VerilogBlock, VerilogBlockOrConditional, VerilogConditional, VerilogExpression, VerilogLink, VerilogLinkDetails, VerilogMatch,
+    VerilogStatement,
 };
 
 type Env = Vec<(String, usize)>;

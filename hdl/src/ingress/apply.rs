@@ -10,8 +10,8 @@
 use crate::axis::skid::AxisSkid;
 use crate::egress::rewrite::lanes_of;
 use crate::ingress::lookup::res;
-use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
 use crate::ingress::phv::{field, PHV_BITS};
+use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
 use crate::prim::widgets::{DffR, KeepExpand};
 use rust_hdl::prelude::*;
 

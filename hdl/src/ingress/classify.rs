@@ -179,12 +179,9 @@ impl Logic for Classify {
         self.l3v.next = self.s_phv.val().get_bits::<3>(self.f_l3.val().index());
         self.ip.next = self.ok.val() & ((self.l3v.val() == self.c_ipv4.val()) | (self.l3v.val() == self.c_ipv6.val()));
         self.dscp_v.next = self.s_phv.val().get_bits::<6>(self.f_dscp.val().index());
-        self.is_trimmable.next =
-            self.ip.val() & self.dscp.val().get_bit(7) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(0));
-        self.is_trimmed.next =
-            self.ip.val() & self.dscp.val().get_bit(15) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(8));
-        self.is_control.next =
-            self.ip.val() & self.dscp.val().get_bit(23) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(16));
+        self.is_trimmable.next = self.ip.val() & self.dscp.val().get_bit(7) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(0));
+        self.is_trimmed.next = self.ip.val() & self.dscp.val().get_bit(15) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(8));
+        self.is_control.next = self.ip.val() & self.dscp.val().get_bit(23) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(16));
         self.ndp.next = self.s_phv.val().get_bits::<2>(self.f_l4.val().index()) == self.c_ndp.val();
         self.data.next = self.s_phv.val().get_bit(self.f_ndp_flags.val().index());
         self.trimmed.next = self.s_phv.val().get_bit(self.f_ndp_flags.val().index() + 4);

@@ -275,8 +275,35 @@ impl Logic for Lookup {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rhit, l2hit, any_len, rhit2, l2sel, best, lpm_any, rhit3, l2_any, l2_port, rsel, lpm_any4, l2_any4, l2_port4,
-            r_port, r_nh, lpm_any5, l2_any5, l2_port5, res_q, n_routed, n_lpm_miss, n_l2_hit, n_l2_miss, n_drop_mal, n_drop_port, n_out
+            self,
+            clock,
+            rhit,
+            l2hit,
+            any_len,
+            rhit2,
+            l2sel,
+            best,
+            lpm_any,
+            rhit3,
+            l2_any,
+            l2_port,
+            rsel,
+            lpm_any4,
+            l2_any4,
+            l2_port4,
+            r_port,
+            r_nh,
+            lpm_any5,
+            l2_any5,
+            l2_port5,
+            res_q,
+            n_routed,
+            n_lpm_miss,
+            n_l2_hit,
+            n_l2_miss,
+            n_drop_mal,
+            n_drop_port,
+            n_out
         );
         self.n_routed.reset.next = self.reset.val();
         self.n_lpm_miss.reset.next = self.reset.val();

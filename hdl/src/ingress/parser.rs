@@ -23,9 +23,9 @@
 //! match-action layout of a switch ASIC). The PHV stages must then keep order,
 //! take one PHV per cycle and never stall. Every stage takes
 //! one packet per cycle: back-to-back single-beat packets flow at one per cycle.
-use crate::meta::LENGTH_LSB;
-use crate::ingress::phv::{field, PHV_BITS};
 use crate::axis::pkt_fifo::PktFifo;
+use crate::ingress::phv::{field, PHV_BITS};
+use crate::meta::LENGTH_LSB;
 use crate::prim::widgets::{vec_of, DffR, KeepExpand};
 use rust_hdl::prelude::*;
 
@@ -550,7 +550,104 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Parser<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, first, widx, go, r1_v, r2_v, r3_v, r4_v, inflight, n_pkts, len_l, lmask_l, r1_win, r1_v3, r1_prot, r1_pkind, r1_ether, r1_vlans, r1_pcp, r1_vid, r1_dmac, r1_len, r2_a, r2_l3_off, r2_v3, r2_prot, r2_pkind, r2_ether, r2_vlans, r2_pcp, r2_vid, r2_dmac, r2_len, r3_is_v4, r3_is_v6, r3_is_pl2, r3_is_pctl, r3_ver, r3_ihl, r3_l4b, r3_v3, r3_l3_off, r3_prot, r3_pkind, r3_ether, r3_vlans, r3_pcp, r3_vid, r3_dmac, r3_len, r3_pl2, r3_tos, r3_iplen, r3_proto, r3_dst, r4_f_l2, r4_f_vlan, r4_f_ver4, r4_f_ver6, r4_f_ihl, r4_f_v4tr, r4_f_v4len, r4_f_cks, r4_f_v6tr, r4_f_v6len, r4_f_l4tr, r4_f_udp, r4_f_pl2tr, r4_f_pl2k, r4_is_v4, r4_is_v6, r4_is_pl2, r4_is_pctl, r4_is_udp, r4_is_ndp, r4_l4o, r4_sport, r4_dport, r4_nflags, r4_ndp_sport, r4_ndp_dport, r4_tos, r4_iplen, r4_proto, r4_ihl, r4_dst, r4_pl2, r4_l3_off, r4_prot, r4_pkind, r4_ether, r4_vlans, r4_pcp, r4_vid, r4_dmac);
+        dff_setup!(
+            self,
+            clock,
+            first,
+            widx,
+            go,
+            r1_v,
+            r2_v,
+            r3_v,
+            r4_v,
+            inflight,
+            n_pkts,
+            len_l,
+            lmask_l,
+            r1_win,
+            r1_v3,
+            r1_prot,
+            r1_pkind,
+            r1_ether,
+            r1_vlans,
+            r1_pcp,
+            r1_vid,
+            r1_dmac,
+            r1_len,
+            r2_a,
+            r2_l3_off,
+            r2_v3,
+            r2_prot,
+            r2_pkind,
+            r2_ether,
+            r2_vlans,
+            r2_pcp,
+            r2_vid,
+            r2_dmac,
+            r2_len,
+            r3_is_v4,
+            r3_is_v6,
+            r3_is_pl2,
+            r3_is_pctl,
+            r3_ver,
+            r3_ihl,
+            r3_l4b,
+            r3_v3,
+            r3_l3_off,
+            r3_prot,
+            r3_pkind,
+            r3_ether,
+            r3_vlans,
+            r3_pcp,
+            r3_vid,
+            r3_dmac,
+            r3_len,
+            r3_pl2,
+            r3_tos,
+            r3_iplen,
+            r3_proto,
+            r3_dst,
+            r4_f_l2,
+            r4_f_vlan,
+            r4_f_ver4,
+            r4_f_ver6,
+            r4_f_ihl,
+            r4_f_v4tr,
+            r4_f_v4len,
+            r4_f_cks,
+            r4_f_v6tr,
+            r4_f_v6len,
+            r4_f_l4tr,
+            r4_f_udp,
+            r4_f_pl2tr,
+            r4_f_pl2k,
+            r4_is_v4,
+            r4_is_v6,
+            r4_is_pl2,
+            r4_is_pctl,
+            r4_is_udp,
+            r4_is_ndp,
+            r4_l4o,
+            r4_sport,
+            r4_dport,
+            r4_nflags,
+            r4_ndp_sport,
+            r4_ndp_dport,
+            r4_tos,
+            r4_iplen,
+            r4_proto,
+            r4_ihl,
+            r4_dst,
+            r4_pl2,
+            r4_l3_off,
+            r4_prot,
+            r4_pkind,
+            r4_ether,
+            r4_vlans,
+            r4_pcp,
+            r4_vid,
+            r4_dmac
+        );
         self.first.reset.next = self.reset.val();
         self.widx.reset.next = self.reset.val();
         self.go.reset.next = self.reset.val();
@@ -661,12 +758,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             if self.v1.val() {
                 self.r1_vlans.d.next = 1.into();
                 self.r1_pcp.d.next = self.win.val().get_bits::<3>(117);
-                self.r1_vid.d.next = (bit_cast::<12, 4>(self.win.val().get_bits::<4>(112)) << 8) | bit_cast::<12, 8>(self.win.val().get_bits::<8>(120));
+                self.r1_vid.d.next =
+                    (bit_cast::<12, 4>(self.win.val().get_bits::<4>(112)) << 8) | bit_cast::<12, 8>(self.win.val().get_bits::<8>(120));
             }
             if self.v2.val() {
                 self.r1_vlans.d.next = 2.into();
             }
-            self.r1_dmac.d.next = (bit_cast::<48, 8>(self.win.val().get_bits::<8>(0)) << 40) | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(8)) << 32) | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(16)) << 24) | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(24)) << 16) | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(32)) << 8) | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(40)) << 0);
+            self.r1_dmac.d.next = (bit_cast::<48, 8>(self.win.val().get_bits::<8>(0)) << 40)
+                | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(8)) << 32)
+                | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(16)) << 24)
+                | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(24)) << 16)
+                | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(32)) << 8)
+                | (bit_cast::<48, 8>(self.win.val().get_bits::<8>(40)) << 0);
             self.r1_len.d.next = self.len_l.q.val();
         }
         // l3_off = 14 + 4 * vlans + 5 * protego (22 with a third tag).
@@ -860,8 +963,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.psum.next = self.psum.val() + bit_cast::<20, 16>(self.r2_a.q.val().get_bits::<16>(464));
         }
         self.r3_psum[5].d.next = self.psum.val();
-        self.dst_hi.next = (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(128)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(136));
-        self.dst_lo.next = (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(144)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(152));
+        self.dst_hi.next =
+            (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(128)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(136));
+        self.dst_lo.next =
+            (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(144)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(152));
         self.r3_v.d.next = self.r2_v.q.val();
         if self.r2_v.q.val() {
             self.r3_is_v4.d.next = self.is_v4.val();
@@ -883,13 +988,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.r3_len.d.next = self.r2_len.q.val();
             self.r3_pl2.d.next = self.r2_a.q.val().get_bits::<32>(0);
             if self.is_v6.val() {
-                self.r3_tos.d.next = (bit_cast::<8, 4>(self.r2_a.q.val().get_bits::<4>(0)) << 4) | bit_cast::<8, 4>(self.r2_a.q.val().get_bits::<4>(12));
-                self.r3_iplen.d.next = (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(40));
+                self.r3_tos.d.next =
+                    (bit_cast::<8, 4>(self.r2_a.q.val().get_bits::<4>(0)) << 4) | bit_cast::<8, 4>(self.r2_a.q.val().get_bits::<4>(12));
+                self.r3_iplen.d.next =
+                    (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(40));
                 self.r3_proto.d.next = self.r2_a.q.val().get_bits::<8>(48);
                 self.r3_dst.d.next = 0.into();
             } else {
                 self.r3_tos.d.next = self.r2_a.q.val().get_bits::<8>(8);
-                self.r3_iplen.d.next = (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(24));
+                self.r3_iplen.d.next =
+                    (bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r2_a.q.val().get_bits::<8>(24));
                 self.r3_proto.d.next = self.r2_a.q.val().get_bits::<8>(72);
                 self.r3_dst.d.next = (bit_cast::<32, 16>(self.dst_hi.val()) << 16) | bit_cast::<32, 16>(self.dst_lo.val());
             }
@@ -923,7 +1031,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if self.is_ndp.val() {
             self.l4h.next = 16.into();
         }
-        self.udp_be.next = (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(40));
+        self.udp_be.next =
+            (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(40));
         self.udp_len.next = bit_cast::<18, 16>(self.udp_be.val());
         self.r4_v.d.next = self.r3_v.q.val();
         if self.r3_v.q.val() {
@@ -950,11 +1059,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.r4_is_udp.d.next = self.is_udp.val();
             self.r4_is_ndp.d.next = self.is_ndp.val();
             self.r4_l4o.d.next = self.l4o.val().get_bits::<7>(0);
-            self.r4_sport.d.next = (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(8));
-            self.r4_dport.d.next = (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(24));
+            self.r4_sport.d.next =
+                (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(8));
+            self.r4_dport.d.next =
+                (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(24));
             self.r4_nflags.d.next = self.r3_l4b.q.val().get_bits::<8>(0);
-            self.r4_ndp_sport.d.next = (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(24));
-            self.r4_ndp_dport.d.next = (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(40));
+            self.r4_ndp_sport.d.next =
+                (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(16)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(24));
+            self.r4_ndp_dport.d.next =
+                (bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(32)) << 8) | bit_cast::<16, 8>(self.r3_l4b.q.val().get_bits::<8>(40));
             self.r4_tos.d.next = self.r3_tos.q.val();
             self.r4_iplen.d.next = self.r3_iplen.q.val();
             self.r4_proto.d.next = self.r3_proto.q.val();
@@ -1017,7 +1130,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
         }
         self.pack.dst_mac.next = self.r4_dmac.q.val();
-        self.pack.ethertype.next = (bit_cast::<16, 8>(self.r4_ether.q.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.r4_ether.q.val().get_bits::<8>(8));
+        self.pack.ethertype.next =
+            (bit_cast::<16, 8>(self.r4_ether.q.val().get_bits::<8>(0)) << 8) | bit_cast::<16, 8>(self.r4_ether.q.val().get_bits::<8>(8));
         self.pack.vlans.next = self.r4_vlans.q.val();
         self.pack.pcp.next = self.r4_pcp.q.val();
         self.pack.vid.next = self.r4_vid.q.val();
@@ -1092,7 +1206,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.x_valid.next = self.r4_v.q.val();
         self.x_phv.next = self.pack.phv.val();
         if self.external.val() {
-            self.phvq.s_tdata.next = bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
+            self.phvq.s_tdata.next =
+                bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
             self.phvq.s_tvalid.next = self.x_res_valid.val();
         } else {
             self.phvq.s_tdata.next = bit_cast::<384, PHV_BITS>(self.pack.phv.val());

@@ -244,8 +244,31 @@ mod tests {
     fn fields_tile_without_overlap_and_fit() {
         use field::*;
         let all = [
-            DST_MAC, ETHERTYPE, VLANS, PCP, VID, PROTEGO, PROTEGO_KIND, L3, L3_OFF, DSCP, ECN, PROTO, IP_LEN, IHL, IPV4_DST, L4,
-            L4_OFF, SPORT, DPORT, NDP_FLAGS, PL2_KIND, PL2_DEMAND, PL2_SRC, PL2_DST, MALFORMED,
+            DST_MAC,
+            ETHERTYPE,
+            VLANS,
+            PCP,
+            VID,
+            PROTEGO,
+            PROTEGO_KIND,
+            L3,
+            L3_OFF,
+            DSCP,
+            ECN,
+            PROTO,
+            IP_LEN,
+            IHL,
+            IPV4_DST,
+            L4,
+            L4_OFF,
+            SPORT,
+            DPORT,
+            NDP_FLAGS,
+            PL2_KIND,
+            PL2_DEMAND,
+            PL2_SRC,
+            PL2_DST,
+            MALFORMED,
         ];
         let mut next = 0;
         for (lsb, w) in all {

@@ -10,9 +10,9 @@
 use crate::axil::regs::AxilRegs;
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
-use crate::ingress::classify::{reg as creg, Classify};
 use crate::config::{parse_mac, Config};
 use crate::ingress::apply::IngressApply;
+use crate::ingress::classify::{reg as creg, Classify};
 use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::phv::PHV_BITS;
@@ -58,10 +58,36 @@ impl IngressRegs {
     pub const COUNTER_BASE: u32 = 0x2004;
     /// Pipeline counters, in address order from [`IngressRegs::COUNTER_BASE`]
     /// (the golden model's names, `docs/ingress.md`).
-    pub const COUNTERS: [&'static str; 24] = ["parser_pkts", "malformed_l2_truncated", "malformed_vlan_depth", "malformed_ip_version", "malformed_ipv4_ihl", "malformed_ipv4_truncated", "malformed_ipv4_length", "malformed_ipv4_checksum", "malformed_ipv6_truncated", "malformed_ipv6_length", "malformed_l4_truncated", "malformed_udp_length", "malformed_pl2_truncated", "malformed_pl2_kind", "class_prio_pkts", "class_trim_ok_pkts", "class_router_hit_pkts", "lookup_routed", "lookup_lpm_miss", "lookup_l2_hit", "lookup_l2_miss", "drop_malformed", "drop_no_port", "ingress_out_pkts"];
+    pub const COUNTERS: [&'static str; 24] = [
+        "parser_pkts",
+        "malformed_l2_truncated",
+        "malformed_vlan_depth",
+        "malformed_ip_version",
+        "malformed_ipv4_ihl",
+        "malformed_ipv4_truncated",
+        "malformed_ipv4_length",
+        "malformed_ipv4_checksum",
+        "malformed_ipv6_truncated",
+        "malformed_ipv6_length",
+        "malformed_l4_truncated",
+        "malformed_udp_length",
+        "malformed_pl2_truncated",
+        "malformed_pl2_kind",
+        "class_prio_pkts",
+        "class_trim_ok_pkts",
+        "class_router_hit_pkts",
+        "lookup_routed",
+        "lookup_lpm_miss",
+        "lookup_l2_hit",
+        "lookup_l2_miss",
+        "drop_malformed",
+        "drop_no_port",
+        "ingress_out_pkts",
+    ];
     /// Per-port counters, in address order after [`IngressRegs::COUNTERS`]
     /// (the golden model's names).
-    pub const PORT_COUNTERS: [&'static str; 7] = ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow"];
+    pub const PORT_COUNTERS: [&'static str; 7] =
+        ["rx_pkts", "rx_bytes", "rx_drop_empty", "rx_drop_runt", "rx_drop_oversize", "rx_drop_fcs", "rx_drop_overflow"];
     /// Per-port gauges (receive FIFO occupancy), after each port's counters.
     pub const PORT_GAUGES: [&'static str; 2] = ["rx_occ_bytes", "rx_occ_pkts"];
 

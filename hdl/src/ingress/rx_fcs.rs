@@ -11,9 +11,9 @@
 //! frame is discarded whole; an oversize frame is aborted as soon as it passes
 //! `max_frame`, so it never fills the FIFO. The FIFO is built
 //! [`PktFifo::with_length`]: `tuser.length` is valid from the first beat out.
-use crate::prim::crc::Crc32Beat;
-use crate::meta::LENGTH_LSB;
 use crate::axis::pkt_fifo::PktFifo;
+use crate::meta::LENGTH_LSB;
+use crate::prim::crc::Crc32Beat;
 use crate::prim::widgets::{DffR, KeepCount};
 use rust_hdl::prelude::*;
 
@@ -182,7 +182,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for RxFcs<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs);
+        dff_setup!(
+            self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, n_pkts, n_bytes, n_empty, n_runt,
+            n_over, n_fcs
+        );
         self.first.reset.next = self.reset.val();
         self.len.reset.next = self.reset.val();
         self.over.reset.next = self.reset.val();
@@ -298,8 +301,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkt_out.next = self.fifo.m_tvalid.val() & self.m_tready.val() & self.fifo.m_tlast.val();
         if self.pkt_out.val() {
             self.n_pkts.d.next = self.n_pkts.q.val() + 1;
-            self.n_bytes.d.next = self.n_bytes.q.val()
-                + bit_cast::<32, 16>(self.fifo.m_tuser.val().get_bits::<16>(self.length_lsb.val().index()));
+            self.n_bytes.d.next =
+                self.n_bytes.q.val() + bit_cast::<32, 16>(self.fifo.m_tuser.val().get_bits::<16>(self.length_lsb.val().index()));
         }
         if self.clr_rx_pkts.val() {
             self.n_pkts.d.next = 0.into();

@@ -155,10 +155,10 @@ impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
         self.masked.next = self.data.val() & self.keep_expand.mask.val();
         self.next.next = 0.into();
         for j in 0..32 {
-            self.next.next = self.next.val().replace_bit(
-                j,
-                (self.base.val() & self.state_masks[j].val()).xor() ^ (self.masked.val() & self.data_masks[j].val()).xor(),
-            );
+            self.next.next = self
+                .next
+                .val()
+                .replace_bit(j, (self.base.val() & self.state_masks[j].val()).xor() ^ (self.masked.val() & self.data_masks[j].val()).xor());
         }
         self.pad.next = self.lanes.val() - self.keep_count.count.val();
         self.residue_ok.next = false;

@@ -32,13 +32,7 @@ pub struct DffR<T: Synth> {
 impl<T: Synth> DffR<T> {
     /// A flip-flop that resets to `init`.
     pub fn new(init: T) -> Self {
-        Self {
-            d: Default::default(),
-            q: Default::default(),
-            clock: Default::default(),
-            reset: Default::default(),
-            _init: init,
-        }
+        Self { d: Default::default(), q: Default::default(), clock: Default::default(), reset: Default::default(), _init: init }
     }
 }
 
@@ -175,12 +169,7 @@ impl<const K: usize, const C: usize> Default for KeepCount<K, C> {
             let m = (0..K).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
             Constant::new(m.to_bits())
         };
-        Self {
-            keep: Default::default(),
-            count: Default::default(),
-            masks: (0..C).map(mask).collect(),
-            last_lane: Default::default(),
-        }
+        Self { keep: Default::default(), count: Default::default(), masks: (0..C).map(mask).collect(), last_lane: Default::default() }
     }
 }
 

@@ -331,11 +331,15 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
                 self.src_ok.next = true;
             }
         }
-        self.fit_h.next = (self.hd_b.val() + self.len.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_len.val() <= self.depth_h.val());
-        self.fit_d.next = (self.dd_b.val() + self.len.val() <= self.limit_d.val()) & (self.dd_w.val() + self.w_len.val() <= self.depth_d.val());
-        self.fit_ht.next = (self.hd_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_kl.val() <= self.depth_h.val());
-        self.fit_hs.next =
-            self.src_ok.val() & (self.hs_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
+        self.fit_h.next =
+            (self.hd_b.val() + self.len.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_len.val() <= self.depth_h.val());
+        self.fit_d.next =
+            (self.dd_b.val() + self.len.val() <= self.limit_d.val()) & (self.dd_w.val() + self.w_len.val() <= self.depth_d.val());
+        self.fit_ht.next =
+            (self.hd_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_kl.val() <= self.depth_h.val());
+        self.fit_hs.next = self.src_ok.val()
+            & (self.hs_b.val() + self.kl.val() <= self.limit_h.val())
+            & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
 
         self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
         self.recirc.next = self.s_tuser.val().get_bit(89);
@@ -400,7 +404,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if self.code.val() == 8 {
             self.new_user.next = self.new_user.val() | self.recirc_mark.val();
         }
-        self.drop_now.next = (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
+        self.drop_now.next =
+            (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
 
         // Stream: the first beat decides, later beats follow the decision.
         self.out.s_tdata.next = self.s_tdata.val();
@@ -595,6 +600,5 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
         self.m_tuser.next = self.pre.m_tuser.val();
         self.m_tvalid.next = self.pre.m_tvalid.val();
         self.pre.m_tready.next = self.m_tready.val();
-
     }
 }

@@ -49,12 +49,12 @@
 use crate::axil::regs::AxilRegs;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
-use crate::config::{Config, Tm};
-use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
 use crate::axis::pkt_fifo::PktFifo;
-use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
-use crate::tm::trimmer::Trimmer;
+use crate::config::{Config, Tm};
 use crate::prim::widgets::{vec_of, DffR};
+use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
+use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
+use crate::tm::trimmer::Trimmer;
 use rust_hdl::prelude::*;
 
 /// AXI-Lite address width of the traffic manager's register file.
@@ -493,7 +493,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         // Notifies: a deflection for port p, or one from another pipeline.
         for p in 0..self.port_id.len() {
-            self.notify[p].next = self.admit.dec_valid.val() & (self.admit.dec_code.val() == 8) & (self.admit.dec_port.val() == self.port_id[p].val());
+            self.notify[p].next =
+                self.admit.dec_valid.val() & (self.admit.dec_code.val() == 8) & (self.admit.dec_port.val() == self.port_id[p].val());
             self.notify_out[p].next = self.notify[p].val();
             self.pmode.notify[p].next = self.notify[p].val() | self.notify_in[p].val();
             self.meter.mode[p].next = self.pmode.mode[p].val();
@@ -772,7 +773,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // output register counts as queue: occupancy is what the port still
         // has to send); its queue is bit 0 of the queue index, its bytes
         // tuser.length.
-        self.deq_h.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(80);
+        self.deq_h.next =
+            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(80);
         self.deq_d.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(80);
         self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(16) & self.mask16.val();
         self.deq_d_bytes.next = self.deq_h_bytes.val();

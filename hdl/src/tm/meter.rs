@@ -673,7 +673,16 @@ impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
         assert!((1..=MAX_PORTS).contains(&n), "MeterStage: 1..={MAX_PORTS} ports");
         assert!(K * 8 == D && U > METER_TRIM_BIT, "MeterStage: D = 8K, U > {METER_TRIM_BIT}");
         // hdl_gen needs literal bit positions; these are meta.rs's.
-        assert_eq!((crate::meta::DEST_PORT_LSB, crate::meta::LENGTH_LSB, crate::meta::PRIO_BIT, crate::meta::TRIM_OK_BIT, crate::meta::NDP_DATA_BIT), (8, 16, 43, 44, 45));
+        assert_eq!(
+            (
+                crate::meta::DEST_PORT_LSB,
+                crate::meta::LENGTH_LSB,
+                crate::meta::PRIO_BIT,
+                crate::meta::TRIM_OK_BIT,
+                crate::meta::NDP_DATA_BIT
+            ),
+            (8, 16, 43, 44, 45)
+        );
         Self {
             clock: Default::default(),
             reset: Default::default(),

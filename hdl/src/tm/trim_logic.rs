@@ -387,7 +387,12 @@ fn tree(terms: &[String]) -> String {
 
 impl Logic for TrimSum {
     fn update(&mut self) {
-        let v = trim_sums(&bytes_of(&self.buf_in.val()), self.keep.val().index(), (self.info.val().index() as u64) << 4, self.ipend.val().index());
+        let v = trim_sums(
+            &bytes_of(&self.buf_in.val()),
+            self.keep.val().index(),
+            (self.info.val().index() as u64) << 4,
+            self.ipend.val().index(),
+        );
         let packed = v.iter().enumerate().fold(0u64, |acc, (k, x)| acc | (*x as u64) << (16 * k));
         self.sums.next = packed.to_bits();
     }

@@ -34,8 +34,8 @@
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
 use crate::axis::skid::AxisSkid;
 use crate::meta::{flag, FLAGS_LSB, L3_LSB, LENGTH_LSB};
-use crate::tm::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
 use crate::prim::widgets::{DffR, KeepCount};
+use crate::tm::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
 use rust_hdl::prelude::*;
 
 /// The trimmer. `D` data bits, `K = D / 8` lanes (8..=64, a divisor of 128),
@@ -289,7 +289,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         if self.phase.q.val() == 1 {
             self.e1.d.next = self.edit.buf_out.val();
             // End of the IPv4 header for the sum stage: l3_off + 4 * ihl.
-            self.ipend.d.next = bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(60)) + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(74)) << 2);
+            self.ipend.d.next =
+                bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(60)) + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(74)) << 2);
             self.phase.d.next = 2.into();
         }
         if self.phase.q.val() == 2 {

@@ -24,8 +24,8 @@
 use crate::axil::regs::AxilRegs;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
-use crate::meta::DEST_PORT_LSB;
 use crate::axis::pkt_fifo::PktFifo;
+use crate::meta::DEST_PORT_LSB;
 use crate::prim::widgets::vec_of;
 use rust_hdl::prelude::*;
 

@@ -145,10 +145,26 @@ pub fn ingress_regs(cfg: &Config) -> Vec<Reg> {
     {
         let stride = 4 * (IngressRegs::PORT_COUNTERS.len() + IngressRegs::PORT_GAUGES.len()) as u32;
         for n in IngressRegs::PORT_COUNTERS {
-            v.push(Reg::array(&upper(n), ir.port_counter(0, n).expect("listed"), ports, stride, Rc, vec![0; ports], &format!("local port p's counter `{n}` (switch port = pipeline * {ports} + p)")));
+            v.push(Reg::array(
+                &upper(n),
+                ir.port_counter(0, n).expect("listed"),
+                ports,
+                stride,
+                Rc,
+                vec![0; ports],
+                &format!("local port p's counter `{n}` (switch port = pipeline * {ports} + p)"),
+            ));
         }
         for n in IngressRegs::PORT_GAUGES {
-            v.push(Reg::array(&upper(n), ir.port_counter(0, n).expect("listed"), ports, stride, Ro, vec![0; ports], &format!("local port p's receive FIFO gauge `{n}`")));
+            v.push(Reg::array(
+                &upper(n),
+                ir.port_counter(0, n).expect("listed"),
+                ports,
+                stride,
+                Ro,
+                vec![0; ports],
+                &format!("local port p's receive FIFO gauge `{n}`"),
+            ));
         }
     }
     v
@@ -275,7 +291,16 @@ impl SwitchMap {
                     r.reset.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", ")
                 };
                 let stride = if r.count > 1 { format!("{:#x}", r.stride) } else { "–".into() };
-                s += &format!("| {:#07x} | `{}` | {} | {} | {} | {} | {} |\n", w.base + r.offset, r.name, r.count, stride, r.access.as_str(), reset, r.doc);
+                s += &format!(
+                    "| {:#07x} | `{}` | {} | {} | {} | {} | {} |\n",
+                    w.base + r.offset,
+                    r.name,
+                    r.count,
+                    stride,
+                    r.access.as_str(),
+                    reset,
+                    r.doc
+                );
             }
         }
         s
@@ -294,7 +319,14 @@ impl SwitchMap {
                 if r.count == 1 {
                     s += &format!("#define {n} 0x{:05x}u /* {}{} */\n", w.base + r.offset, r.access.as_str(), reset_note(r));
                 } else {
-                    s += &format!("#define {n}(i) (0x{:05x}u + (i) * 0x{:x}u) /* {} */\n#define {n}_COUNT {}u\n#define {n}_STRIDE 0x{:x}u\n", w.base + r.offset, r.stride, r.access.as_str(), r.count, r.stride);
+                    s += &format!(
+                        "#define {n}(i) (0x{:05x}u + (i) * 0x{:x}u) /* {} */\n#define {n}_COUNT {}u\n#define {n}_STRIDE 0x{:x}u\n",
+                        w.base + r.offset,
+                        r.stride,
+                        r.access.as_str(),
+                        r.count,
+                        r.stride
+                    );
                 }
                 if r.access == Access::Rw && r.count == 1 {
                     s += &format!("#define {n}_RESET 0x{:08x}u\n", r.reset[0]);
@@ -320,7 +352,16 @@ impl SwitchMap {
                 } else {
                     s += &format!("{n}_COUNT = {}\n{n}_STRIDE = 0x{:x}\n\n\ndef {n}(i):\n    \"\"\"Address of element i of {n} (0 <= i < {}).\"\"\"\n    if not 0 <= i < {n}_COUNT:\n        raise IndexError(\"{n}: element %d of {}\" % i)\n    return 0x{:05x} + i * 0x{:x}\n\n\n", r.count, r.stride, r.count, r.count, w.base + r.offset, r.stride);
                 }
-                all.push(format!("    ({:?}, {:?}, 0x{:05x}, {}, 0x{:x}, {:?}, [{}]),\n", w.name, r.name, w.base + r.offset, r.count, r.stride, r.access.as_str(), r.reset.iter().map(|x| format!("0x{x:x}")).collect::<Vec<_>>().join(", ")));
+                all.push(format!(
+                    "    ({:?}, {:?}, 0x{:05x}, {}, 0x{:x}, {:?}, [{}]),\n",
+                    w.name,
+                    r.name,
+                    w.base + r.offset,
+                    r.count,
+                    r.stride,
+                    r.access.as_str(),
+                    r.reset.iter().map(|x| format!("0x{x:x}")).collect::<Vec<_>>().join(", ")
+                ));
             }
         }
         s += "\n# (window, name, address of element 0, elements, stride, access, reset values)\nREGS = [\n";

@@ -29,12 +29,12 @@ use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::config::Config;
 use crate::egress::rewrite::EgressRewrite;
-use crate::ingress::Ingress;
-use crate::top::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
-use crate::tm::TrafficManager;
-use crate::tm::admit::QUEUE_LSB;
 use crate::gen::unroll;
+use crate::ingress::Ingress;
 use crate::prim::widgets::{vec_of, DffR};
+use crate::tm::admit::QUEUE_LSB;
+use crate::tm::TrafficManager;
+use crate::top::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
 
@@ -162,7 +162,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             tot_b: vec_of(if multi { 2 * ports } else { 0 }),
             tot_w: vec_of(if multi { 2 * ports } else { 0 }),
             // Header-queue packets (queue index even) before data.
-            merge: if multi { (0..ports).map(|_| AxisArbMux::with_priority(pipes, Bits::<U>::default().replace_bit(QUEUE_LSB, true), Bits::default())).collect() } else { Vec::new() },
+            merge: if multi {
+                (0..ports)
+                    .map(|_| AxisArbMux::with_priority(pipes, Bits::<U>::default().replace_bit(QUEUE_LSB, true), Bits::default()))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             egress: vec_of(ports),
         })
     }

@@ -101,11 +101,7 @@ impl AxilMaster {
             let name = format!("{prefix}_{sig}");
             let p = m.port(&name)?;
             if let Some(w) = width {
-                ensure!(
-                    p.width() == w,
-                    "port `{name}` must be {w} bits, is {}",
-                    p.width()
-                );
+                ensure!(p.width() == w, "port `{name}` must be {w} bits, is {}", p.width());
             }
             Ok(p)
         };
@@ -129,11 +125,7 @@ impl AxilMaster {
             rready: port("rready", Some(1))?,
         };
         for a in [&p.awaddr, &p.araddr] {
-            ensure!(
-                a.width() <= 64,
-                "address port `{}` is wider than 64 bits",
-                m.port_info(a).name
-            );
+            ensure!(a.width() <= 64, "address port `{}` is wider than 64 bits", m.port_info(a).name);
         }
         Ok(AxilMaster {
             p,
@@ -173,13 +165,7 @@ impl Agent for AxilMaster {
         if self.active.is_none() {
             if let Some(op) = self.queue.pop_front() {
                 let (addr_wait, data_wait) = (self.delay(), self.delay());
-                self.active = Some(Active {
-                    op,
-                    addr_wait,
-                    data_wait,
-                    addr_done: false,
-                    data_done: false,
-                });
+                self.active = Some(Active { op, addr_wait, data_wait, addr_done: false, data_done: false });
             }
         }
         let p = &self.p;
@@ -213,9 +199,7 @@ impl Agent for AxilMaster {
         let rvalid = m.get(&p.rvalid) != 0;
         let Some(a) = &mut self.active else {
             if bvalid || rvalid {
-                self.errors.push(format!(
-                    "cycle {cycle}: bvalid/rvalid with no transaction outstanding"
-                ));
+                self.errors.push(format!("cycle {cycle}: bvalid/rvalid with no transaction outstanding"));
             }
             return;
         };
@@ -227,18 +211,13 @@ impl Agent for AxilMaster {
             Op::Write { addr, .. } => {
                 if bvalid && self.ready {
                     if addr_done && data_done {
-                        result = Some(AxilResult::Write {
-                            addr,
-                            resp: m.get(&p.bresp) as u8,
-                        });
+                        result = Some(AxilResult::Write { addr, resp: m.get(&p.bresp) as u8 });
                     } else {
-                        self.errors
-                            .push(format!("cycle {cycle}: bvalid before AW and W completed"));
+                        self.errors.push(format!("cycle {cycle}: bvalid before AW and W completed"));
                     }
                 }
                 if rvalid {
-                    self.errors
-                        .push(format!("cycle {cycle}: rvalid during a write"));
+                    self.errors.push(format!("cycle {cycle}: rvalid during a write"));
                 }
                 let awvalid = !addr_done && a.addr_wait == 0;
                 let wvalid = !data_done && a.data_wait == 0;
@@ -249,19 +228,13 @@ impl Agent for AxilMaster {
                 if rvalid && self.ready {
                     if addr_done {
                         let data = m.get(&p.rdata) as u32;
-                        result = Some(AxilResult::Read {
-                            addr,
-                            data,
-                            resp: m.get(&p.rresp) as u8,
-                        });
+                        result = Some(AxilResult::Read { addr, data, resp: m.get(&p.rresp) as u8 });
                     } else {
-                        self.errors
-                            .push(format!("cycle {cycle}: rvalid before AR completed"));
+                        self.errors.push(format!("cycle {cycle}: rvalid before AR completed"));
                     }
                 }
                 if bvalid {
-                    self.errors
-                        .push(format!("cycle {cycle}: bvalid during a read"));
+                    self.errors.push(format!("cycle {cycle}: bvalid during a read"));
                 }
                 let arvalid = !addr_done && a.addr_wait == 0;
                 a.addr_done |= arvalid && m.get(&p.arready) != 0;
@@ -281,11 +254,7 @@ impl Agent for AxilMaster {
 }
 
 /// Steps `tb` (with `master` and `others`) until `master` has a result.
-fn complete(
-    tb: &mut Tb,
-    master: &mut AxilMaster,
-    others: &mut [&mut dyn Agent],
-) -> Result<AxilResult> {
+fn complete(tb: &mut Tb, master: &mut AxilMaster, others: &mut [&mut dyn Agent]) -> Result<AxilResult> {
     for _ in 0..AXIL_TIMEOUT_CYCLES {
         {
             let mut agents: Vec<&mut dyn Agent> = Vec::with_capacity(others.len() + 1);
@@ -299,42 +268,23 @@ fn complete(
             return Ok(r);
         }
     }
-    bail!(
-        "AXI-Lite transaction did not complete within {AXIL_TIMEOUT_CYCLES} cycles (at cycle {})",
-        tb.cycle()
-    )
+    bail!("AXI-Lite transaction did not complete within {AXIL_TIMEOUT_CYCLES} cycles (at cycle {})", tb.cycle())
 }
 
 fn ensure_quiet(master: &AxilMaster) -> Result<()> {
-    ensure!(
-        master.idle() && master.results.is_empty(),
-        "axil_write/axil_read need an idle master with no unread results"
-    );
+    ensure!(master.idle() && master.results.is_empty(), "axil_write/axil_read need an idle master with no unread results");
     Ok(())
 }
 
 /// Writes `data` to `addr`, stepping `tb` (with `others` running alongside)
 /// until the response arrives; returns `bresp`. Errors after
 /// [`AXIL_TIMEOUT_CYCLES`] cycles.
-pub fn axil_write(
-    tb: &mut Tb,
-    master: &mut AxilMaster,
-    addr: u64,
-    data: u32,
-    others: &mut [&mut dyn Agent],
-) -> Result<u8> {
+pub fn axil_write(tb: &mut Tb, master: &mut AxilMaster, addr: u64, data: u32, others: &mut [&mut dyn Agent]) -> Result<u8> {
     axil_write_strb(tb, master, addr, data, 0xF, others)
 }
 
 /// As [`axil_write`], writing only the byte lanes set in `strb`.
-pub fn axil_write_strb(
-    tb: &mut Tb,
-    master: &mut AxilMaster,
-    addr: u64,
-    data: u32,
-    strb: u8,
-    others: &mut [&mut dyn Agent],
-) -> Result<u8> {
+pub fn axil_write_strb(tb: &mut Tb, master: &mut AxilMaster, addr: u64, data: u32, strb: u8, others: &mut [&mut dyn Agent]) -> Result<u8> {
     ensure_quiet(master)?;
     master.write_strb(addr, data, strb);
     match complete(tb, master, others)? {
@@ -346,12 +296,7 @@ pub fn axil_write_strb(
 /// Reads `addr`, stepping `tb` (with `others` running alongside) until the
 /// data arrives; returns `(rdata, rresp)`. Errors after
 /// [`AXIL_TIMEOUT_CYCLES`] cycles.
-pub fn axil_read(
-    tb: &mut Tb,
-    master: &mut AxilMaster,
-    addr: u64,
-    others: &mut [&mut dyn Agent],
-) -> Result<(u32, u8)> {
+pub fn axil_read(tb: &mut Tb, master: &mut AxilMaster, addr: u64, others: &mut [&mut dyn Agent]) -> Result<(u32, u8)> {
     ensure_quiet(master)?;
     master.read(addr);
     match complete(tb, master, others)? {

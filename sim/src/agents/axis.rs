@@ -89,11 +89,7 @@ impl Bus {
     fn resolve(m: &Model, names: &AxisPorts) -> Result<Bus> {
         let one_bit = |name: &str| -> Result<Port> {
             let p = m.port(name)?;
-            ensure!(
-                p.width() == 1,
-                "port `{name}` must be 1 bit, is {}",
-                p.width()
-            );
+            ensure!(p.width() == 1, "port `{name}` must be 1 bit, is {}", p.width());
             Ok(p)
         };
         let tdata = m.port(&names.tdata)?;
@@ -107,11 +103,7 @@ impl Bus {
         let tkeep = match &names.tkeep {
             Some(n) => {
                 let p = m.port(n)?;
-                ensure!(
-                    p.width() as usize == bytes,
-                    "port `{n}`: tkeep must be {bytes} bits, is {}",
-                    p.width()
-                );
+                ensure!(p.width() as usize == bytes, "port `{n}`: tkeep must be {bytes} bits, is {}", p.width());
                 Some(p)
             }
             None => None,
@@ -119,11 +111,7 @@ impl Bus {
         let tuser = match &names.tuser {
             Some(n) => {
                 let p = m.port(n)?;
-                ensure!(
-                    p.width() <= 128,
-                    "port `{n}`: tuser may be at most 128 bits, is {}",
-                    p.width()
-                );
+                ensure!(p.width() <= 128, "port `{n}`: tuser may be at most 128 bits, is {}", p.width());
                 Some(p)
             }
             None => None,
@@ -215,16 +203,9 @@ impl AxisSource {
     /// `tuser` port (or is non-zero without one), or if it needs several
     /// beats on an interface without `tkeep` and is not a whole number of beats.
     pub fn push(&mut self, packet: Packet) {
-        assert!(
-            !packet.data.is_empty() || self.bus.tkeep.is_some(),
-            "AxisSource::push: empty packets need a tkeep port"
-        );
+        assert!(!packet.data.is_empty() || self.bus.tkeep.is_some(), "AxisSource::push: empty packets need a tkeep port");
         let uw = self.bus.user_width();
-        assert!(
-            uw >= 128 || packet.user >> uw == 0,
-            "AxisSource::push: user {:#x} does not fit the {uw}-bit tuser",
-            packet.user
-        );
+        assert!(uw >= 128 || packet.user >> uw == 0, "AxisSource::push: user {:#x} does not fit the {uw}-bit tuser", packet.user);
         let partial = packet.data.len() % self.bus.bytes;
         assert!(
             self.bus.tkeep.is_some() || partial == 0,
@@ -492,10 +473,7 @@ impl Agent for AxisSink {
         let ctl = self.read_ctl(m);
         if self.stalled {
             if ctl != self.stalled_ctl {
-                let msg = format!(
-                    "tkeep/tlast/tuser changed while stalled: {:?} -> {ctl:?}",
-                    self.stalled_ctl
-                );
+                let msg = format!("tkeep/tlast/tuser changed while stalled: {:?} -> {ctl:?}", self.stalled_ctl);
                 self.error(cycle, msg);
             }
             if self.beat != self.stalled_data {
@@ -518,45 +496,27 @@ impl Agent for AxisSink {
         let keep = ctl.keep;
         let contiguous = keep != 0 && keep & keep.wrapping_add(1) == 0;
         if !ctl.last && keep != self.bus.full_keep {
-            self.error(
-                cycle,
-                format!("tkeep {keep:#x} is not all ones on a beat without tlast"),
-            );
+            self.error(cycle, format!("tkeep {keep:#x} is not all ones on a beat without tlast"));
         } else if ctl.last && !contiguous {
-            self.error(
-                cycle,
-                format!("tkeep {keep:#x} on the last beat is not a contiguous run from lane 0"),
-            );
+            self.error(cycle, format!("tkeep {keep:#x} on the last beat is not a contiguous run from lane 0"));
         }
         if !self.in_packet {
             self.in_packet = true;
             self.current_user = ctl.user;
             self.current_first = cycle;
         } else if ctl.user != self.current_user {
-            let msg = format!(
-                "tuser changed within a packet: {:#x} -> {:#x}",
-                self.current_user, ctl.user
-            );
+            let msg = format!("tuser changed within a packet: {:#x} -> {:#x}", self.current_user, ctl.user);
             self.error(cycle, msg);
         }
         if contiguous {
-            self.current
-                .extend_from_slice(&self.beat[..keep.count_ones() as usize]);
+            self.current.extend_from_slice(&self.beat[..keep.count_ones() as usize]);
         } else {
-            let kept = self
-                .beat
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| keep >> i & 1 != 0)
-                .map(|(_, b)| *b);
+            let kept = self.beat.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0).map(|(_, b)| *b);
             self.current.extend(kept);
         }
         if ctl.last {
             let data = std::mem::take(&mut self.current);
-            self.packets.push_back(Packet {
-                data,
-                user: self.current_user,
-            });
+            self.packets.push_back(Packet { data, user: self.current_user });
             self.last_cycles.push_back(cycle);
             self.first_cycles.push_back(self.current_first);
             self.in_packet = false;
@@ -571,20 +531,14 @@ impl Agent for AxisSink {
 
 /// Compares received packets against the expected ones, in order; the error
 /// describes the first difference (count, length, tuser or first bad byte).
-pub fn check_packets<'a>(
-    expected: impl IntoIterator<Item = &'a Packet>,
-    got: impl IntoIterator<Item = &'a Packet>,
-) -> Result<()> {
+pub fn check_packets<'a>(expected: impl IntoIterator<Item = &'a Packet>, got: impl IntoIterator<Item = &'a Packet>) -> Result<()> {
     let mut exp = expected.into_iter();
     let mut got = got.into_iter();
     let mut i = 0usize;
     loop {
         match (exp.next(), got.next()) {
             (None, None) => return Ok(()),
-            (Some(_), None) => bail!(
-                "packet {i}: expected more packets ({} missing)",
-                1 + exp.count()
-            ),
+            (Some(_), None) => bail!("packet {i}: expected more packets ({} missing)", 1 + exp.count()),
             (None, Some(_)) => bail!("packet {i}: {} unexpected extra packet(s)", 1 + got.count()),
             (Some(e), Some(g)) => {
                 if let Some(pos) = e.data.iter().zip(&g.data).position(|(a, b)| a != b) {
@@ -596,18 +550,8 @@ pub fn check_packets<'a>(
                         e.data.len()
                     );
                 }
-                ensure!(
-                    g.data.len() == e.data.len(),
-                    "packet {i}: length {}, expected {}",
-                    g.data.len(),
-                    e.data.len()
-                );
-                ensure!(
-                    g.user == e.user,
-                    "packet {i}: tuser {:#x}, expected {:#x}",
-                    g.user,
-                    e.user
-                );
+                ensure!(g.data.len() == e.data.len(), "packet {i}: length {}, expected {}", g.data.len(), e.data.len());
+                ensure!(g.user == e.user, "packet {i}: tuser {:#x}, expected {:#x}", g.user, e.user);
             }
         }
         i += 1;

@@ -55,20 +55,8 @@ pub struct Tb {
 
 /// Waveform file name for the current thread: the test name, sanitized.
 fn thread_wave_name() -> String {
-    let name = std::thread::current()
-        .name()
-        .unwrap_or("tb")
-        .replace("::", "__");
-    let name: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "_-.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = std::thread::current().name().unwrap_or("tb").replace("::", "__");
+    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect();
     if name.is_empty() || name == "main" {
         "tb".into()
     } else {
@@ -100,13 +88,7 @@ impl Tb {
         }
         model.set(&clock, 0);
         model.eval();
-        Ok(Tb {
-            model,
-            clock,
-            reset,
-            cycle: 0,
-            waves,
-        })
+        Ok(Tb { model, clock, reset, cycle: 0, waves })
     }
 
     /// Number of clock cycles stepped so far.
@@ -174,27 +156,13 @@ impl Tb {
                 self.step(agents);
             }
         }
-        let busy: Vec<usize> = agents
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !a.idle())
-            .map(|(i, _)| i)
-            .collect();
-        bail!(
-            "condition not reached within {max_cycles} cycles (now at cycle {}; agents not idle: {busy:?})",
-            self.cycle
-        )
+        let busy: Vec<usize> = agents.iter().enumerate().filter(|(_, a)| !a.idle()).map(|(i, _)| i).collect();
+        bail!("condition not reached within {max_cycles} cycles (now at cycle {}; agents not idle: {busy:?})", self.cycle)
     }
 
     /// Steps until every agent is [`Agent::idle`]; see [`Tb::run_until`].
-    pub fn run_until_idle(
-        &mut self,
-        agents: &mut [&mut dyn Agent],
-        max_cycles: u64,
-    ) -> Result<u64> {
-        self.run_until(agents, max_cycles, |_, agents| {
-            agents.iter().all(|a| a.idle())
-        })
+    pub fn run_until_idle(&mut self, agents: &mut [&mut dyn Agent], max_cycles: u64) -> Result<u64> {
+        self.run_until(agents, max_cycles, |_, agents| agents.iter().all(|a| a.idle()))
     }
 }
 

@@ -114,10 +114,7 @@ impl Default for BuildOptions {
     /// Tracing is compiled in iff the environment variable `TS_WAVES` is set
     /// and non-empty.
     fn default() -> Self {
-        BuildOptions {
-            trace: waves_requested(),
-            extra_args: Vec::new(),
-        }
+        BuildOptions { trace: waves_requested(), extra_args: Vec::new() }
     }
 }
 
@@ -134,10 +131,7 @@ pub fn build_dir() -> PathBuf {
         return PathBuf::from(dir);
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = manifest
-        .ancestors()
-        .find(|d| d.join("Cargo.lock").is_file())
-        .unwrap_or(manifest);
+    let root = manifest.ancestors().find(|d| d.join("Cargo.lock").is_file()).unwrap_or(manifest);
     root.join("build")
 }
 
@@ -152,24 +146,14 @@ pub fn parse_ports(verilog: &str, top: &str) -> Result<Vec<PortInfo>> {
     let text = strip_comments(verilog);
     let after_name = find_module(&text, top).ok_or_else(|| anyhow!("module `{top}` not found"))?;
     let rest = after_name.trim_start();
-    let rest = rest
-        .strip_prefix('(')
-        .ok_or_else(|| anyhow!("module `{top}`: expected `(` after the module name"))?;
-    let close = rest
-        .find(')')
-        .ok_or_else(|| anyhow!("module `{top}`: unterminated port list"))?;
-    let header: Vec<&str> = rest[..close]
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
+    let rest = rest.strip_prefix('(').ok_or_else(|| anyhow!("module `{top}`: expected `(` after the module name"))?;
+    let close = rest.find(')').ok_or_else(|| anyhow!("module `{top}`: unterminated port list"))?;
+    let header: Vec<&str> = rest[..close].split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
     if header.iter().any(|h| h.contains(char::is_whitespace)) {
         bail!("module `{top}`: only non-ANSI headers (`module {top}(a,b);` + declarations) are supported");
     }
-    let body = rest[close + 1..]
-        .trim_start()
-        .strip_prefix(';')
-        .ok_or_else(|| anyhow!("module `{top}`: expected `;` after the port list"))?;
+    let body =
+        rest[close + 1..].trim_start().strip_prefix(';').ok_or_else(|| anyhow!("module `{top}`: expected `;` after the port list"))?;
 
     let mut ports: Vec<PortInfo> = Vec::with_capacity(header.len());
     for stmt in body.split(';') {
@@ -185,36 +169,23 @@ pub fn parse_ports(verilog: &str, top: &str) -> Result<Vec<PortInfo>> {
         for tok in &tokens[1..] {
             match tok.as_str() {
                 "wire" | "reg" | "logic" | "signed" | "unsigned" => {}
-                t if t.starts_with('[') => {
-                    width = parse_range(t)
-                        .with_context(|| format!("module `{top}`: bad range `{t}`"))?
-                }
+                t if t.starts_with('[') => width = parse_range(t).with_context(|| format!("module `{top}`: bad range `{t}`"))?,
                 name => names.push(name.to_string()),
             }
         }
         if names.is_empty() {
-            bail!(
-                "module `{top}`: declaration without a name: `{}`",
-                stmt.trim()
-            );
+            bail!("module `{top}`: declaration without a name: `{}`", stmt.trim());
         }
         for name in names {
             if ports.iter().any(|p| p.name == name) {
                 bail!("module `{top}`: port `{name}` declared twice");
             }
-            ports.push(PortInfo {
-                name,
-                width,
-                direction,
-            });
+            ports.push(PortInfo { name, width, direction });
         }
     }
     for p in &ports {
         if !header.contains(&p.name.as_str()) {
-            bail!(
-                "module `{top}`: `{}` is declared but not in the port list",
-                p.name
-            );
+            bail!("module `{top}`: `{}` is declared but not in the port list", p.name);
         }
     }
     if let Some(missing) = header.iter().find(|h| !ports.iter().any(|p| p.name == **h)) {
@@ -332,13 +303,8 @@ fn tokenize(stmt: &str) -> Vec<String> {
 
 /// Width of a `[hi:lo]` range.
 fn parse_range(tok: &str) -> Result<u32> {
-    let inner = tok
-        .strip_prefix('[')
-        .and_then(|t| t.strip_suffix(']'))
-        .ok_or_else(|| anyhow!("not a range"))?;
-    let (hi, lo) = inner
-        .split_once(':')
-        .ok_or_else(|| anyhow!("expected `[hi:lo]`"))?;
+    let inner = tok.strip_prefix('[').and_then(|t| t.strip_suffix(']')).ok_or_else(|| anyhow!("not a range"))?;
+    let (hi, lo) = inner.split_once(':').ok_or_else(|| anyhow!("expected `[hi:lo]`"))?;
     let hi: u32 = hi.parse().context("range bound must be a decimal number")?;
     let lo: u32 = lo.parse().context("range bound must be a decimal number")?;
     if hi < lo {
@@ -355,19 +321,13 @@ fn parse_range(tok: &str) -> Result<u32> {
 fn generate_shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
     let class = format!("V{top}");
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// Generated by trimswitch-sim ({SHIM_VERSION}); do not edit."
-    );
+    let _ = writeln!(s, "// Generated by trimswitch-sim ({SHIM_VERSION}); do not edit.");
     let _ = writeln!(s, "#include <cstdint>\n#include <memory>");
     let _ = writeln!(s, "#include \"verilated.h\"\n#include \"{class}.h\"");
     if trace {
         let _ = writeln!(s, "#include \"verilated_fst_c.h\"");
     }
-    let _ = writeln!(
-        s,
-        "\n#define TS_API extern \"C\" __attribute__((visibility(\"default\")))\n"
-    );
+    let _ = writeln!(s, "\n#define TS_API extern \"C\" __attribute__((visibility(\"default\")))\n");
     let _ = writeln!(s, "namespace {{\nstruct TsModel {{");
     let _ = writeln!(s, "    std::unique_ptr<VerilatedContext> ctx;");
     let _ = writeln!(s, "    std::unique_ptr<{class}> top;");
@@ -375,32 +335,19 @@ fn generate_shim(top: &str, ports: &[PortInfo], trace: bool) -> String {
         let _ = writeln!(s, "    std::unique_ptr<VerilatedFstC> tfp;");
     }
     let _ = writeln!(s, "}};");
-    let _ = writeln!(
-        s,
-        "TsModel* M(void* p) {{ return static_cast<TsModel*>(p); }}\n}}  // namespace\n"
-    );
+    let _ = writeln!(s, "TsModel* M(void* p) {{ return static_cast<TsModel*>(p); }}\n}}  // namespace\n");
 
-    let _ = writeln!(
-        s,
-        "TS_API uint32_t ts_num_ports() {{ return {}; }}",
-        ports.len()
-    );
+    let _ = writeln!(s, "TS_API uint32_t ts_num_ports() {{ return {}; }}", ports.len());
     let _ = writeln!(s, "TS_API void* ts_new() {{\n    TsModel* m = new TsModel;");
     let _ = writeln!(s, "    m->ctx.reset(new VerilatedContext);");
     if trace {
         let _ = writeln!(s, "    m->ctx->traceEverOn(true);");
     }
-    let _ = writeln!(
-        s,
-        "    m->top.reset(new {class}{{m->ctx.get(), \"TOP\"}});\n    return m;\n}}"
-    );
+    let _ = writeln!(s, "    m->top.reset(new {class}{{m->ctx.get(), \"TOP\"}});\n    return m;\n}}");
     let _ = writeln!(s, "TS_API void ts_free(void* p) {{ delete M(p); }}");
     let _ = writeln!(s, "TS_API void ts_eval(void* p) {{ M(p)->top->eval(); }}");
     let _ = writeln!(s, "TS_API void ts_final(void* p) {{ M(p)->top->final(); }}");
-    let _ = writeln!(
-        s,
-        "TS_API void ts_set_time(void* p, uint64_t t) {{ M(p)->ctx->time(t); }}"
-    );
+    let _ = writeln!(s, "TS_API void ts_set_time(void* p, uint64_t t) {{ M(p)->ctx->time(t); }}");
 
     for (what, ret) in [("ptr", "void*"), ("size", "uint32_t")] {
         let _ = writeln!(s, "TS_API {ret} ts_port_{what}(void* p, uint32_t idx) {{");
@@ -445,9 +392,7 @@ TS_API void ts_trace_close(void*) {}
 /// Runs a command, returning an error with the command line and the tail of
 /// its output on failure.
 fn run(cmd: &mut Command) -> Result<()> {
-    let out = cmd
-        .output()
-        .with_context(|| format!("failed to start {cmd:?}"))?;
+    let out = cmd.output().with_context(|| format!("failed to start {cmd:?}"))?;
     if out.status.success() {
         return Ok(());
     }
@@ -468,10 +413,7 @@ fn run(cmd: &mut Command) -> Result<()> {
 fn verilator_version() -> Result<&'static str> {
     static VERSION: OnceLock<std::result::Result<String, String>> = OnceLock::new();
     let v = VERSION.get_or_init(|| {
-        let out = Command::new("verilator")
-            .arg("--version")
-            .output()
-            .map_err(|e| format!("cannot run `verilator --version`: {e}"))?;
+        let out = Command::new("verilator").arg("--version").output().map_err(|e| format!("cannot run `verilator --version`: {e}"))?;
         if !out.status.success() {
             return Err(format!("`verilator --version` failed: {}", out.status));
         }
@@ -484,10 +426,7 @@ fn verilator_version() -> Result<&'static str> {
 /// build a given model once instead of racing.
 fn dir_lock(dir: &Path) -> Arc<Mutex<()>> {
     static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
-    let mut map = LOCKS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut map = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     map.entry(dir.to_path_buf()).or_default().clone()
 }
 
@@ -516,19 +455,14 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
     }
     let mut ports = None;
     for file in verilog_files {
-        let text =
-            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         feed(text.as_bytes());
         if ports.is_none() && find_module(&strip_comments(&text), top).is_some() {
-            ports =
-                Some(parse_ports(&text, top).with_context(|| format!("in {}", file.display()))?);
+            ports = Some(parse_ports(&text, top).with_context(|| format!("in {}", file.display()))?);
         }
     }
     let ports = ports.ok_or_else(|| anyhow!("module `{top}` not found in {verilog_files:?}"))?;
-    let hash: String = hasher.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash: String = hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
     let dir = build_dir().join("verilator").join(format!("{top}-{hash}"));
 
     let lock = dir_lock(&dir);
@@ -544,21 +478,10 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
 
 /// Builds the model in a temporary directory beside `dir` and renames it
 /// into place. A failed build's temporary directory is removed.
-fn build_into(
-    dir: &Path,
-    files: &[PathBuf],
-    top: &str,
-    ports: &[PortInfo],
-    opts: &BuildOptions,
-) -> Result<()> {
+fn build_into(dir: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts: &BuildOptions) -> Result<()> {
     let parent = dir.parent().expect("cache dir has a parent");
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    let tmp = PathBuf::from(format!(
-        "{}.tmp-{}-{:08x}",
-        dir.display(),
-        std::process::id(),
-        rand::random::<u32>()
-    ));
+    let tmp = PathBuf::from(format!("{}.tmp-{}-{:08x}", dir.display(), std::process::id(), rand::random::<u32>()));
     if let Err(e) = compile_in(&tmp, files, top, ports, opts) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e.context(format!("building Verilator model `{top}`")));
@@ -568,8 +491,7 @@ fn build_into(
             // Another process finished the same build first: use theirs.
             let _ = std::fs::remove_dir_all(&tmp);
         } else {
-            return Err(e)
-                .with_context(|| format!("renaming {} to {}", tmp.display(), dir.display()));
+            return Err(e).with_context(|| format!("renaming {} to {}", tmp.display(), dir.display()));
         }
     }
     Ok(())
@@ -577,13 +499,7 @@ fn build_into(
 
 /// Verilates, compiles and links the model in `tmp`, leaving `libmodel.so`,
 /// `shim.cpp`, `build_time.txt` and the generated sources (`obj/`) there.
-fn compile_in(
-    tmp: &Path,
-    files: &[PathBuf],
-    top: &str,
-    ports: &[PortInfo],
-    opts: &BuildOptions,
-) -> Result<()> {
+fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts: &BuildOptions) -> Result<()> {
     let started = Instant::now();
     let obj = tmp.join("obj");
     std::fs::create_dir_all(&obj).with_context(|| format!("creating {}", obj.display()))?;
@@ -595,14 +511,7 @@ fn compile_in(
     verilator
         .args(["--cc", "--top-module", top, "-Mdir"])
         .arg(&obj)
-        .args([
-            "-O3",
-            "--x-assign",
-            "fast",
-            "--x-initial",
-            "fast",
-            "--noassert",
-        ])
+        .args(["-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert"])
         .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
         // Everything, libverilated included, is compiled through the
         // generated makefile, which adds these to every compile line.
@@ -635,23 +544,9 @@ fn compile_in(
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
     run(Command::new(cxx)
         .current_dir(&obj)
-        .args([
-            "-shared",
-            "-fPIC",
-            "-O2",
-            "-o",
-            "../libmodel.so",
-            "ts_shim.o",
-            "-Wl,--whole-archive",
-        ])
+        .args(["-shared", "-fPIC", "-O2", "-o", "../libmodel.so", "ts_shim.o", "-Wl,--whole-archive"])
         .arg(format!("{class}__ALL.a"))
-        .args([
-            "libverilated.a",
-            "-Wl,--no-whole-archive",
-            "-Wl,--exclude-libs,ALL",
-            "-lz",
-            "-pthread",
-        ]))?;
+        .args(["libverilated.a", "-Wl,--no-whole-archive", "-Wl,--exclude-libs,ALL", "-lz", "-pthread"]))?;
 
     // The objects are only needed for linking; keep the generated sources.
     for entry in std::fs::read_dir(&obj)? {
@@ -660,10 +555,7 @@ fn compile_in(
             std::fs::remove_file(&path)?;
         }
     }
-    std::fs::write(
-        tmp.join("build_time.txt"),
-        format!("{:.3}\n", started.elapsed().as_secs_f64()),
-    )?;
+    std::fs::write(tmp.join("build_time.txt"), format!("{:.3}\n", started.elapsed().as_secs_f64()))?;
     Ok(())
 }
 
@@ -704,26 +596,18 @@ pub struct ModelLib {
 }
 
 impl ModelLib {
-    fn load(
-        dir: &Path,
-        top: &str,
-        ports: Vec<PortInfo>,
-        trace: bool,
-        freshly_built: bool,
-    ) -> Result<ModelLib> {
+    fn load(dir: &Path, top: &str, ports: Vec<PortInfo>, trace: bool, freshly_built: bool) -> Result<ModelLib> {
         let so = dir.join("libmodel.so");
         // SAFETY: loading runs the library's static constructors; the library
         // is one we generated from Verilator's runtime and our shim.
-        let lib = unsafe { libloading::Library::new(&so) }
-            .with_context(|| format!("loading {}", so.display()))?;
+        let lib = unsafe { libloading::Library::new(&so) }.with_context(|| format!("loading {}", so.display()))?;
         /// Copies a function pointer out of the library.
         ///
         /// SAFETY: `T` must be the symbol's true type; the pointer is only
         /// valid while `lib` stays loaded.
         unsafe fn sym<T: Copy>(lib: &libloading::Library, name: &str) -> Result<T> {
             // SAFETY: forwarded from the caller.
-            let s = unsafe { lib.get::<T>(name.as_bytes()) }
-                .with_context(|| format!("symbol `{name}` missing from model library"))?;
+            let s = unsafe { lib.get::<T>(name.as_bytes()) }.with_context(|| format!("symbol `{name}` missing from model library"))?;
             Ok(*s)
         }
         // SAFETY: the types match the shim from `generate_shim`, and the
@@ -731,12 +615,7 @@ impl ModelLib {
         let inner = unsafe {
             let num_ports: FnNumPorts = sym(&lib, "ts_num_ports")?;
             if num_ports() as usize != ports.len() {
-                bail!(
-                    "{}: shim has {} ports, parser found {}",
-                    so.display(),
-                    num_ports(),
-                    ports.len()
-                );
+                bail!("{}: shim has {} ports, parser found {}", so.display(), num_ports(), ports.len());
             }
             LibInner {
                 new: sym(&lib, "ts_new")?,
@@ -754,28 +633,15 @@ impl ModelLib {
                 _lib: lib,
             }
         };
-        let build_time = std::fs::read_to_string(dir.join("build_time.txt"))
-            .ok()
-            .and_then(|s| s.trim().parse().ok());
-        let lib = ModelLib {
-            inner: Arc::new(inner),
-            dir: dir.to_path_buf(),
-            build_time,
-            freshly_built,
-            trace,
-        };
+        let build_time = std::fs::read_to_string(dir.join("build_time.txt")).ok().and_then(|s| s.trim().parse().ok());
+        let lib = ModelLib { inner: Arc::new(inner), dir: dir.to_path_buf(), build_time, freshly_built, trace };
         // Check our width -> C type mapping against the compiled model once.
         let probe = lib.instantiate();
         for (i, p) in lib.inner.ports.iter().enumerate() {
             // SAFETY: `probe.ptr` is a live model and `i` a valid port index.
             let size = unsafe { (lib.inner.port_size)(probe.ptr.as_ptr(), i as u32) } as usize;
             if size != p.storage_bytes() {
-                bail!(
-                    "port `{}` ({} bits): model storage is {size} bytes, expected {}",
-                    p.name,
-                    p.width,
-                    p.storage_bytes()
-                );
+                bail!("port `{}` ({} bits): model storage is {size} bytes, expected {}", p.name, p.width, p.storage_bytes());
             }
         }
         Ok(lib)
@@ -786,13 +652,7 @@ impl ModelLib {
         // SAFETY: `ts_new` has no preconditions.
         let raw = unsafe { (self.inner.new)() };
         let ptr = NonNull::new(raw).expect("ts_new returned null");
-        Model {
-            lib: self.inner.clone(),
-            ptr,
-            time: 0,
-            tracing: false,
-            trace_supported: self.trace,
-        }
+        Model { lib: self.inner.clone(), ptr, time: 0, tracing: false, trace_supported: self.trace }
     }
 
     /// Name of the top module.
@@ -891,24 +751,13 @@ impl Model {
     pub fn port(&self, name: &str) -> Result<Port> {
         let Some(index) = self.lib.ports.iter().position(|p| p.name == name) else {
             let names: Vec<&str> = self.lib.ports.iter().map(|p| p.name.as_str()).collect();
-            bail!(
-                "model `{}` has no port `{name}`; available ports: {}",
-                self.lib.top,
-                names.join(", ")
-            );
+            bail!("model `{}` has no port `{name}`; available ports: {}", self.lib.top, names.join(", "));
         };
         let info = &self.lib.ports[index];
         // SAFETY: live model, valid index.
         let raw = unsafe { (self.lib.port_ptr)(self.ptr.as_ptr(), index as u32) };
-        let ptr = NonNull::new(raw.cast::<u8>())
-            .ok_or_else(|| anyhow!("ts_port_ptr({index}) returned null"))?;
-        Ok(Port {
-            ptr,
-            owner: self.ptr,
-            index: index as u32,
-            width: info.width,
-            direction: info.direction,
-        })
+        let ptr = NonNull::new(raw.cast::<u8>()).ok_or_else(|| anyhow!("ts_port_ptr({index}) returned null"))?;
+        Ok(Port { ptr, owner: self.ptr, index: index as u32, width: info.width, direction: info.direction })
     }
 
     /// All ports, in index order.
@@ -942,21 +791,13 @@ impl Model {
 
     #[inline]
     fn check(&self, port: &Port) {
-        assert!(
-            port.owner == self.ptr,
-            "port `{}` belongs to another model instance",
-            self.port_info(port).name
-        );
+        assert!(port.owner == self.ptr, "port `{}` belongs to another model instance", self.port_info(port).name);
     }
 
     #[inline]
     fn check_input(&self, port: &Port) {
         self.check(port);
-        assert!(
-            port.direction == Direction::Input,
-            "port `{}` is an output and cannot be driven",
-            self.port_info(port).name
-        );
+        assert!(port.direction == Direction::Input, "port `{}` is an output and cannot be driven", self.port_info(port).name);
     }
 
     #[inline]
@@ -1010,8 +851,7 @@ impl Model {
     pub fn set_wide(&mut self, port: &Port, words: &[u64]) {
         // SAFETY: on a little-endian host the bytes of `words` are the value
         // in little-endian byte order.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
+        let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) };
         let n = bytes.len().min(port.bytes());
         self.set_bytes(port, &bytes[..n]);
     }
@@ -1020,16 +860,10 @@ impl Model {
     /// `out` is written (zero above the width); panics if `out` is too short.
     pub fn get_wide(&self, port: &Port, out: &mut [u64]) {
         let needed = port.width.div_ceil(64) as usize;
-        assert!(
-            out.len() >= needed,
-            "Model::get_wide: port is {} bits, need {needed} words, got {}",
-            port.width,
-            out.len()
-        );
+        assert!(out.len() >= needed, "Model::get_wide: port is {} bits, need {needed} words, got {}", port.width, out.len());
         out.fill(0);
         // SAFETY: see `set_wide`.
-        let bytes =
-            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), out.len() * 8) };
+        let bytes = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), out.len() * 8) };
         self.get_bytes(port, &mut bytes[..port.bytes()]);
     }
 
@@ -1092,10 +926,7 @@ impl Model {
     /// created). The model must have been built with [`BuildOptions::trace`].
     pub fn trace_open(&mut self, path: &Path) -> Result<()> {
         if !self.trace_supported {
-            bail!(
-                "model `{}` was built without tracing (BuildOptions::trace)",
-                self.lib.top
-            );
+            bail!("model `{}` was built without tracing (BuildOptions::trace)", self.lib.top);
         }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -1169,10 +1000,7 @@ endmodule
     #[test]
     fn parses_rust_hdl_style_ports() {
         let ports = parse_ports(SAMPLE, "ts_foo").unwrap();
-        let summary: Vec<(&str, u32, Direction)> = ports
-            .iter()
-            .map(|p| (p.name.as_str(), p.width, p.direction))
-            .collect();
+        let summary: Vec<(&str, u32, Direction)> = ports.iter().map(|p| (p.name.as_str(), p.width, p.direction)).collect();
         use Direction::*;
         assert_eq!(
             summary,
@@ -1193,25 +1021,14 @@ endmodule
     #[test]
     fn rejects_missing_module_and_undeclared_ports() {
         assert!(parse_ports(SAMPLE, "ts_fo").is_err());
-        let err = parse_ports(
-            "module m(a,b);\n input wire a;\n wire x;\n output wire b;\n",
-            "m",
-        )
-        .unwrap_err();
+        let err = parse_ports("module m(a,b);\n input wire a;\n wire x;\n output wire b;\n", "m").unwrap_err();
         assert!(err.to_string().contains("`b`"), "{err}");
         assert!(parse_ports("module m(a);\n input wire [4096:0] a;\n", "m").is_err());
     }
 
     #[test]
     fn mangles_names_like_verilator() {
-        let member = |name: &str| {
-            PortInfo {
-                name: name.into(),
-                width: 1,
-                direction: Direction::Input,
-            }
-            .cxx_member()
-        };
+        let member = |name: &str| PortInfo { name: name.into(), width: 1, direction: Direction::Input }.cxx_member();
         assert_eq!(member("s_tdata"), "s_tdata");
         assert_eq!(member("a$b"), "a__024b");
         assert_eq!(member("a__b"), "a___05Fb");
@@ -1220,9 +1037,6 @@ endmodule
 
     #[test]
     fn storage_sizes_follow_verilator_types() {
-        assert_eq!(
-            [1, 8, 9, 16, 17, 32, 33, 64, 65, 512].map(storage_bytes),
-            [1, 1, 2, 2, 4, 4, 8, 8, 12, 64]
-        );
+        assert_eq!([1, 8, 9, 16, 17, 32, 33, 64, 65, 512].map(storage_bytes), [1, 1, 2, 2, 4, 4, 8, 8, 12, 64]);
     }
 }

@@ -42,7 +42,10 @@ pub fn classify(phv: &Phv, s: &Settings) -> Class {
     let data = phv.ndp_flags & Ndp::DATA != 0;
     let trimmed = phv.ndp_flags & Ndp::TRIMMED != 0;
     let ndp_data = ndp && data && !trimmed;
-    let prio = (ndp && (!data || trimmed)) || dscp_is(s.dscp_control) || dscp_is(s.dscp_trimmed) || (ok && (phv.l3 == l3::PL2 || phv.l3 == l3::PROTEGO_CTL));
+    let prio = (ndp && (!data || trimmed))
+        || dscp_is(s.dscp_control)
+        || dscp_is(s.dscp_trimmed)
+        || (ok && (phv.l3 == l3::PL2 || phv.l3 == l3::PROTEGO_CTL));
     let trim_ok = ndp_data || (!ndp && dscp_is(s.dscp_trimmable));
     Class { tc, prio, trim_ok, ndp_data, router_hit: phv.dst_mac == s.router_mac & MAC_MASK }
 }

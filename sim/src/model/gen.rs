@@ -351,7 +351,9 @@ fn good_wire<R: Rng + ?Sized>(rng: &mut R, o: &GenOpts) -> Vec<u8> {
         }
     }
     // Headers longer than `max_size` every time: a bare minimum-size frame.
-    Shape { dst: mac_bytes(o.router_mac), src: [2, 0, 0, 0, 0, 0xaa], vlans: vec![], protego: None }.frame(L3::Other(0x1234), L4::None, vec![]).to_wire()
+    Shape { dst: mac_bytes(o.router_mac), src: [2, 0, 0, 0, 0, 0xaa], vlans: vec![], protego: None }
+        .frame(L3::Other(0x1234), L4::None, vec![])
+        .to_wire()
 }
 
 /// A frame exactly `size` wire bytes long (at least 64): IPv4/UDP to `dst`, padded.
@@ -729,14 +731,22 @@ pub fn malformed_corpus(s: &Settings) -> Vec<CorpusCase> {
     push("unknown_ethertype_1234", other(&mut rng, 0x1234, 30), Expect::Ok);
     push("unknown_ethertype_88b7", other(&mut rng, 0x88b7, 30), Expect::Ok);
     push("llc_length_field", other(&mut rng, 0x002e, 46), Expect::Ok);
-    push("ipv4_padded_past_total_length", shape(&mut rng, 0, false).frame(L3::Ipv4(v4(&mut rng)), udp(&mut rng), vec![]).to_wire(), Expect::Ok);
+    push(
+        "ipv4_padded_past_total_length",
+        shape(&mut rng, 0, false).frame(L3::Ipv4(v4(&mut rng)), udp(&mut rng), vec![]).to_wire(),
+        Expect::Ok,
+    );
     let ip = Ipv4 { options: vec![1; 40], ..v4(&mut rng) };
     push("ipv4_ihl_15_udp", shape(&mut rng, 2, true).frame(L3::Ipv4(ip), udp(&mut rng), random_bytes(&mut rng, 40)).to_wire(), Expect::Ok);
     let mut f = shape(&mut rng, 1, false).frame(L3::Ipv4(v4(&mut rng)), udp(&mut rng), random_bytes(&mut rng, 50)).to_bytes();
     f[18 + 20 + 4..18 + 20 + 6].copy_from_slice(&20u16.to_be_bytes());
     push("udp_length_below_ip_payload", with_fcs(f), Expect::Ok);
     let ndp = Ndp { flags: Ndp::DATA, src_port: 1, dst_port: 2, path_id: 3, seq: 4, ack_or_pull: 0 };
-    push("ipv6_ndp_data", shape(&mut rng, 1, false).frame(L3::Ipv6(v6(&mut rng)), L4::Ndp(ndp), random_bytes(&mut rng, 100)).to_wire(), Expect::Ok);
+    push(
+        "ipv6_ndp_data",
+        shape(&mut rng, 1, false).frame(L3::Ipv6(v6(&mut rng)), L4::Ndp(ndp), random_bytes(&mut rng, 100)).to_wire(),
+        Expect::Ok,
+    );
     let ndp = Ndp { flags: Ndp::ACK, ..Ndp::default() };
     push("ipv4_ndp_ack_exact", shape(&mut rng, 0, false).frame(L3::Ipv4(v4(&mut rng)), L4::Ndp(ndp), vec![]).to_wire(), Expect::Ok);
     for (name, kind) in [("pl2_rsv", Pl2::RSV), ("pl2_grt", Pl2::GRT)] {
@@ -744,11 +754,19 @@ pub fn malformed_corpus(s: &Settings) -> Vec<CorpusCase> {
         push(name, shape(&mut rng, 0, false).frame(L3::Pl2(m), L4::None, vec![]).to_wire(), Expect::Ok);
     }
     push("protego_control", shape(&mut rng, 0, true).frame(L3::Other(ethertype::PROTEGO), L4::None, vec![]).to_wire(), Expect::Ok);
-    push("protego_ipv6_udp", shape(&mut rng, 2, true).frame(L3::Ipv6(v6(&mut rng)), udp(&mut rng), random_bytes(&mut rng, 10)).to_wire(), Expect::Ok);
+    push(
+        "protego_ipv6_udp",
+        shape(&mut rng, 2, true).frame(L3::Ipv6(v6(&mut rng)), udp(&mut rng), random_bytes(&mut rng, 10)).to_wire(),
+        Expect::Ok,
+    );
     let mut sh = shape(&mut rng, 2, false);
     sh.vlans[0].tpid = ethertype::QINQ;
     push("qinq_ipv4_udp", sh.frame(L3::Ipv4(v4(&mut rng)), udp(&mut rng), random_bytes(&mut rng, 1000)).to_wire(), Expect::Ok);
-    push("ipv4_proto_253", shape(&mut rng, 0, false).frame(L3::Ipv4(v4(&mut rng)), L4::None, random_bytes(&mut rng, 7)).to_wire(), Expect::Ok);
+    push(
+        "ipv4_proto_253",
+        shape(&mut rng, 0, false).frame(L3::Ipv4(v4(&mut rng)), L4::None, random_bytes(&mut rng, 7)).to_wire(),
+        Expect::Ok,
+    );
     out
 }
 

@@ -26,9 +26,9 @@ pub use rx_fcs::{rx_fcs, RxDrop};
 
 use std::collections::BTreeMap;
 use trimswitch_hdl::config::{parse_mac, parse_prefix, Config};
+use trimswitch_hdl::ingress::phv::{malformed, Phv};
 use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_hdl::meta::{l3kind, Meta};
-use trimswitch_hdl::ingress::phv::{malformed, Phv};
 
 /// The 48 bits of a MAC address held in a `u64`.
 pub const MAC_MASK: u64 = (1 << 48) - 1;
@@ -144,7 +144,8 @@ impl Settings {
         assert_eq!(g.pcp_tc.len(), 8, "ingress.pcp_tc: not validated");
         let mut routes = vec![None; g.lpm_entries];
         for (i, r) in g.route.iter().enumerate() {
-            let (prefix, len) = parse_prefix(&r.prefix).unwrap_or_else(|| panic!("ingress.route[{i}].prefix = {:?}: not validated", r.prefix));
+            let (prefix, len) =
+                parse_prefix(&r.prefix).unwrap_or_else(|| panic!("ingress.route[{i}].prefix = {:?}: not validated", r.prefix));
             routes[i] = Some(Route { prefix, len, port: port(r.port, "route.port"), nexthop: port(r.nexthop, "route.nexthop") });
         }
         let mut l2 = vec![None; g.l2_entries];
@@ -309,7 +310,9 @@ impl IngressModel {
         }
 
         let class = classify(&phv, &self.settings);
-        for (on, name) in [(class.prio, "class_prio_pkts"), (class.trim_ok, "class_trim_ok_pkts"), (class.router_hit, "class_router_hit_pkts")] {
+        for (on, name) in
+            [(class.prio, "class_prio_pkts"), (class.trim_ok, "class_trim_ok_pkts"), (class.router_hit, "class_router_hit_pkts")]
+        {
             if on {
                 self.bump(format!("pipe{pipe}.{name}"), 1);
             }

@@ -269,7 +269,10 @@ mod tests {
         assert_eq!((p.malformed, p.l3, p.l3_off, p.ethertype), (malformed::VLAN_DEPTH, l3::OTHER, 22, 0x8100));
         // The EtherType itself cut in half: byte 12 = 0x08, byte 13 past L.
         let p = parse(&[0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00], 13);
-        assert_eq!((p.malformed, p.ethertype, p.l3, p.l3_off, p.dst_mac), (malformed::L2_TRUNCATED, 0x0800, l3::OTHER, 14, 0x0001_0203_0405));
+        assert_eq!(
+            (p.malformed, p.ethertype, p.l3, p.l3_off, p.dst_mac),
+            (malformed::L2_TRUNCATED, 0x0800, l3::OTHER, 14, 0x0001_0203_0405)
+        );
         assert_eq!(parse(&[], 0).malformed, malformed::L2_TRUNCATED);
     }
 

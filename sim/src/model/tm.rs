@@ -11,8 +11,8 @@
 //! admission sees every departure of an earlier cycle.
 use crate::packet::checksum;
 use std::collections::{BTreeMap, VecDeque};
-use trimswitch_hdl::meta::{flag, l3kind, Meta};
 use trimswitch_hdl::ingress::phv::l4;
+use trimswitch_hdl::meta::{flag, l3kind, Meta};
 
 /// The trimmer's run-time registers (`docs/trimming.md`, "Trim length and the trimmer").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -403,7 +403,8 @@ mod tests {
 
     /// Trimmable packets out of the ingress model (default config, wide tuser).
     fn trimmable(n: usize, seed: u64) -> Vec<(Vec<u8>, Meta)> {
-        let cfg = Config::parse(include_str!("../../../configs/netfpga-sume.toml"), std::path::Path::new("configs/netfpga-sume.toml")).unwrap();
+        let cfg =
+            Config::parse(include_str!("../../../configs/netfpga-sume.toml"), std::path::Path::new("configs/netfpga-sume.toml")).unwrap();
         let mut m = IngressModel::new(&cfg);
         let o = GenOpts::from_settings(&Settings::from_config(&cfg));
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -467,13 +468,28 @@ mod tests {
 
     #[test]
     fn admission_prefers_data_then_trims_then_returns() {
-        let s = TmSettings { ports: 4, beat: 32, depth_h: 64, depth_d: 64, limit_h: 300, limit_d: 3000, rts: true, trim: TrimParams::default(), meter: false, depth_dod: 16 };
+        let s = TmSettings {
+            ports: 4,
+            beat: 32,
+            depth_h: 64,
+            depth_d: 64,
+            limit_h: 300,
+            limit_d: 3000,
+            rts: true,
+            trim: TrimParams::default(),
+            meter: false,
+            depth_dod: 16,
+        };
         let mut tm = TmModel::new(s);
         let pk = trimmable(400, 9);
-        let to0: Vec<_> = pk.into_iter().filter(|(f, m)| f.len() > 200 && m.src_port != 0).map(|(f, mut m)| {
-            m.dest_port = 0;
-            (f, m)
-        }).collect();
+        let to0: Vec<_> = pk
+            .into_iter()
+            .filter(|(f, m)| f.len() > 200 && m.src_port != 0)
+            .map(|(f, mut m)| {
+                m.dest_port = 0;
+                (f, m)
+            })
+            .collect();
         let mut fates = vec![];
         for (f, m) in &to0 {
             fates.push(tm.admit(f, m));

@@ -9,7 +9,15 @@ fn mac(b: &[u8]) -> String {
 }
 
 fn ndp_flags(f: u8) -> String {
-    let names = [(Ndp::DATA, "DATA"), (Ndp::ACK, "ACK"), (Ndp::NACK, "NACK"), (Ndp::PULL, "PULL"), (Ndp::TRIMMED, "TRIMMED"), (Ndp::RETURNED, "RETURNED"), (Ndp::LAST, "LAST")];
+    let names = [
+        (Ndp::DATA, "DATA"),
+        (Ndp::ACK, "ACK"),
+        (Ndp::NACK, "NACK"),
+        (Ndp::PULL, "PULL"),
+        (Ndp::TRIMMED, "TRIMMED"),
+        (Ndp::RETURNED, "RETURNED"),
+        (Ndp::LAST, "LAST"),
+    ];
     let set: Vec<&str> = names.iter().filter(|(b, _)| f & b != 0).map(|(_, n)| *n).collect();
     if set.is_empty() {
         "-".into()
@@ -94,10 +102,22 @@ pub fn describe(frame: &[u8]) -> String {
     };
     match proto {
         ipproto::UDP if l4.len() >= 8 => {
-            let _ = write!(s, " | UDP {} > {} len {}", u16::from_be_bytes([l4[0], l4[1]]), u16::from_be_bytes([l4[2], l4[3]]), u16::from_be_bytes([l4[4], l4[5]]));
+            let _ = write!(
+                s,
+                " | UDP {} > {} len {}",
+                u16::from_be_bytes([l4[0], l4[1]]),
+                u16::from_be_bytes([l4[2], l4[3]]),
+                u16::from_be_bytes([l4[4], l4[5]])
+            );
         }
         ipproto::NDP if l4.len() >= Ndp::LEN => {
-            let _ = write!(s, " | NDP {} seq {} path {}", ndp_flags(l4[0]), u32::from_be_bytes(l4[8..12].try_into().unwrap()), u16::from_be_bytes([l4[6], l4[7]]));
+            let _ = write!(
+                s,
+                " | NDP {} seq {} path {}",
+                ndp_flags(l4[0]),
+                u32::from_be_bytes(l4[8..12].try_into().unwrap()),
+                u16::from_be_bytes([l4[6], l4[7]])
+            );
         }
         ipproto::UDP | ipproto::NDP => {
             let _ = write!(s, " | L4 truncated ({} bytes)", l4.len());

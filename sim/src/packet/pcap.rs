@@ -102,7 +102,8 @@ pub fn read(path: &Path) -> Result<Vec<Record>> {
         if bytes.len() - off < 16 {
             bail!("{name}: record {n} at byte {off}: truncated record header");
         }
-        let (sec, frac, incl, orig) = (u32_at(&bytes, off), u32_at(&bytes, off + 4), u32_at(&bytes, off + 8) as usize, u32_at(&bytes, off + 12) as usize);
+        let (sec, frac, incl, orig) =
+            (u32_at(&bytes, off), u32_at(&bytes, off + 4), u32_at(&bytes, off + 8) as usize, u32_at(&bytes, off + 12) as usize);
         off += 16;
         if incl > SNAPLEN as usize || bytes.len() - off < incl {
             bail!("{name}: record {n}: {incl} captured bytes, but the file ends after {}", bytes.len() - off);

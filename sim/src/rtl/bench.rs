@@ -78,21 +78,15 @@ pub struct SimSpeedReport {
 /// removed afterwards. With `TS_WAVES` set the Verilator run writes a
 /// waveform and the speed is meaningless.
 pub fn fifo_sim_speed(rust_hdl_cycles: u64, verilator_cycles: u64) -> Result<SimSpeedReport> {
-    ensure!(
-        rust_hdl_cycles > 0 && verilator_cycles > 0,
-        "fifo_sim_speed: cycle counts must be positive"
-    );
+    ensure!(rust_hdl_cycles > 0 && verilator_cycles > 0, "fifo_sim_speed: cycle counts must be positive");
     let pool = beat_pool();
     let rust_hdl_seconds = run_rust_hdl(&pool, rust_hdl_cycles).context("rust-hdl simulation")?;
-    let verilator_seconds =
-        run_verilator(&pool, verilator_cycles).context("Verilator simulation")?;
+    let verilator_seconds = run_verilator(&pool, verilator_cycles).context("Verilator simulation")?;
     let model_build_seconds = clean_build_seconds().context("clean model build")?;
     let rust_hdl_cycles_per_second = rust_hdl_cycles as f64 / rust_hdl_seconds;
     let verilator_cycles_per_second = verilator_cycles as f64 / verilator_seconds;
     Ok(SimSpeedReport {
-        design: format!(
-            "{MODULE} 512-bit store-and-forward, depth {DEPTH}, {BEATS_PER_PACKET}-beat packets"
-        ),
+        design: format!("{MODULE} 512-bit store-and-forward, depth {DEPTH}, {BEATS_PER_PACKET}-beat packets"),
         rust_hdl_cycles,
         rust_hdl_seconds,
         rust_hdl_cycles_per_second,
@@ -135,10 +129,7 @@ impl Flow {
             self.error = Some(format!("output beat {i}: wrong tdata"));
         }
         if self.error.is_none() && last != is_last(i) {
-            self.error = Some(format!(
-                "output beat {i}: tlast {last}, expected {}",
-                is_last(i)
-            ));
+            self.error = Some(format!("output beat {i}: tlast {last}, expected {}", is_last(i)));
         }
         self.received += 1;
     }
@@ -148,11 +139,7 @@ impl Flow {
         if let Some(e) = &self.error {
             bail!("{e}");
         }
-        ensure!(
-            self.received > 0,
-            "no beat came out of the FIFO ({} went in)",
-            self.sent
-        );
+        ensure!(self.received > 0, "no beat came out of the FIFO ({} went in)", self.sent);
         Ok(())
     }
 }
@@ -173,9 +160,7 @@ fn run_rust_hdl(pool: &[Beat], cycles: u64) -> Result<f64> {
     );
     let outcome = Arc::new(Mutex::new((Flow::default(), 0.0f64)));
     let mut sim = Simulation::<Fifo512>::new();
-    sim.add_clock(HALF_PERIOD, |x: &mut Box<Fifo512>| {
-        x.clock.next = !x.clock.val()
-    });
+    sim.add_clock(HALF_PERIOD, |x: &mut Box<Fifo512>| x.clock.next = !x.clock.val());
     let tb_outcome = outcome.clone();
     sim.add_testbench(move |mut sim: Sim<Fifo512>| {
         let mut x = sim.init()?;
@@ -213,8 +198,7 @@ fn run_rust_hdl(pool: &[Beat], cycles: u64) -> Result<f64> {
     let mut fifo = Fifo512::new(DEPTH, true);
     fifo.connect_all();
     let max_time = (RESET_CYCLES + cycles + 2) * 2 * HALF_PERIOD;
-    sim.run(Box::new(fifo), max_time)
-        .map_err(|e| anyhow!("rust-hdl simulation failed: {e:?}"))?;
+    sim.run(Box::new(fifo), max_time).map_err(|e| anyhow!("rust-hdl simulation failed: {e:?}"))?;
     let (flow, seconds) = std::mem::take(&mut *outcome.lock().unwrap());
     flow.check()?;
     Ok(seconds)
@@ -305,28 +289,19 @@ fn run_verilator(pool: &[Beat], cycles: u64) -> Result<f64> {
 fn clean_build_seconds() -> Result<f64> {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();
     let nonce = format!("{}-{nanos}", std::process::id());
-    let verilog = trimswitch_hdl::gen::emit::emit_verilog(
-        &mut Fifo512::new(DEPTH, true),
-        MODULE,
-        &[format!("clean-build timing probe {nonce}")],
-    )?;
+    let verilog =
+        trimswitch_hdl::gen::emit::emit_verilog(&mut Fifo512::new(DEPTH, true), MODULE, &[format!("clean-build timing probe {nonce}")])?;
     let src_dir = std::env::temp_dir().join(format!("ts-sim-speed-{nonce}"));
     std::fs::create_dir_all(&src_dir).with_context(|| format!("creating {}", src_dir.display()))?;
     let src = src_dir.join(format!("{MODULE}.v"));
-    let built = std::fs::write(&src, verilog)
-        .with_context(|| format!("writing {}", src.display()))
-        .and_then(|()| {
-            let started = Instant::now();
-            let lib = build_model(&[src], MODULE, &BuildOptions::default())?;
-            Ok((lib, started.elapsed().as_secs_f64()))
-        });
+    let built = std::fs::write(&src, verilog).with_context(|| format!("writing {}", src.display())).and_then(|()| {
+        let started = Instant::now();
+        let lib = build_model(&[src], MODULE, &BuildOptions::default())?;
+        Ok((lib, started.elapsed().as_secs_f64()))
+    });
     std::fs::remove_dir_all(&src_dir).with_context(|| format!("removing {}", src_dir.display()))?;
     let (lib, seconds) = built?;
-    ensure!(
-        lib.freshly_built(),
-        "the probe model was found in the cache at {}",
-        lib.dir().display()
-    );
+    ensure!(lib.freshly_built(), "the probe model was found in the cache at {}", lib.dir().display());
     let cache = lib.dir().to_path_buf();
     drop(lib);
     std::fs::remove_dir_all(&cache).with_context(|| format!("removing {}", cache.display()))?;
@@ -347,5 +322,4 @@ mod tests {
         assert!(r.model_build_seconds > 0.0, "{r:?}");
         Ok(())
     }
-
 }

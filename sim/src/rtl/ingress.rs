@@ -5,16 +5,16 @@
 //! reads every counter back over AXI-Lite at the end.
 use crate::agents::axil::{axil_read, axil_write, AxilMaster};
 use crate::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
-use crate::model::{Counters, IngressOut, Settings};
-use crate::harness::tb::{Agent, Tb};
 use crate::harness::dut::model_of_verilog;
+use crate::harness::tb::{Agent, Tb};
 use crate::harness::verilator::{Model, ModelLib, Port};
+use crate::model::{Counters, IngressOut, Settings};
 use anyhow::{ensure, Context, Result};
+use trimswitch_hdl::config::Config;
 use trimswitch_hdl::gen::catalog::emit_ingress;
 use trimswitch_hdl::ingress::classify::reg as creg;
-use trimswitch_hdl::config::Config;
-use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_hdl::ingress::lookup::reg as lreg;
+use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_hdl::meta::Meta;
 
 /// How the testbench drives the pipeline.
@@ -244,7 +244,12 @@ pub fn compare(ports: usize, rtl: &[IngressOut], model: &[IngressOut], rc: &Coun
         ensure!(r.len() == m.len(), "port {p}: RTL sent {} packets, the model {}", r.len(), m.len());
         for (i, (a, b)) in r.iter().zip(&m).enumerate() {
             ensure!(a.meta == b.meta, "port {p} packet {i}: tuser\n  rtl   {:?}\n  model {:?}", a.meta, b.meta);
-            ensure!(a.frame == b.frame, "port {p} packet {i} ({} bytes): bytes differ at {:?}", a.frame.len(), a.frame.iter().zip(&b.frame).position(|(x, y)| x != y));
+            ensure!(
+                a.frame == b.frame,
+                "port {p} packet {i} ({} bytes): bytes differ at {:?}",
+                a.frame.len(),
+                a.frame.iter().zip(&b.frame).position(|(x, y)| x != y)
+            );
         }
     }
     for (k, v) in mc {

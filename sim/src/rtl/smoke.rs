@@ -16,8 +16,8 @@ use std::path::Path;
 use std::time::Instant;
 use trimswitch_hdl::axis::demux::DEST_DROP;
 use trimswitch_hdl::config::Config;
-use trimswitch_hdl::top::fabric::FabricRegs;
 use trimswitch_hdl::meta::{tuser, DEST_PORT_LSB};
+use trimswitch_hdl::top::fabric::FabricRegs;
 
 /// What a smoke run measured.
 #[derive(Clone, Debug, Serialize)]
@@ -46,7 +46,8 @@ pub fn run(cfg: &Config, verilog: &Path, cycles: u64, seed: u64) -> Result<Smoke
         .with_context(|| format!("building the Verilated model of {}", verilog.display()))?;
     let m = lib.instantiate();
     let mut srcs = (0..ports).map(|p| AxisSource::new(&m, &AxisPorts::indexed("s", p), seed + p as u64)).collect::<Result<Vec<_>>>()?;
-    let mut sinks = (0..ports).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 100 + p as u64)).collect::<Result<Vec<_>>>()?;
+    let mut sinks =
+        (0..ports).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 100 + p as u64)).collect::<Result<Vec<_>>>()?;
     let mut host = AxilMaster::new(&m, "s_axil", seed + 200)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(4);

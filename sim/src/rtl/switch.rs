@@ -10,14 +10,14 @@
 use crate::agents::axil::{axil_read, axil_write, AxilMaster};
 use crate::agents::axis::{AxisPorts, AxisSink, AxisSource};
 use crate::harness::dut::model_of_verilog;
-use crate::rtl::ingress::register_writes;
-use crate::model::Settings;
 use crate::harness::tb::{Agent, Tb};
 use crate::harness::verilator::ModelLib;
+use crate::model::Settings;
+use crate::rtl::ingress::register_writes;
 use anyhow::{ensure, Context, Result};
 use std::collections::BTreeMap;
-use trimswitch_hdl::gen::catalog::emit_block;
 use trimswitch_hdl::config::Config;
+use trimswitch_hdl::gen::catalog::emit_block;
 use trimswitch_hdl::top::regmap::{Access, SwitchMap};
 
 /// Builds (or reuses) the Verilated `ts_switch` of `cfg`.
@@ -48,7 +48,9 @@ impl SwitchBench {
         let m = lib.instantiate();
         let ports = cfg.datapath.ports;
         let host = AxilMaster::new(&m, "s_axil", seed)?;
-        let srcs = (0..ports).map(|p| AxisSource::new(&m, &AxisPorts::indexed("s", p).without_tuser(), seed + 10 + p as u64)).collect::<Result<_>>()?;
+        let srcs = (0..ports)
+            .map(|p| AxisSource::new(&m, &AxisPorts::indexed("s", p).without_tuser(), seed + 10 + p as u64))
+            .collect::<Result<_>>()?;
         let sinks = (0..ports).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 20 + p as u64)).collect::<Result<_>>()?;
         let mut tb = Tb::new(m, "clock", Some("reset"))?;
         tb.reset(4);
@@ -83,7 +85,8 @@ impl SwitchBench {
     /// fails on an error response.
     pub fn write(&mut self, addr: u32, v: u32) -> Result<()> {
         let SwitchBench { tb, host, srcs, sinks, .. } = self;
-        let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
+        let mut agents: Vec<&mut dyn Agent> =
+            srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
         let resp = axil_write(tb, host, addr as u64, v, &mut agents)?;
         ensure!(resp == 0, "register write {addr:#07x} = {v:#x} answered {resp}");
         Ok(())
@@ -92,7 +95,8 @@ impl SwitchBench {
     /// Reads a register (byte address) while the MAC agents keep running.
     pub fn read(&mut self, addr: u32) -> Result<u32> {
         let SwitchBench { tb, host, srcs, sinks, .. } = self;
-        let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
+        let mut agents: Vec<&mut dyn Agent> =
+            srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
         let (v, resp) = axil_read(tb, host, addr as u64, &mut agents)?;
         ensure!(resp == 0, "register read {addr:#07x} answered {resp}");
         Ok(v)
@@ -101,7 +105,8 @@ impl SwitchBench {
     /// Runs `cycles` cycles with every MAC agent.
     pub fn run(&mut self, cycles: u64) {
         let SwitchBench { tb, srcs, sinks, .. } = self;
-        let mut agents: Vec<&mut dyn Agent> = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
+        let mut agents: Vec<&mut dyn Agent> =
+            srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
         tb.run(&mut agents, cycles);
     }
 

@@ -12,7 +12,7 @@
 //! description = "3:1 incast onto port 0"
 //! traffic = "incast"      # or "permutation": port p sends to (p + 1) % ports,
 //!                         # or "cross-incast" (several pipelines, two ports each or more),
-//!                         # or "flows": a [[flow]] list (src, dst, load) 
+//!                         # or "flows": a [[flow]] list (src, dst, load)
 //! receiver = 0            # incast: the port everybody sends to
 //! senders = [1, 2, 3]     # incast: default every other port
 //! packets = 200           # per flow: the initial window
@@ -34,9 +34,9 @@
 pub mod netmodel;
 
 use crate::agents::axis::Packet;
+use crate::harness::tb::Agent;
 use crate::packet::frame::{Frame, Ipv4, Ndp, L3, L4};
 use crate::rtl::switch::{line_bytes_per_cycle, SwitchBench};
-use crate::harness::tb::Agent;
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -175,7 +175,10 @@ impl Scenario {
     /// errors name the file, the key and the reason.
     pub fn validate(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
-        ensure!(self.ports.is_none() && self.pipelines.is_none(), "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's");
+        ensure!(
+            self.ports.is_none() && self.pipelines.is_none(),
+            "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's"
+        );
         self.validate_at(cfg, cfg.datapath.ports, cfg.datapath.pipelines)
     }
 
@@ -203,13 +206,25 @@ impl Scenario {
                 v.dedup();
                 ensure!(v.len() == self.senders.len(), "{f}: senders: a port is listed twice");
             }
-            "permutation" | "cross-incast" => ensure!(self.senders.is_empty(), "{f}: senders: not used by traffic = {:?} (every port sends)", self.traffic),
+            "permutation" | "cross-incast" => {
+                ensure!(self.senders.is_empty(), "{f}: senders: not used by traffic = {:?} (every port sends)", self.traffic)
+            }
             "flows" => {
                 ensure!(!self.flow_list.is_empty(), "{f}: flow: traffic = \"flows\" needs at least one [[flow]]");
                 for (i, fl) in self.flow_list.iter().enumerate() {
-                    ensure!(fl.src < ports && fl.dst < ports, "{f}: flow {i}: src = {}, dst = {}: the switch has ports 0..{}", fl.src, fl.dst, ports - 1);
+                    ensure!(
+                        fl.src < ports && fl.dst < ports,
+                        "{f}: flow {i}: src = {}, dst = {}: the switch has ports 0..{}",
+                        fl.src,
+                        fl.dst,
+                        ports - 1
+                    );
                     ensure!(fl.src != fl.dst, "{f}: flow {i}: src = dst = {}", fl.src);
-                    ensure!(!self.flow_list[..i].iter().any(|o| o.src == fl.src), "{f}: flow {i}: port {} already sends a flow (one per sending port)", fl.src);
+                    ensure!(
+                        !self.flow_list[..i].iter().any(|o| o.src == fl.src),
+                        "{f}: flow {i}: port {} already sends a flow (one per sending port)",
+                        fl.src
+                    );
                     if let Some(l) = fl.load {
                         ensure!(l > 0.0 && l <= 1.0, "{f}: flow {i}: load = {l}: must be in (0, 1]");
                     }
@@ -225,7 +240,11 @@ impl Scenario {
         ensure!(ports >= 2, "{f}: the switch needs two ports");
         ensure!(self.packets >= 1 && self.packets <= 1_000_000, "{f}: packets = {}: must be 1..=1000000", self.packets);
         let max = cfg.ingress.max_frame as usize;
-        ensure!(self.frame_bytes >= 64 && self.frame_bytes <= max, "{f}: frame_bytes = {}: must be 64..={max} (ingress.max_frame)", self.frame_bytes);
+        ensure!(
+            self.frame_bytes >= 64 && self.frame_bytes <= max,
+            "{f}: frame_bytes = {}: must be 64..={max} (ingress.max_frame)",
+            self.frame_bytes
+        );
         ensure!(self.load > 0.0 && self.load <= 1.0, "{f}: load = {}: must be in (0, 1]", self.load);
         for (i, m) in self.modes.iter().enumerate() {
             ensure!(MODES.contains(&m.as_str()), "{f}: modes: {m:?} is not one of {MODES:?}");
@@ -258,7 +277,12 @@ impl Scenario {
                 (0..ports).map(|s| (s, (s % n + 1) % n)).collect()
             }
             "flows" => {
-                return self.flow_list.iter().enumerate().map(|(id, f)| Flow { id, src: f.src, dst: f.dst, load: f.load.unwrap_or(self.load) }).collect();
+                return self
+                    .flow_list
+                    .iter()
+                    .enumerate()
+                    .map(|(id, f)| Flow { id, src: f.src, dst: f.dst, load: f.load.unwrap_or(self.load) })
+                    .collect();
             }
             _ => (0..ports).map(|p| (p, (p + 1) % ports)).collect(),
         };
@@ -276,7 +300,17 @@ pub fn ndp_frame(cfg: &Config, f: &Flow, seq: u32, bytes: usize) -> Vec<u8> {
         src: mac(0x0200_0000_0000 | f.src as u64),
         vlans: vec![],
         protego: None,
-        l3: L3::Ipv4(Ipv4 { dscp: 0, ecn: 0, id: seq as u16, dont_fragment: true, ttl: 64, protocol: 0, src: [10, 0, f.src as u8, 1], dst: [10, 0, f.dst as u8, 1], options: vec![] }),
+        l3: L3::Ipv4(Ipv4 {
+            dscp: 0,
+            ecn: 0,
+            id: seq as u16,
+            dont_fragment: true,
+            ttl: 64,
+            protocol: 0,
+            src: [10, 0, f.src as u8, 1],
+            dst: [10, 0, f.dst as u8, 1],
+            options: vec![],
+        }),
         l4: L4::Ndp(Ndp { flags: Ndp::DATA, src_port: f.id as u16, dst_port: f.dst as u16, path_id: 0, seq, ack_or_pull: 0 }),
         payload: (0..bytes.saturating_sub(headers)).map(|i| (i as u32 ^ seq) as u8).collect(),
     };
@@ -399,23 +433,73 @@ impl Metrics {
     pub fn summary(&self, sc: &Scenario) -> String {
         use std::fmt::Write as _;
         let mut o = String::new();
-        let _ = writeln!(o, "  mode {}, {} flows x {} packets of {} B, load {:.2}, {:.1} Gb/s ports at {} MHz", self.mode, self.flows.len(), sc.packets, sc.frame_bytes, sc.load, self.line_gbps, self.clock_mhz);
-        let _ = writeln!(o, "  {:>4} {:>9} {:>7} {:>7} {:>8} {:>5} {:>13}", "flow", "src->dst", "whole", "trimmed", "returned", "lost", "goodput Gb/s");
+        let _ = writeln!(
+            o,
+            "  mode {}, {} flows x {} packets of {} B, load {:.2}, {:.1} Gb/s ports at {} MHz",
+            self.mode,
+            self.flows.len(),
+            sc.packets,
+            sc.frame_bytes,
+            sc.load,
+            self.line_gbps,
+            self.clock_mhz
+        );
+        let _ = writeln!(
+            o,
+            "  {:>4} {:>9} {:>7} {:>7} {:>8} {:>5} {:>13}",
+            "flow", "src->dst", "whole", "trimmed", "returned", "lost", "goodput Gb/s"
+        );
         for f in &self.flows {
-            let _ = writeln!(o, "  {:>4} {:>9} {:>7} {:>7} {:>8} {:>5} {:>13.2}", f.id, format!("{}->{}", f.src, f.dst), f.whole, f.trimmed, f.returned, f.lost, f.goodput_gbps);
+            let _ = writeln!(
+                o,
+                "  {:>4} {:>9} {:>7} {:>7} {:>8} {:>5} {:>13.2}",
+                f.id,
+                format!("{}->{}", f.src, f.dst),
+                f.whole,
+                f.trimmed,
+                f.returned,
+                f.lost,
+                f.goodput_gbps
+            );
         }
         let t = |k: &str| self.trims.get(k).copied().unwrap_or(0);
-        let _ = writeln!(o, "  trims: {} (meters said not green: {}, deflected through the DoD FIFO: {}); {} returned to sender", t("total"), t("ingress"), t("dod"), t("returned"));
+        let _ = writeln!(
+            o,
+            "  trims: {} (meters said not green: {}, deflected through the DoD FIFO: {}); {} returned to sender",
+            t("total"),
+            t("ingress"),
+            t("dod"),
+            t("returned")
+        );
         let sp = |s: &Spread| if s.n == 0 { "none".to_string() } else { format!("{}/{}/{} cycles (n {})", s.min, s.median, s.max, s.n) };
         let _ = writeln!(o, "  latency min/median/max: headers {}, whole {}", sp(&self.header_latency), sp(&self.data_latency));
-        let occ: Vec<String> = (0..self.max_occ_d_bytes.len()).filter(|&p| self.max_occ_h_bytes[p] + self.max_occ_d_bytes[p] > 0).map(|p| format!("port {p} {}+{}", self.max_occ_h_bytes[p], self.max_occ_d_bytes[p])).collect();
-        let _ = writeln!(o, "  max occupancy (header+data bytes, every {} cycles): {}; DoD FIFO {} words", self.sample_cycles, if occ.is_empty() { "0".to_string() } else { occ.join(", ") }, self.max_dod_words);
-        let util: Vec<String> = self.port_utilization.iter().enumerate().filter(|x| *x.1 > 0.0).map(|(p, u)| format!("port {p} {:.1}%", 100.0 * u)).collect();
+        let occ: Vec<String> = (0..self.max_occ_d_bytes.len())
+            .filter(|&p| self.max_occ_h_bytes[p] + self.max_occ_d_bytes[p] > 0)
+            .map(|p| format!("port {p} {}+{}", self.max_occ_h_bytes[p], self.max_occ_d_bytes[p]))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  max occupancy (header+data bytes, every {} cycles): {}; DoD FIFO {} words",
+            self.sample_cycles,
+            if occ.is_empty() { "0".to_string() } else { occ.join(", ") },
+            self.max_dod_words
+        );
+        let util: Vec<String> =
+            self.port_utilization.iter().enumerate().filter(|x| *x.1 > 0.0).map(|(p, u)| format!("port {p} {:.1}%", 100.0 * u)).collect();
         let _ = writeln!(o, "  output busy (share of line rate while sending): {}", util.join(", "));
         let drops: Vec<String> = self.drops.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(o, "  drops: {}", if drops.is_empty() { "none".to_string() } else { drops.join(", ") });
         let c = &self.conservation;
-        let _ = writeln!(o, "  conservation: {} sent = {} whole + {} trimmed + {} returned + {} dropped: {}", c.sent, c.whole, c.trimmed, c.returned, c.dropped, if c.ok { "ok" } else { "BROKEN" });
+        let _ = writeln!(
+            o,
+            "  conservation: {} sent = {} whole + {} trimmed + {} returned + {} dropped: {}",
+            c.sent,
+            c.whole,
+            c.trimmed,
+            c.returned,
+            c.dropped,
+            if c.ok { "ok" } else { "BROKEN" }
+        );
         o
     }
 }
@@ -507,7 +591,8 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     let start = b.tb.cycle();
     let t0 = std::time::Instant::now();
     // Drain: the largest queue at line rate, plus margin.
-    let quiet_needed = ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64 + 4 * (sc.frame_bytes as f64 / line) as u64 + 2000;
+    let quiet_needed =
+        ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64 + 4 * (sc.frame_bytes as f64 / line) as u64 + 2000;
     let (mut quiet, mut last_beats, mut shown) = (0u64, 0u64, usize::MAX);
     loop {
         b.run(sample_cycles);
@@ -560,7 +645,19 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     // Outputs: which packet of which flow each was, and how it came.
     let mut fm: Vec<FlowMetrics> = flows
         .iter()
-        .map(|f| FlowMetrics { id: f.id, src: f.src, dst: f.dst, sent: sc.packets, whole: 0, trimmed: 0, returned: 0, lost: 0, first_in: u64::MAX, last_out: 0, goodput_gbps: 0.0 })
+        .map(|f| FlowMetrics {
+            id: f.id,
+            src: f.src,
+            dst: f.dst,
+            sent: sc.packets,
+            whole: 0,
+            trimmed: 0,
+            returned: 0,
+            lost: 0,
+            first_in: u64::MAX,
+            last_out: 0,
+            goodput_gbps: 0.0,
+        })
         .collect();
     let mut t_in: BTreeMap<(usize, u32), u64> = BTreeMap::new();
     for (p, o) in order.iter().enumerate() {
@@ -583,7 +680,10 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
             ensure!(d.len() >= 14 + 20 + 16 && d[23] == 199, "port {port}: a packet that is not one of the scenario's ({} bytes)", d.len());
             let flow = u16::from_be_bytes([d[36], d[37]]) as usize;
             let seq = u32::from_be_bytes([d[42], d[43], d[44], d[45]]);
-            ensure!(flow < flows.len() && (seq as usize) < sc.packets, "port {port}: flow {flow} packet {seq} is not one of the scenario's");
+            ensure!(
+                flow < flows.len() && (seq as usize) < sc.packets,
+                "port {port}: flow {flow} packet {seq} is not one of the scenario's"
+            );
             ensure!(seen.insert((flow, seq)), "flow {flow} packet {seq} came out twice");
             let out = last - start;
             let lat = out - t_in[&(flow, seq)];
@@ -599,7 +699,12 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
                 hl.push(lat);
             } else {
                 let want = sc.frame_bytes - if cfg.ingress.strip_fcs { 4 } else { 0 };
-                ensure!(port == f.dst && d.len() == want, "flow {flow} packet {seq}: whole but {} bytes at port {port} (want {want} at port {})", d.len(), f.dst);
+                ensure!(
+                    port == f.dst && d.len() == want,
+                    "flow {flow} packet {seq}: whole but {} bytes at port {port} (want {want} at port {})",
+                    d.len(),
+                    f.dst
+                );
                 f.whole += 1;
                 whole_bytes[flow] += d.len() as u64;
                 flow_gbps[flow][(out / bin_cycles) as usize] += d.len() as f64 * gbps_per_byte;
@@ -613,7 +718,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
         .sinks
         .iter()
         .map(|s| match (s.first_cycles.front(), s.last_cycles.back()) {
-            (Some(f), Some(l)) if l > f => s.packets.iter().map(|p| (p.data.len() + overhead) as f64).sum::<f64>() / (line * (l + 1 - f) as f64),
+            (Some(f), Some(l)) if l > f => {
+                s.packets.iter().map(|p| (p.data.len() + overhead) as f64).sum::<f64>() / (line * (l + 1 - f) as f64)
+            }
             _ => 0.0,
         })
         .collect();
@@ -644,7 +751,13 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     };
     let ok = cons.sent == cons.whole + cons.trimmed + cons.returned + cons.dropped;
     let mode_cycles = (0..ports)
-        .map(|p| [c(&format!("tm0.CYCLES_OPTIMISTIC[{p}]")), c(&format!("tm0.CYCLES_HALFTIMISTIC[{p}]")), c(&format!("tm0.CYCLES_PESSIMISTIC[{p}]"))])
+        .map(|p| {
+            [
+                c(&format!("tm0.CYCLES_OPTIMISTIC[{p}]")),
+                c(&format!("tm0.CYCLES_HALFTIMISTIC[{p}]")),
+                c(&format!("tm0.CYCLES_PESSIMISTIC[{p}]")),
+            ]
+        })
         .collect();
     Ok(Metrics {
         mode: mode.to_string(),

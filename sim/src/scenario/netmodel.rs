@@ -43,15 +43,27 @@ type Ps = u64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Ev {
     /// Packet `seq` of flow `flow` fully received at the ingress.
-    Arrive { flow: usize, seq: u32 },
+    Arrive {
+        flow: usize,
+        seq: u32,
+    },
     /// A deflected packet back from recirculation.
-    Readmit { flow: usize, seq: u32 },
+    Readmit {
+        flow: usize,
+        seq: u32,
+    },
     /// The recirculation port of a pipeline finished sending.
-    RecircDone { pipe: usize },
+    RecircDone {
+        pipe: usize,
+    },
     /// Port `port` finished sending its current packet.
-    TxDone { port: usize },
+    TxDone {
+        port: usize,
+    },
     /// A port's mode may change now (T0 or T1 ended): settle its meters.
-    ModeTick { port: usize },
+    ModeTick {
+        port: usize,
+    },
     Sample,
 }
 
@@ -316,7 +328,20 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
         q: BinaryHeap::new(),
         n: 0,
         port: (0..ports)
-            .map(|_| Port { h: VecDeque::new(), d: VecDeque::new(), occ_h: 0, occ_d: 0, busy: false, current: None, notified: None, mode_ps: [0; 3], mode_at: 0, first_tx: None, last_tx: 0, tx_bytes: 0 })
+            .map(|_| Port {
+                h: VecDeque::new(),
+                d: VecDeque::new(),
+                occ_h: 0,
+                occ_d: 0,
+                busy: false,
+                current: None,
+                notified: None,
+                mode_ps: [0; 3],
+                mode_at: 0,
+                first_tx: None,
+                last_tx: 0,
+                tx_bytes: 0,
+            })
             .collect(),
         bucket: (0..pipelines).map(|_| (0..ports).map(|_| Bucket { level: t.meter_burst_bytes as f64, at: 0 }).collect()).collect(),
         dod: vec![VecDeque::new(); pipelines],
@@ -433,7 +458,19 @@ fn finish(
     let mut fm: Vec<FlowMetrics> = sim
         .flows
         .iter()
-        .map(|f| FlowMetrics { id: f.id, src: f.src, dst: f.dst, sent: sc.packets, whole: 0, trimmed: 0, returned: 0, lost: 0, first_in: u64::MAX, last_out: 0, goodput_gbps: 0.0 })
+        .map(|f| FlowMetrics {
+            id: f.id,
+            src: f.src,
+            dst: f.dst,
+            sent: sc.packets,
+            whole: 0,
+            trimmed: 0,
+            returned: 0,
+            lost: 0,
+            first_in: u64::MAX,
+            last_out: 0,
+            goodput_gbps: 0.0,
+        })
         .collect();
     for (&(f, _), &t) in &sim.first_in {
         fm[f].first_in = fm[f].first_in.min(cyc(t));
@@ -476,9 +513,20 @@ fn finish(
     trims.insert("ingress".to_string(), c("tm.INGRESS_TRIM_PACKETS"));
     trims.insert("dod".to_string(), c("tm.DOD_TRIM_PACKETS"));
     trims.insert("returned".to_string(), c("tm.RTS_PACKETS"));
-    let drops: BTreeMap<String, u64> = [("tm.DROPPED_TRIM_PACKETS", c("tm.DROPPED_TRIM_PACKETS"))].into_iter().filter(|x| x.1 > 0).map(|(k, v)| (k.to_string(), v)).collect();
+    let drops: BTreeMap<String, u64> = [("tm.DROPPED_TRIM_PACKETS", c("tm.DROPPED_TRIM_PACKETS"))]
+        .into_iter()
+        .filter(|x| x.1 > 0)
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     let sum = |g: &dyn Fn(&FlowMetrics) -> usize| fm.iter().map(g).sum::<usize>() as u64;
-    let mut cons = Conservation { sent: (sim.flows.len() * sc.packets) as u64, whole: sum(&|f| f.whole), trimmed: sum(&|f| f.trimmed), returned: sum(&|f| f.returned), dropped: drops.values().sum(), ok: false };
+    let mut cons = Conservation {
+        sent: (sim.flows.len() * sc.packets) as u64,
+        whole: sum(&|f| f.whole),
+        trimmed: sum(&|f| f.trimmed),
+        returned: sum(&|f| f.returned),
+        dropped: drops.values().sum(),
+        ok: false,
+    };
     cons.ok = cons.sent == cons.whole + cons.trimmed + cons.returned + cons.dropped;
     let line = cfg.datapath.port_gbps / 8.0; // bytes per ns
     let port_utilization = sim
@@ -513,6 +561,11 @@ fn finish(
         port_utilization,
         drops,
         conservation: cons,
-        counters: sim.counters.iter().map(|(k, v)| (k.clone(), *v)).chain([("model.MAX_DOD_PACKETS".to_string(), sim.max_dod_pkts), ("model.MAX_DOD_BYTES".to_string(), sim.max_dod_bytes)]).collect(),
+        counters: sim
+            .counters
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .chain([("model.MAX_DOD_PACKETS".to_string(), sim.max_dod_pkts), ("model.MAX_DOD_BYTES".to_string(), sim.max_dod_bytes)])
+            .collect(),
     })
 }

@@ -13,9 +13,7 @@ use trimswitch_sim::harness::tb::Tb;
 use trimswitch_sim::harness::verilator::{build_model, BuildOptions, ModelLib};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 /// Builds (or reuses) a fixture model and reports how long the build took.
@@ -23,11 +21,7 @@ fn model(file: &str, top: &str) -> ModelLib {
     let lib = build_model(&[fixture(file)], top, &BuildOptions::default()).expect("model build");
     eprintln!(
         "{top}: {} library, build time {:.1} s ({})",
-        if lib.freshly_built() {
-            "built"
-        } else {
-            "cached"
-        },
+        if lib.freshly_built() { "built" } else { "cached" },
         lib.build_time().unwrap_or(f64::NAN),
         lib.dir().display()
     );
@@ -46,13 +40,7 @@ struct StreamRun {
 
 /// Feeds random packets (1..=300 bytes, random 16-bit tuser) into `s_*` for
 /// at least `cycles` cycles, then drains `m_*` until every packet is out.
-fn stream(
-    tb: &mut Tb,
-    cycles: u64,
-    idle_prob: f64,
-    ready_prob: f64,
-    seed: u64,
-) -> Result<StreamRun> {
+fn stream(tb: &mut Tb, cycles: u64, idle_prob: f64, ready_prob: f64, seed: u64) -> Result<StreamRun> {
     let mut src = AxisSource::new(&tb.model, &AxisPorts::slave("s"), seed)?;
     let mut sink = AxisSink::new(&tb.model, &AxisPorts::master("m"), seed + 1)?;
     src.idle_prob = idle_prob;
@@ -74,13 +62,7 @@ fn stream(
     }
     let drained = tb.run_until_idle(&mut [&mut src, &mut sink], 10_000);
     let seconds = t0.elapsed().as_secs_f64();
-    Ok(StreamRun {
-        expected,
-        sink,
-        drained,
-        cycles: tb.cycle() - start_cycle,
-        seconds,
-    })
+    Ok(StreamRun { expected, sink, drained, cycles: tb.cycle() - start_cycle, seconds })
 }
 
 fn new_tb(lib: &ModelLib) -> Tb {
@@ -91,11 +73,7 @@ fn new_tb(lib: &ModelLib) -> Tb {
 
 /// Checks a run of a correct DUT: all packets out, in order, intact.
 fn assert_clean(run: &StreamRun) {
-    assert!(
-        run.sink.errors.is_empty(),
-        "protocol errors: {:#?}",
-        run.sink.errors
-    );
+    assert!(run.sink.errors.is_empty(), "protocol errors: {:#?}", run.sink.errors);
     if let Err(e) = &run.drained {
         panic!("DUT did not drain: {e}");
     }
@@ -108,11 +86,7 @@ fn skid512_random_packets() {
     let mut tb = new_tb(&lib);
     let run = stream(&mut tb, 20_000, 0.3, 0.5, 1).unwrap();
     assert_clean(&run);
-    assert!(
-        run.expected.len() > 500,
-        "only {} packets",
-        run.expected.len()
-    );
+    assert!(run.expected.len() > 500, "only {} packets", run.expected.len());
     eprintln!(
         "ts_skid512 random (idle 0.3, ready 0.5): {} packets in {} cycles, {:.0} cycles/s",
         run.expected.len(),
@@ -122,16 +96,8 @@ fn skid512_random_packets() {
 
     let run = stream(&mut tb, 100_000, 0.0, 1.0, 2).unwrap();
     assert_clean(&run);
-    let beats: u64 = run
-        .expected
-        .iter()
-        .map(|p| p.data.len().div_ceil(64) as u64)
-        .sum();
-    assert!(
-        beats + 10 >= run.cycles,
-        "not full throughput: {beats} beats in {} cycles",
-        run.cycles
-    );
+    let beats: u64 = run.expected.iter().map(|p| p.data.len().div_ceil(64) as u64).sum();
+    assert!(beats + 10 >= run.cycles, "not full throughput: {beats} beats in {} cycles", run.cycles);
     eprintln!(
         "ts_skid512 streaming (no gaps): {} packets in {} cycles, {:.0} cycles/s",
         run.expected.len(),
@@ -146,16 +112,8 @@ fn skid64_random_packets_and_cache_reuse() {
     let mut tb = new_tb(&lib);
     let run = stream(&mut tb, 10_000, 0.3, 0.5, 3).unwrap();
     assert_clean(&run);
-    let again = build_model(
-        &[fixture("skid64.v")],
-        "ts_skid64",
-        &BuildOptions::default(),
-    )
-    .unwrap();
-    assert!(
-        !again.freshly_built(),
-        "second build of the same model must hit the cache"
-    );
+    let again = build_model(&[fixture("skid64.v")], "ts_skid64", &BuildOptions::default()).unwrap();
+    assert!(!again.freshly_built(), "second build of the same model must hit the cache");
     assert_eq!(again.dir(), lib.dir());
 }
 
@@ -165,8 +123,7 @@ fn instances_are_independent_across_threads() {
     let (a, b) = (lib.instantiate(), lib.instantiate());
     let run = |model, seed| {
         std::thread::spawn(move || {
-            let mut tb =
-                Tb::with_name(model, &format!("instances_{seed}"), "clock", Some("reset")).unwrap();
+            let mut tb = Tb::with_name(model, &format!("instances_{seed}"), "clock", Some("reset")).unwrap();
             tb.reset(2);
             stream(&mut tb, 5_000, 0.2, 0.7, seed).unwrap()
         })
@@ -220,9 +177,7 @@ fn wrong_port_name_lists_available_ports() {
     for name in ["clock", "s_tdata", "m_tready", "m_tuser"] {
         assert!(err.contains(name), "error does not list `{name}`: {err}");
     }
-    let err = AxisSource::new(&m, &AxisPorts::indexed("s", 1), 0)
-        .err()
-        .expect("no s_tdata_1 port");
+    let err = AxisSource::new(&m, &AxisPorts::indexed("s", 1), 0).err().expect("no s_tdata_1 port");
     assert!(err.to_string().contains("s_tdata_1"), "{err}");
 }
 
@@ -234,15 +189,8 @@ fn broken_skid_is_caught_by_packet_check() {
     // Lost tlast bits merge packets: the comparison fails, and the sink sees
     // tuser change inside the merged packets.
     let failure = check_packets(&run.expected, &run.sink.packets).expect_err("broken DUT passed");
-    assert!(
-        run.sink.errors.iter().any(|e| e.contains("tuser changed")),
-        "{:#?}",
-        run.sink.errors
-    );
-    eprintln!(
-        "ts_skid64_bad caught: {failure}; sink: {}",
-        run.sink.errors[0]
-    );
+    assert!(run.sink.errors.iter().any(|e| e.contains("tuser changed")), "{:#?}", run.sink.errors);
+    eprintln!("ts_skid64_bad caught: {failure}; sink: {}", run.sink.errors[0]);
 }
 
 #[test]
@@ -257,18 +205,8 @@ fn unstable_master_is_caught_by_protocol_checks() {
     }
     tb.run(&mut [&mut src, &mut sink], 500);
     assert!(sink.error_count() > 0, "no protocol error detected");
-    assert!(
-        sink.errors
-            .iter()
-            .any(|e| e.contains("changed while stalled")),
-        "{:#?}",
-        sink.errors
-    );
-    eprintln!(
-        "ts_unstable64 caught: {} errors, first: {}",
-        sink.error_count(),
-        sink.errors[0]
-    );
+    assert!(sink.errors.iter().any(|e| e.contains("changed while stalled")), "{:#?}", sink.errors);
+    eprintln!("ts_unstable64 caught: {} errors, first: {}", sink.error_count(), sink.errors[0]);
 }
 
 #[test]
@@ -278,26 +216,13 @@ fn axil_register_file() {
     let mut axil = AxilMaster::new(&tb.model, "s_axil", 7).unwrap();
     let values = [0xDEAD_0001u32, 0x1234_5678, 0xFFFF_FFFF, 0x0000_0042];
     for (i, v) in values.iter().enumerate() {
-        assert_eq!(
-            axil_write(&mut tb, &mut axil, 4 * i as u64, *v, &mut []).unwrap(),
-            0
-        );
+        assert_eq!(axil_write(&mut tb, &mut axil, 4 * i as u64, *v, &mut []).unwrap(), 0);
     }
     for (i, v) in values.iter().enumerate().rev() {
-        assert_eq!(
-            axil_read(&mut tb, &mut axil, 4 * i as u64, &mut []).unwrap(),
-            (*v, 0)
-        );
+        assert_eq!(axil_read(&mut tb, &mut axil, 4 * i as u64, &mut []).unwrap(), (*v, 0));
     }
-    assert_eq!(
-        axil_write(&mut tb, &mut axil, 0x40, 1, &mut []).unwrap(),
-        2,
-        "out of range write"
-    );
-    assert_eq!(
-        axil_read(&mut tb, &mut axil, 0x40, &mut []).unwrap(),
-        (0xDEAD_BEEF, 2)
-    );
+    assert_eq!(axil_write(&mut tb, &mut axil, 0x40, 1, &mut []).unwrap(), 2, "out of range write");
+    assert_eq!(axil_read(&mut tb, &mut axil, 0x40, &mut []).unwrap(), (0xDEAD_BEEF, 2));
 
     // Queued operations complete in order, alongside other agents.
     axil.write(8, 0xABCD);
@@ -306,22 +231,7 @@ fn axil_register_file() {
     tb.run_until_idle(&mut [&mut axil], 1000).unwrap();
     let results: Vec<_> = axil.results.drain(..).collect();
     use trimswitch_sim::agents::axil::AxilResult::*;
-    assert_eq!(
-        results,
-        [
-            Write { addr: 8, resp: 0 },
-            Read {
-                addr: 8,
-                data: 0xABCD,
-                resp: 0
-            },
-            Read {
-                addr: 0,
-                data: values[0],
-                resp: 0
-            }
-        ]
-    );
+    assert_eq!(results, [Write { addr: 8, resp: 0 }, Read { addr: 8, data: 0xABCD, resp: 0 }, Read { addr: 0, data: values[0], resp: 0 }]);
     assert!(axil.errors.is_empty(), "{:#?}", axil.errors);
 
     // A port whose Verilog name needs C++ mangling (`$`, `__`).
@@ -331,28 +241,14 @@ fn axil_register_file() {
 
 #[test]
 fn build_errors_name_the_problem() {
-    let err = build_model(
-        &[fixture("skid64.v")],
-        "ts_nonexistent",
-        &BuildOptions::default(),
-    )
-    .err()
-    .unwrap();
+    let err = build_model(&[fixture("skid64.v")], "ts_nonexistent", &BuildOptions::default()).err().unwrap();
     assert!(err.to_string().contains("ts_nonexistent"), "{err:#}");
 
     let dir = std::env::temp_dir().join(format!("ts-harness-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.v");
     std::fs::write(&bad, "module ts_bad(a,b);\n    input wire  a;\n    output wire  b;\n    assign b = ;\nendmodule\n").unwrap();
-    let err = format!(
-        "{:#}",
-        build_model(&[bad], "ts_bad", &BuildOptions::default())
-            .err()
-            .unwrap()
-    );
+    let err = format!("{:#}", build_model(&[bad], "ts_bad", &BuildOptions::default()).err().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(
-        err.contains("verilator") && err.contains("syntax error"),
-        "{err}"
-    );
+    assert!(err.contains("verilator") && err.contains("syntax error"), "{err}");
 }

@@ -32,7 +32,10 @@ fn sum(c: &Counters, suffix: &str) -> u64 {
 
 /// Input frames accounted for: rx drops + drop_malformed + drop_no_port + ingress_out_pkts.
 fn accounted(c: &Counters) -> u64 {
-    RxDrop::ALL.iter().map(|d| sum(c, d.counter())).sum::<u64>() + sum(c, "drop_malformed") + sum(c, "drop_no_port") + sum(c, "ingress_out_pkts")
+    RxDrop::ALL.iter().map(|d| sum(c, d.counter())).sum::<u64>()
+        + sum(c, "drop_malformed")
+        + sum(c, "drop_no_port")
+        + sum(c, "ingress_out_pkts")
 }
 
 fn mac(m: u64) -> [u8; 6] {
@@ -49,7 +52,15 @@ fn ipv6(dscp: u8) -> Ipv6 {
 }
 
 fn frame(dst: u64, l3: L3, l4: L4, payload: usize) -> Frame {
-    Frame { dst: mac(dst), src: [2, 0, 0, 0, 0, 0x77], vlans: vec![], protego: None, l3, l4, payload: (0..payload).map(|i| i as u8).collect() }
+    Frame {
+        dst: mac(dst),
+        src: [2, 0, 0, 0, 0, 0x77],
+        vlans: vec![],
+        protego: None,
+        l3,
+        l4,
+        payload: (0..payload).map(|i| i as u8).collect(),
+    }
 }
 
 fn udp() -> L4 {
@@ -92,14 +103,17 @@ fn corpus_cases_get_their_outcome_and_counters() {
         "pfc_8808",
         "unknown_ethertype_1234",
     ];
-    for (min_frame, strip_fcs, malformed_drop) in [(64, true, true), (64, true, false), (64, false, true), (0, true, true), (0, false, false)] {
+    for (min_frame, strip_fcs, malformed_drop) in
+        [(64, true, true), (64, true, false), (64, false, true), (0, true, true), (0, false, false)]
+    {
         let s = Settings { min_frame, strip_fcs, malformed_drop, ..Settings::from_config(&cfg) };
         let corpus = malformed_corpus(&s);
         let names: Vec<&str> = corpus.iter().map(|c| c.name).collect();
         for r in required {
             assert!(names.contains(&r), "corpus lacks {r}");
         }
-        let codes: std::collections::BTreeSet<u8> = corpus.iter().filter_map(|c| if let Expect::Malformed(m) = c.expect { Some(m) } else { None }).collect();
+        let codes: std::collections::BTreeSet<u8> =
+            corpus.iter().filter_map(|c| if let Expect::Malformed(m) = c.expect { Some(m) } else { None }).collect();
         let want = if min_frame == 0 { 13 } else { 11 }; // L2 and PL2 truncation need frames under 64 B
         assert_eq!(codes.len(), want, "codes covered: {codes:?}");
         let mut m = IngressModel::with_settings(&cfg, s.clone());
@@ -125,7 +139,9 @@ fn corpus_cases_get_their_outcome_and_counters() {
                     want.insert(pk("rx_bytes"), len as u64);
                     want.insert("pipe0.parser_pkts".into(), 1);
                     let cl = t.class.expect("classified");
-                    for (on, n) in [(cl.prio, "class_prio_pkts"), (cl.trim_ok, "class_trim_ok_pkts"), (cl.router_hit, "class_router_hit_pkts")] {
+                    for (on, n) in
+                        [(cl.prio, "class_prio_pkts"), (cl.trim_ok, "class_trim_ok_pkts"), (cl.router_hit, "class_router_hit_pkts")]
+                    {
                         if on {
                             want.insert(format!("pipe0.{n}"), 1);
                         }
@@ -168,10 +184,20 @@ fn compare_with_etherparse(n: usize, bytes: &[u8], p: &Phv) -> (bool, bool, bool
     let eth = h.link.clone().and_then(|l| l.ethernet2()).expect("Ethernet II");
     assert_eq!(
         p.dst_mac,
-        u64::from_be_bytes([0, 0, eth.destination[0], eth.destination[1], eth.destination[2], eth.destination[3], eth.destination[4], eth.destination[5]]),
+        u64::from_be_bytes([
+            0,
+            0,
+            eth.destination[0],
+            eth.destination[1],
+            eth.destination[2],
+            eth.destination[3],
+            eth.destination[4],
+            eth.destination[5]
+        ]),
         "frame {n}: dst MAC"
     );
-    let tags: Vec<_> = h.link_exts.iter().map(|x| if let LinkExtHeader::Vlan(v) = x { v.clone() } else { panic!("frame {n}: MACsec?") }).collect();
+    let tags: Vec<_> =
+        h.link_exts.iter().map(|x| if let LinkExtHeader::Vlan(v) = x { v.clone() } else { panic!("frame {n}: MACsec?") }).collect();
     assert_eq!(p.vlans as usize, tags.len(), "frame {n}: VLAN count");
     if let Some(t) = tags.first() {
         assert_eq!((p.pcp, p.vid), (t.pcp.value(), t.vlan_id.value()), "frame {n}: outer PCP/VID");
@@ -203,7 +229,11 @@ fn compare_with_etherparse(n: usize, bytes: &[u8], p: &Phv) -> (bool, bool, bool
             seen.0 = true;
             assert_eq!(p.l3, l3::IPV4, "frame {n}");
             assert_eq!((p.dscp, p.ecn, p.proto), (ip.dscp.value(), ip.ecn.value(), ip.protocol.0), "frame {n}: IPv4 DSCP/ECN/protocol");
-            assert_eq!((p.ip_len, p.ihl, p.ipv4_dst), (ip.total_len, ip.ihl(), u32::from_be_bytes(ip.destination)), "frame {n}: IPv4 length/IHL/dst");
+            assert_eq!(
+                (p.ip_len, p.ihl, p.ipv4_dst),
+                (ip.total_len, ip.ihl(), u32::from_be_bytes(ip.destination)),
+                "frame {n}: IPv4 length/IHL/dst"
+            );
             assert_eq!(ip.header_checksum, ip.calc_header_checksum(), "frame {n}");
         }
         Some(NetHeaders::Ipv6(ip, _)) => {
@@ -373,7 +403,10 @@ fn l2_fallback() {
     use trimswitch_sim::model::Path::*;
     let v4 = L3::Ipv4(ipv4(0x0a01_0203, 0));
     // Duplicate entries: the lowest index wins.
-    assert_eq!(go(&mut m, &frame(0x0200_0000_0001, v4.clone(), udp(), 0)), (Fate::Out, Some(L2Hit { entry: 1 }), Some((1, false, false, true))));
+    assert_eq!(
+        go(&mut m, &frame(0x0200_0000_0001, v4.clone(), udp(), 0)),
+        (Fate::Out, Some(L2Hit { entry: 1 }), Some((1, false, false, true)))
+    );
     // IPv4 to another MAC is switched, not routed, even when a route matches.
     assert_eq!(go(&mut m, &frame(0x0200_0000_0003, v4.clone(), udp(), 0)).1, Some(L2Miss));
     // IPv6, PL2 and Protego control to the router MAC: L2 (here entry 5).
@@ -457,7 +490,8 @@ fn classify_codepoints_and_ndp() {
     cases.push((ctl, 5, true, false, false));
     for pcp in 0..8u8 {
         let mut f = frame(dst, L3::Ipv4(ipv4(1, 10)), udp(), 0);
-        f.vlans = vec![Vlan { tpid: ethertype::QINQ, pcp, dei: false, vid: 1 }, Vlan { tpid: ethertype::VLAN, pcp: 7 - pcp, dei: false, vid: 2 }];
+        f.vlans =
+            vec![Vlan { tpid: ethertype::QINQ, pcp, dei: false, vid: 1 }, Vlan { tpid: ethertype::VLAN, pcp: 7 - pcp, dei: false, vid: 2 }];
         cases.push((f, (pcp + 1) % 8, false, true, false));
     }
     // Malformed and forwarded: never prio or trimmable, even with DSCP 10; the
@@ -513,8 +547,10 @@ fn conservation_on_random_traffic() {
         assert_eq!(c.len(), 16 * PORT_COUNTERS.len() + 4 * 24, "{ctx}: every counter, no more");
         for (p, frames) in inputs.iter().enumerate() {
             let k = |n: &str| c[&format!("port{p}.{n}")];
-            let good: Vec<&Vec<u8>> =
-                frames.iter().filter(|w| w.len() > 4 && w.len() >= min_frame as usize && w.len() <= 9018 && trimswitch_sim::packet::crc::fcs_ok(w)).collect();
+            let good: Vec<&Vec<u8>> = frames
+                .iter()
+                .filter(|w| w.len() > 4 && w.len() >= min_frame as usize && w.len() <= 9018 && trimswitch_sim::packet::crc::fcs_ok(w))
+                .collect();
             assert_eq!(k("rx_pkts"), good.len() as u64, "{ctx} port {p}");
             assert_eq!(k("rx_bytes"), good.iter().map(|w| w.len() as u64 - 4).sum::<u64>(), "{ctx} port {p}");
             assert_eq!(k("rx_drop_empty"), frames.iter().filter(|w| w.is_empty()).count() as u64, "{ctx} port {p}");
@@ -531,7 +567,10 @@ fn conservation_on_random_traffic() {
             assert_eq!(looked + k("drop_malformed"), rx, "{ctx} pipe {i}");
             assert_eq!(k("drop_no_port") + k("ingress_out_pkts"), looked, "{ctx} pipe {i}");
             assert_eq!(outs.iter().filter(|o| o.meta.src_port as usize / 4 == i).count() as u64, k("ingress_out_pkts"));
-            assert!(k("lookup_routed") > 200 && k("lookup_l2_hit") > 200 && k("lookup_l2_miss") > 100 && k("drop_no_port") > 100, "{ctx} pipe {i}: {c:?}");
+            assert!(
+                k("lookup_routed") > 200 && k("lookup_l2_hit") > 200 && k("lookup_l2_miss") > 100 && k("drop_no_port") > 100,
+                "{ctx} pipe {i}: {c:?}"
+            );
             assert!(k("class_prio_pkts") > 100 && k("class_trim_ok_pkts") > 100 && k("class_router_hit_pkts") > 500, "{ctx} pipe {i}");
         }
         // Every fate and every reachable malformed reason occurs.
@@ -746,5 +785,8 @@ fn class_counters_include_dropped_packets() {
     let pl2 = frame(0x0200_0000_0099, L3::Pl2(Pl2 { kind: Pl2::RSV, ..Pl2::default() }), L4::None, 0).to_wire();
     assert_eq!(m.trace(0, &pl2).fate, Fate::DropNoPort);
     let c = m.counters();
-    assert_eq!((c["pipe0.class_router_hit_pkts"], c["pipe0.class_prio_pkts"], c["pipe0.drop_malformed"], c["pipe0.drop_no_port"]), (1, 1, 1, 1));
+    assert_eq!(
+        (c["pipe0.class_router_hit_pkts"], c["pipe0.class_prio_pkts"], c["pipe0.drop_malformed"], c["pipe0.drop_no_port"]),
+        (1, 1, 1, 1)
+    );
 }

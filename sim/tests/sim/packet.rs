@@ -14,7 +14,14 @@ fn random_frame(rng: &mut SmallRng) -> Frame {
         .collect();
     let l4 = match rng.gen_range(0..3) {
         0 => L4::Udp(Udp { sport: rng.gen(), dport: rng.gen() }),
-        1 => L4::Ndp(Ndp { flags: rng.gen(), src_port: rng.gen(), dst_port: rng.gen(), path_id: rng.gen(), seq: rng.gen(), ack_or_pull: rng.gen() }),
+        1 => L4::Ndp(Ndp {
+            flags: rng.gen(),
+            src_port: rng.gen(),
+            dst_port: rng.gen(),
+            path_id: rng.gen(),
+            seq: rng.gen(),
+            ack_or_pull: rng.gen(),
+        }),
         _ => L4::None,
     };
     let l3 = if rng.gen() {
@@ -30,7 +37,15 @@ fn random_frame(rng: &mut SmallRng) -> Frame {
             options: vec![1; 4 * rng.gen_range(0..=2)], // NOP options
         })
     } else {
-        L3::Ipv6(Ipv6 { dscp: rng.gen_range(0..64), ecn: rng.gen_range(0..4), flow_label: rng.gen_range(0..1 << 20), hop_limit: rng.gen(), next_header: 253, src: rng.gen(), dst: rng.gen() })
+        L3::Ipv6(Ipv6 {
+            dscp: rng.gen_range(0..64),
+            ecn: rng.gen_range(0..4),
+            flow_label: rng.gen_range(0..1 << 20),
+            hop_limit: rng.gen(),
+            next_header: 253,
+            src: rng.gen(),
+            dst: rng.gen(),
+        })
     };
     let len = [0, 1, 7, 100, 1400, 8950][rng.gen_range(0..6)];
     Frame { dst: rng.gen(), src: rng.gen(), vlans, protego: None, l3, l4, payload: (0..len).map(|_| rng.gen()).collect() }
@@ -62,7 +77,10 @@ fn frames_match_an_independent_parser() -> Result<()> {
         } + f.payload.len();
         match (&f.l3, h.net.as_ref()) {
             (L3::Ipv4(ip), Some(NetHeaders::Ipv4(p, _))) => {
-                ensure!(p.source == ip.src && p.destination == ip.dst && p.dscp.value() == ip.dscp && p.ecn.value() == ip.ecn, "frame {n}: IPv4 fields");
+                ensure!(
+                    p.source == ip.src && p.destination == ip.dst && p.dscp.value() == ip.dscp && p.ecn.value() == ip.ecn,
+                    "frame {n}: IPv4 fields"
+                );
                 ensure!(p.header_checksum == p.calc_header_checksum(), "frame {n}: IPv4 checksum");
                 ensure!(p.total_len as usize == 20 + ip.options.len() + l4_len, "frame {n}: IPv4 total length {}", p.total_len);
                 if let Some(TransportHeader::Udp(u)) = &h.transport {
@@ -71,7 +89,10 @@ fn frames_match_an_independent_parser() -> Result<()> {
                 }
             }
             (L3::Ipv6(ip), Some(NetHeaders::Ipv6(p, _))) => {
-                ensure!(p.source == ip.src && p.destination == ip.dst && p.traffic_class == (ip.dscp << 2 | ip.ecn), "frame {n}: IPv6 fields");
+                ensure!(
+                    p.source == ip.src && p.destination == ip.dst && p.traffic_class == (ip.dscp << 2 | ip.ecn),
+                    "frame {n}: IPv6 fields"
+                );
                 ensure!(p.payload_length as usize == l4_len, "frame {n}: IPv6 payload length");
                 if let Some(TransportHeader::Udp(u)) = &h.transport {
                     ensure!(u.checksum == u.calc_checksum_ipv6(p, &f.payload).unwrap(), "frame {n}: UDP checksum over IPv6");
@@ -95,16 +116,25 @@ fn v4() -> Ipv4 {
 /// The NDP, PL2 and Protego layouts are byte for byte what the docs say.
 #[test]
 fn own_formats_follow_the_documentation() -> Result<()> {
-    let ndp = Ndp { flags: Ndp::DATA | Ndp::TRIMMED, src_port: 0x1234, dst_port: 0x5678, path_id: 9, seq: 0x0a0b0c0d, ack_or_pull: 0x01020304 };
+    let ndp =
+        Ndp { flags: Ndp::DATA | Ndp::TRIMMED, src_port: 0x1234, dst_port: 0x5678, path_id: 9, seq: 0x0a0b0c0d, ack_or_pull: 0x01020304 };
     let b = base(L3::Ipv4(v4()), L4::Ndp(ndp)).to_bytes();
     ensure!(b[12..14] == [0x08, 0x00] && b[14 + 9] == 199, "NDP is IP protocol 199");
-    ensure!(b[34..50] == [0x11, 0, 0x12, 0x34, 0x56, 0x78, 0, 9, 0x0a, 0x0b, 0x0c, 0x0d, 1, 2, 3, 4], "NDP header bytes {:02x?}", &b[34..50]);
+    ensure!(
+        b[34..50] == [0x11, 0, 0x12, 0x34, 0x56, 0x78, 0, 9, 0x0a, 0x0b, 0x0c, 0x0d, 1, 2, 3, 4],
+        "NDP header bytes {:02x?}",
+        &b[34..50]
+    );
     ensure!(describe(&b).ends_with("| NDP DATA|TRIMMED seq 168496141 path 9"), "{}", describe(&b));
 
     let grt = Pl2 { kind: Pl2::GRT, demand: 4, src_port: 1, dst_port: 3, send_timeslot: 7, recv_timeslot: 9, cookie: 0xdeadbeef };
     let b = base(L3::Pl2(grt), L4::None).to_bytes();
     ensure!(b.len() == MIN_FRAME && b[12..14] == [0x88, 0xb5], "PL2 EtherType and size");
-    ensure!(b[14..30] == [2, 4, 1, 3, 0, 0, 0, 7, 0, 0, 0, 9, 0xde, 0xad, 0xbe, 0xef] && b[30..].iter().all(|&x| x == 0), "PL2 bytes {:02x?}", &b[14..30]);
+    ensure!(
+        b[14..30] == [2, 4, 1, 3, 0, 0, 0, 7, 0, 0, 0, 9, 0xde, 0xad, 0xbe, 0xef] && b[30..].iter().all(|&x| x == 0),
+        "PL2 bytes {:02x?}",
+        &b[14..30]
+    );
     ensure!(describe(&b).ends_with("| PL2 GRT demand 4 1 > 3 slots 7/9"), "{}", describe(&b));
 
     let mut f = base(L3::Ipv4(v4()), L4::Udp(Udp { sport: 1, dport: 2 }));
