@@ -10,7 +10,7 @@ TS     := target/debug/trimswitch
 # cross-pipeline incast at RTL scale.
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test toolchain build emit lint synth smoke regs sim formal clean
+.PHONY: all test check toolchain build emit lint synth smoke regs sim formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
@@ -38,10 +38,18 @@ sim: toolchain build
 formal: toolchain build
 	$(TS) formal
 
-# Every test of the workspace: unit tests, the Verilator tests of every block,
-# lint and synthesis checks. cargo-nextest runs test binaries in parallel
-# processes and prints one summary line; plain `cargo test` is the fallback.
-test: toolchain
+# The Rust code's own habits, checked before the tests: one format (rustfmt.toml),
+# no clippy warning, and documentation that builds without a warning.
+check:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
+
+# Every test of the workspace: the checks above, unit tests, the Verilator
+# tests of every block, lint and synthesis checks. cargo-nextest runs test
+# binaries in parallel processes and prints one summary line; plain
+# `cargo test` is the fallback.
+test: toolchain check
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 	  $(CARGO) nextest run --workspace --locked --no-fail-fast --profile ci; \
 	else \

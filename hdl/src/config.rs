@@ -303,7 +303,7 @@ impl Config {
         if !(2..=64).contains(&d.ports) {
             err("datapath.ports", d.ports.to_string(), "must be in 2..=64")?;
         }
-        if d.pipelines == 0 || d.ports % d.pipelines != 0 {
+        if d.pipelines == 0 || !d.ports.is_multiple_of(d.pipelines) {
             err("datapath.pipelines", d.pipelines.to_string(), &format!("must be at least 1 and divide datapath.ports ({})", d.ports))?;
         }
         if !DATA_WIDTHS.contains(&d.data_width) {
@@ -318,7 +318,7 @@ impl Config {
                 ),
             )?;
         }
-        if !(d.port_gbps > 0.0) {
+        if d.port_gbps.is_nan() || d.port_gbps <= 0.0 {
             err("datapath.port_gbps", d.port_gbps.to_string(), "must be positive")?;
         }
         if !(4..=65536).contains(&self.fifo.depth) {

@@ -57,6 +57,8 @@ fn random(width: usize, drr: bool) -> Result<()> {
     let mut sent: Vec<Vec<Packet>> = vec![vec![]; N];
     let mut beats = 0;
     while beats < MIN_CYCLES as usize / 2 {
+        // `i` is the input: it picks the source, its sequence and its tuser.
+        #[allow(clippy::needless_range_loop)]
         for i in 0..N {
             let len = t.length(1, 20 * beat, beat);
             beats += len.div_ceil(beat);
@@ -74,9 +76,9 @@ fn random(width: usize, drr: bool) -> Result<()> {
     ensure!(cycles >= MIN_CYCLES, "ran only {cycles} cycles");
     no_protocol_errors(&b.sink)?;
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
-    for i in 0..N {
+    for (i, sent_i) in sent.iter().enumerate() {
         let mine: Vec<Packet> = got.iter().filter(|p| src_of(p) == i).cloned().collect();
-        check_packets(&sent[i], &mine).map_err(|e| e.context(format!("input {i}")))?;
+        check_packets(sent_i, &mine).map_err(|e| e.context(format!("input {i}")))?;
     }
     Ok(())
 }
@@ -128,7 +130,7 @@ fn saturated(
     let mut order = vec![];
     for p in &got {
         let s = src_of(p);
-        if left.iter().any(|&l| l == 0) {
+        if left.contains(&0) {
             break;
         }
         left[s] -= 1;
@@ -204,6 +206,8 @@ fn reset_mid_packet() -> Result<()> {
         ensure!(b.tb.model.get(&valid) == 0, "output valid after reset");
         let mut sent: Vec<Vec<Packet>> = vec![vec![]; N];
         for k in 0..30u128 {
+            // `i` is the input: it picks the source, its sequence and its tuser.
+            #[allow(clippy::needless_range_loop)]
             for i in 0..N {
                 let len = 1 + (k as usize * 17 + i * 5) % 150;
                 let p = t.packet(len, tuser(i as u8, 0, len as u16) | k << 40);
@@ -215,9 +219,9 @@ fn reset_mid_packet() -> Result<()> {
         b.run_until_idle(100_000)?;
         no_protocol_errors(&b.sink)?;
         let got: Vec<Packet> = b.sink.packets.drain(..).collect();
-        for i in 0..N {
+        for (i, sent_i) in sent.iter().enumerate() {
             let mine: Vec<Packet> = got.iter().filter(|p| src_of(p) == i).cloned().collect();
-            check_packets(&sent[i], &mine).map_err(|e| e.context(format!("drr={drr} input {i}")))?;
+            check_packets(sent_i, &mine).map_err(|e| e.context(format!("drr={drr} input {i}")))?;
         }
     }
     Ok(())

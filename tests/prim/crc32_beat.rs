@@ -70,7 +70,7 @@ impl Agent for Feeder {
         if self.offset >= f.len() {
             let pad = (self.lanes - f.len() % self.lanes) % self.lanes;
             let mut padded = f.clone();
-            padded.extend(std::iter::repeat(0).take(pad));
+            padded.extend(std::iter::repeat_n(0, pad));
             let want = crc32_update(0xFFFF_FFFF, &padded);
             if m.get(&next) as u32 != want {
                 self.errors.push(format!("frame of {} bytes: next {:#x}, expected {want:#x}", f.len(), m.get(&next)));

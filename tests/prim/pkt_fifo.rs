@@ -230,7 +230,7 @@ fn reset_mid_packet(sf: bool) -> Result<()> {
     ensure!(b.get("occ_pkts") == 0 && b.get("occ_bytes") == 0 && b.get("m_tvalid") == 0, "reset left state behind");
     // Packets that always fit (at most 13 of 32 beats, sink always ready), so
     // nothing may be dropped after the reset.
-    let sent: Vec<Packet> = (0..50).map(|i| t.packet(1 + 2 * i, USER | 100 + i as u128)).collect();
+    let sent: Vec<Packet> = (0..50).map(|i| t.packet(1 + 2 * i, USER | (100 + i as u128))).collect();
     push_all(&mut b.src, sent.clone());
     b.sink.ready_prob = 1.0;
     b.sink.expect(sent.len() as u64);

@@ -288,6 +288,9 @@ fn tm_counter(cfg: &Config, r: &Run, name: &str) -> u64 {
     (0..cfg.datapath.pipelines).map(|n| r.counters[&format!("tm{n}.{name}")]).sum()
 }
 
+/// A packet as it may leave: (egress port, tuser, bytes).
+type OutKey = (usize, u128, Vec<u8>);
+
 /// Checks a run against the golden models: see the file's doc comment.
 fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     let ports = cfg.datapath.ports;
@@ -300,7 +303,7 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     };
     // The ingress model, and every output each of its packets may become.
     let mut ing = IngressModel::new(cfg);
-    let mut cands: HashMap<(usize, u128, Vec<u8>), Vec<(usize, Fate)>> = HashMap::new();
+    let mut cands: HashMap<OutKey, Vec<(usize, Fate)>> = HashMap::new();
     let mut tally = Tally::default();
     let mut id_src = vec![];
     // Each ingress output's source MAC as it arrived.
@@ -712,6 +715,8 @@ fn two_pipelines_share_the_port_limit() -> Result<()> {
     ensure!(t.trimmed > 100, "no trims: {t:?}");
     let mut lat: Vec<u64> = vec![];
     let mut in_first: HashMap<Vec<u8>, u64> = HashMap::new();
+    // `p` is the input port: its frames and their first-beat cycles.
+    #[allow(clippy::needless_range_loop)]
     for p in 0..2 {
         for (f, c) in inputs[p].iter().zip(&r.in_first[p]) {
             in_first.insert(f[..f.len() - 4].to_vec(), *c);

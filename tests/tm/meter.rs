@@ -82,6 +82,8 @@ impl ModeDut {
         }
         let m = &mut self.tb.model;
         m.set(&self.reset, reset as u64);
+        // `p` indexes the per-port notify, clear and mode ports alike.
+        #[allow(clippy::needless_range_loop)]
         for p in 0..self.n {
             m.set(&self.notify[p], notify[p] as u64);
             let c = clr.get(p).copied().unwrap_or(0);
@@ -140,7 +142,7 @@ fn mode_fsm_timing() -> Result<()> {
         let (t0u, t1u) = (t0 as u64, t1 as u64);
         let c0 = start + 10;
         let c_half = c0 + t0u + 1 + t1u / 2; // in halftimistic when t1 > 0
-        let c_pess = c0 + ((t0u + 1) / 2).max(1); // in pessimistic when t0 > 0
+        let c_pess = c0 + t0u.div_ceil(2).max(1); // in pessimistic when t0 > 0
         let c_all = c0 + 2 * (t0u + t1u) + 20;
         let sched: [Vec<u64>; 4] = [vec![c0, c_all], vec![c0, c_half, c_all], vec![c0, c_pess, c_pess + 1, c_all], vec![c0, c_half, c_all]];
         let end = c_all + t0u + t1u + 10;
@@ -274,7 +276,7 @@ impl BankDut {
             self.answers.push((r, g));
         }
         ensure!(
-            self.pending.front().map_or(true, |(at, _)| c < at + LATENCY),
+            self.pending.front().is_none_or(|(at, _)| c < at + LATENCY),
             "cycle {c}: request of cycle {} unanswered",
             self.pending[0].0
         );

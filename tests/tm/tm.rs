@@ -141,10 +141,10 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(4);
     let dscp = cfg.ingress.dscp_trimmed;
-    let ctrl = k.rts as u32 * TmRegs::CTRL_RTS
-        | k.drr as u32 * TmRegs::CTRL_DRR
-        | (dscp >= 0) as u32 * TmRegs::CTRL_DSCP
-        | k.meter.is_some() as u32 * TmRegs::CTRL_METER;
+    let ctrl = (k.rts as u32 * TmRegs::CTRL_RTS)
+        | (k.drr as u32 * TmRegs::CTRL_DRR)
+        | ((dscp >= 0) as u32 * TmRegs::CTRL_DSCP)
+        | (k.meter.is_some() as u32 * TmRegs::CTRL_METER);
     let mk = k.meter.unwrap_or(MeterKnobs::of(&cfg));
     let [r0, r1, r2] = mk.rates();
     for (a, v) in [
@@ -221,7 +221,7 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     bank.clock(&mi);
     let mi = MeterInputs { reset: false, ..mi };
     ensure!(src.first_cycles.len() == pkts.len(), "{} of {} packets entered", src.first_cycles.len(), pkts.len());
-    ensure!(src.first_cycles.first().map_or(true, |c| *c >= start));
+    ensure!(src.first_cycles.first().is_none_or(|c| *c >= start));
     let metered = |m: &Meta| k.meter.is_some() && m.ndp_data && m.trim_ok && !m.prio;
     let mut by_cycle: std::collections::BTreeMap<u64, Vec<(u8, usize, usize)>> = Default::default();
     for (i, c) in src.first_cycles.iter().enumerate() {
@@ -240,8 +240,9 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     let mut asked: std::collections::VecDeque<usize> = Default::default();
     let mut next_in = 0usize;
     let mut dod_t_in: std::collections::VecDeque<u64> = Default::default();
-    let mut pending: Vec<std::collections::HashMap<(u128, Vec<u8>), std::collections::VecDeque<(u64, Fate)>>> =
-        vec![Default::default(); PORTS];
+    // Per egress port: (tuser, bytes) -> the entry cycles and fates expected.
+    type Pending = std::collections::HashMap<(u128, Vec<u8>), std::collections::VecDeque<(u64, Fate)>>;
+    let mut pending: Vec<Pending> = vec![Default::default(); PORTS];
     let mut latencies = vec![];
     let mask = !(0xffu128 << QUEUE_LSB);
     let mut notifies = 0u64;

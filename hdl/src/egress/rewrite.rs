@@ -198,8 +198,8 @@ mod tests {
                 }
             }
         };
-        uut.router_mac_lo.next = ((rmac & 0xffff_ffff) as u64).into();
-        uut.router_mac_hi.next = ((rmac >> 32) as u64).into();
+        uut.router_mac_lo.next = (rmac & 0xffff_ffff).into();
+        uut.router_mac_hi.next = (rmac >> 32).into();
         uut.m_tready.next = true;
         uut.reset.next = true;
         step(&mut uut, true);

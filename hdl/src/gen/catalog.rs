@@ -75,7 +75,7 @@ pub fn default_synth(cfg: &Config) -> Vec<&'static str> {
 /// The top-level block of `cfg`'s design: the switch when it is built, else
 /// the foundation's crossbar.
 pub fn top(cfg: &Config) -> &'static str {
-    *blocks(cfg).last().filter(|b| **b == SWITCH).unwrap_or(&"ts_fabric")
+    blocks(cfg).last().filter(|b| **b == SWITCH).unwrap_or(&"ts_fabric")
 }
 
 /// One emitted Verilog file.
@@ -138,7 +138,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_axis_demux" => emit_verilog(&mut AxisDemux::<D, K, U>::new(ports, DEST_PORT_LSB), name, &prov)?,
         "ts_axil_regs" => {
             let mut rw = vec![drr as u32];
-            rw.extend(std::iter::repeat(cfg.arbiter.quantum).take(ports));
+            rw.extend(std::iter::repeat_n(cfg.arbiter.quantum, ports));
             emit_verilog(&mut AxilRegs::<REG_ADDR_BITS>::new(&rw, 3 * ports + 1), name, &prov)?
         }
         "ts_crc32_beat" => emit_verilog(&mut Crc32Beat::<D, K>::default(), name, &prov)?,

@@ -20,6 +20,7 @@ pub const GENERATOR: &str = concat!("trimswitch-hdl ", env!("CARGO_PKG_VERSION")
 ///   (`ts_pkt_fifo__ram`);
 /// - a `$<digits>` part (an element of a `Vec` or array of signals) to
 ///   `_<digits>` (`s_tdata$0` becomes `s_tdata_0`).
+///
 /// The renaming is checked to be one-to-one; a clash is an error.
 pub fn emit_verilog<B: Block>(block: &mut B, module_name: &str, provenance: &[String]) -> Result<String> {
     if !module_name.starts_with("ts_") || !module_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

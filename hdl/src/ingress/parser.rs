@@ -13,6 +13,7 @@
 //!   header aligned (twelve possible offsets);
 //! - S3: checksum fold, lengths and offsets, every check as a flag;
 //! - S4: the first failing check in specification order, the PHV fields.
+//!
 //! The PHV goes into a 32-entry PHV FIFO; the output joins each packet's first
 //! beat with its PHV. A new packet is admitted only while fewer than 31 are
 //! between input and output, so the PHV FIFO never overflows.
@@ -355,7 +356,7 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Default for Parser<D, K, U, M, W> {
     fn default() -> Self {
-        assert!(K * 8 == D && WINDOW_BYTES % K == 0, "Parser: D = 8K with K dividing {WINDOW_BYTES}");
+        assert!(K * 8 == D && WINDOW_BYTES.is_multiple_of(K), "Parser: D = 8K with K dividing {WINDOW_BYTES}");
         assert!(U >= LENGTH_LSB + 16, "Parser: tuser must hold length");
         let nb = WINDOW_BYTES / K;
         Self {

@@ -114,7 +114,7 @@ impl IngressRegs {
             (cfg.arbiter.policy == "drr") as u32,
         ];
         let ports = cfg.datapath.ports / cfg.datapath.pipelines;
-        ctl.extend(std::iter::repeat(cfg.arbiter.quantum).take(IngressRegs { ports }.arb_inputs()));
+        ctl.extend(std::iter::repeat_n(cfg.arbiter.quantum, IngressRegs { ports }.arb_inputs()));
         ctl
     }
     pub fn arb_quantum(&self, p: usize) -> u32 {
@@ -421,8 +421,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.s_tuser[p].next = self.rx[p].m_tuser.val();
             self.arb.s_tvalid[p].next = self.rx[p].m_tvalid.val();
             self.rx[p].m_tready.next = self.arb.s_tready[p].val();
-            self.ctr.ro[24 + 9 * p + 0].next = self.rx[p].rx_pkts.val();
-            self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[24 + 9 * p + 0].val();
+            self.ctr.ro[24 + 9 * p].next = self.rx[p].rx_pkts.val();
+            self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[24 + 9 * p].val();
             self.ctr.ro[24 + 9 * p + 1].next = self.rx[p].rx_bytes.val();
             self.rx[p].clr_rx_bytes.next = self.ctr.ro_clear[24 + 9 * p + 1].val();
             self.ctr.ro[24 + 9 * p + 2].next = self.rx[p].drop_empty.val();

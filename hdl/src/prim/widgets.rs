@@ -85,7 +85,7 @@ pub struct SdpRam<D: Synth, const A: usize> {
     pub read_enable: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<A>>,
     pub read_data: Signal<Out, D>,
-    _mem: Box<std::collections::BTreeMap<Bits<A>, D>>,
+    _mem: std::collections::BTreeMap<Bits<A>, D>,
     _depth: usize,
 }
 

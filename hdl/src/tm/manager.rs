@@ -169,10 +169,10 @@ impl TmRegs {
         let bpc = t.meter_bytes_per_cycle(mhz);
         let b = t.meter_burst_bytes;
         vec![
-            t.return_to_sender as u32 * Self::CTRL_RTS
-                | (t.scheduler == "drr") as u32 * Self::CTRL_DRR
-                | (dscp >= 0) as u32 * Self::CTRL_DSCP
-                | (t.mode == "meter") as u32 * Self::CTRL_METER,
+            (t.return_to_sender as u32 * Self::CTRL_RTS)
+                | ((t.scheduler == "drr") as u32 * Self::CTRL_DRR)
+                | ((dscp >= 0) as u32 * Self::CTRL_DSCP)
+                | ((t.mode == "meter") as u32 * Self::CTRL_METER),
             t.queue_h_bytes,
             t.queue_d_bytes,
             t.trim_len_ndp | t.trim_len_ipv4 << 8 | t.trim_len_ipv6 << 16,

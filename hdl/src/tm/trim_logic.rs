@@ -238,7 +238,7 @@ impl Logic for TrimEdit {
             }
             let x = b(i);
             alt.push((format!("ndp & {}", at("l4o", i, 0)), format!("{x} | flagbits")));
-            alt.push((format!("mark & v4 & {}", at("l3o", i, 1)), format!("{{dscp, {}}}", format!("buf_in[{}:{}]", 8 * i + 1, 8 * i))));
+            alt.push((format!("mark & v4 & {}", at("l3o", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)));
             alt.push((format!("mark & v6 & {}", at("l3o", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
             alt.push((format!("mark & v6 & {}", at("l3o", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
             alt.push((format!("cut & v4 & {}", at("l3o", i, 2)), "len3[15:8]".into()));
@@ -361,6 +361,8 @@ pub fn trim_insert(x: &[u8; BUF_BYTES], sums: [u16; 4], keep: usize, info: u64, 
     let c_udp = !fold(weigh(sums[2], sums[3]) + 17 + len4 as u32);
     let c_udp = if c_udp == 0 { 0xffff } else { c_udp };
     let mut o = *x;
+    // `i` is the byte offset each rewrite is decided by, not just an index into `o`.
+    #[allow(clippy::needless_range_loop)]
     for i in 0..BUF_BYTES {
         let (r3, r4) = (r(i, n.l3o), r(i, n.l4o));
         if fix_ip4 && r3 == 10 {

@@ -102,7 +102,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
 
 impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U> {
     fn default() -> Self {
-        assert!(K * 8 == D && (8..=64).contains(&K) && BUF_BYTES % K == 0, "Trimmer: K in 8..=64 dividing 128, D = 8K");
+        assert!(K * 8 == D && (8..=64).contains(&K) && BUF_BYTES.is_multiple_of(K), "Trimmer: K in 8..=64 dividing 128, D = 8K");
         assert!(U >= L3_LSB + 32, "Trimmer: tuser needs the header-location fields (user_width 128)");
         // hdl_gen needs literal bit positions: these are the meta.rs ones.
         assert_eq!((FLAGS_LSB, L3_LSB, LENGTH_LSB), (32, 56, 16));

@@ -109,7 +109,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     pub fn new(ports: usize, fifo_depth: usize, store_forward: bool, drr: bool, quantum: u32) -> Self {
         assert!((2..=64).contains(&ports), "Fabric: 2..=64 ports");
         let mut rw = vec![drr as u32];
-        rw.extend(std::iter::repeat(quantum).take(ports));
+        rw.extend(std::iter::repeat_n(quantum, ports));
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -259,7 +259,7 @@ impl Agent for AxisSource {
             if let Some(pkt) = self.queue.front() {
                 let n = (pkt.data.len() - self.offset).min(self.bus.bytes);
                 let cost = n + if self.offset == 0 { self.wire_overhead } else { 0 };
-                let paced = self.pace.map_or(true, |_| self.credit >= cost as f64);
+                let paced = self.pace.is_none_or(|_| self.credit >= cost as f64);
                 if paced && (self.idle_prob <= 0.0 || !self.rng.gen_bool(self.idle_prob)) {
                     let b = &self.bus;
                     m.set_bytes(&b.tdata, &pkt.data[self.offset..self.offset + n]);

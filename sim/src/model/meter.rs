@@ -118,8 +118,8 @@ impl MeterBankModel {
     pub fn clock(&mut self, i: &MeterInputs) {
         if i.reset {
             for l in &mut self.level {
-                for k in 0..3 {
-                    l[k] = (i.burst[k] as u64) << FRAC;
+                for (v, b) in l.iter_mut().zip(&i.burst) {
+                    *v = (*b as u64) << FRAC;
                 }
             }
             self.stage = None;
@@ -211,6 +211,8 @@ impl PortModeModel {
             *self = PortModeModel::new(self.mode.len());
             return;
         }
+        // `p` indexes the per-port modes, timers, counters and notifies alike.
+        #[allow(clippy::needless_range_loop)]
         for p in 0..self.mode.len() {
             self.cycles[p][self.mode[p] as usize] = self.cycles[p][self.mode[p] as usize].wrapping_add(1);
             let enter_half = |m: &mut u8, l: &mut u32| {

@@ -251,7 +251,7 @@ impl Frame {
     }
 
     fn ipv4_bytes(&self, ip: &Ipv4, l4: &[u8]) -> Vec<u8> {
-        assert!(ip.options.len() % 4 == 0 && ip.options.len() <= 40, "IPv4 options must be a multiple of 4 bytes, at most 40");
+        assert!(ip.options.len().is_multiple_of(4) && ip.options.len() <= 40, "IPv4 options must be a multiple of 4 bytes, at most 40");
         let ihl = 5 + ip.options.len() / 4;
         let total = (4 * ihl + l4.len()) as u16;
         let mut h = vec![(4 << 4) | ihl as u8, (ip.dscp & 0x3f) << 2 | (ip.ecn & 3)];

@@ -121,8 +121,8 @@ pub fn run(cfg: &Config, verilog: &Path, cycles: u64, seed: u64) -> Result<Smoke
     for (q, sink) in sinks.iter_mut().enumerate() {
         ensure!(sink.error_count() == 0, "output {q}: protocol errors: {:?}", sink.errors.first());
         let got: Vec<Packet> = sink.packets.drain(..).collect();
-        for p in 0..ports {
-            let want: Vec<&Packet> = sent[p].iter().filter(|k| dest_of(k) == q).collect();
+        for (p, sent_p) in sent.iter().enumerate().take(ports) {
+            let want: Vec<&Packet> = sent_p.iter().filter(|k| dest_of(k) == q).collect();
             let mine: Vec<&Packet> = got.iter().filter(|k| (k.user & 0xff) as usize == p).collect();
             let mut i = 0;
             for g in &mine {
