@@ -30,7 +30,7 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
         generator: trimswitch_hdl::gen::emit::GENERATOR.to_string(),
         config: cfg.source.display().to_string(),
         config_hash: cfg.hash(),
-        top: catalog::top(cfg).to_string(),
+        top: catalog::SWITCH.to_string(),
         files,
     };
     write_if_changed(&out.join("manifest.json"), &(serde_json::to_string_pretty(&manifest)? + "\n"))?;

@@ -108,7 +108,7 @@ enum Cmd {
         seed: u64,
     },
     /// Simulation speed: rust-hdl's simulator vs Verilator on the 512-bit packet
-    /// FIFO, and a clean model build; writes build/bench.json.
+    /// FIFO, and a clean model build; writes <out>/bench.json.
     Bench {
         /// Cycles for rust-hdl's simulator (about 8k cycles/s).
         #[arg(long, default_value_t = 100_000)]
@@ -116,6 +116,9 @@ enum Cmd {
         /// Cycles for Verilator (millions per second).
         #[arg(long, default_value_t = 10_000_000)]
         verilator_cycles: u64,
+        /// Output directory for bench.json [default: build].
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Formal proofs (SymbiYosys, Yices) of the packet FIFO on a small instance
     /// (16-bit data, depth 8): no overflow, no loss or duplication, order and
@@ -180,16 +183,16 @@ enum Cmd {
     /// Replay pcap captures through the ingress pipeline (RTL in Verilator, or the
     /// golden model); writes one pcap per egress port and counters.json.
     ///
-    /// Example: trimswitch replay --config configs/netfpga-sume.toml --in 0=a.pcap,2=b.pcap --out-dir build/replay
+    /// Example: trimswitch replay --config configs/netfpga-sume.toml --in 0=a.pcap,2=b.pcap --out build/replay
     ///
     /// Each record of FILE is a frame received on switch PORT. The frames leave
     /// as the ingress pipeline hands them on (FCS removed when ingress.strip_fcs
     /// is true, destination MAC rewritten when routed; the switch writes the
-    /// router MAC as source later, at egress) into <out-dir>/port<N>.pcap of their
+    /// router MAC as source later, at egress) into <out>/port<N>.pcap of their
     /// egress port N; every egress port gets a file, empty if nothing left on
     /// it. Each packet keeps the capture timestamp of the input record it came
     /// from; a file is ordered by timestamp, each source port's order kept.
-    /// <out-dir>/counters.json holds {"engine": "rtl"|"model", "config":
+    /// <out>/counters.json holds {"engine": "rtl"|"model", "config":
     /// <target>, "counters": {...}} with every counter of docs/ingress.md, keys
     /// sorted.
     ///
@@ -207,8 +210,8 @@ enum Cmd {
         /// or the flag repeated: `--in 0=a.pcap,2=b.pcap`. Each port at most once.
         #[arg(long = "in", value_name = "PORT=FILE", value_delimiter = ',', required = true)]
         inputs: Vec<String>,
-        /// Output directory (created if missing).
-        #[arg(long, value_name = "DIR")]
+        /// Output directory (created if missing); `--out-dir` is an alias.
+        #[arg(long = "out", visible_alias = "out-dir", value_name = "DIR")]
         out_dir: PathBuf,
         /// Run the golden model (sim/src/model) instead of the Verilated RTL.
         #[arg(long)]
@@ -258,321 +261,339 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Emit { sel, out } => {
-            let cfg = sel.load()?;
-            let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("verilog"));
-            let m = flows::emit(&cfg, &dir)?;
-            println!("emit: {} files for {} (config hash {}) in {}", m.files.len(), cfg.target.name, m.config_hash, dir.display());
-            for (name, file) in &m.files {
-                println!("  {name:<16} {}", dir.join(file).display());
+        Cmd::Emit { sel, out } => cmd_emit(sel, out),
+        Cmd::Regs { sel, out } => cmd_regs(sel, out),
+        Cmd::Lint(c) => cmd_lint(c),
+        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox } => cmd_synth(c, family, block, yosys, timeout_min, blackbox),
+        Cmd::Smoke { c, cycles, seed } => cmd_smoke(c, cycles, seed),
+        Cmd::Bench { rust_hdl_cycles, verilator_cycles, out } => cmd_bench(rust_hdl_cycles, verilator_cycles, out),
+        Cmd::Formal { job, out, timeout } => cmd_formal(job, out, timeout),
+        Cmd::Sim { sel, scenario, out, no_plots, model } => cmd_sim(sel, scenario, out, no_plots, model),
+        Cmd::Vivado { c, block } => cmd_vivado(c, block),
+        Cmd::Summary(c) => cmd_summary(c),
+        Cmd::Replay { sel, inputs, out_dir, model, fcs } => cmd_replay(sel, inputs, out_dir, model, fcs),
+    }
+}
+
+fn cmd_emit(sel: ConfigSel, out: Option<PathBuf>) -> Result<()> {
+    let cfg = sel.load()?;
+    let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("verilog"));
+    let m = flows::emit(&cfg, &dir)?;
+    println!("emit: {} files for {} (config hash {}) in {}", m.files.len(), cfg.target.name, m.config_hash, dir.display());
+    for (name, file) in &m.files {
+        println!("  {name:<16} {}", dir.join(file).display());
+    }
+    Ok(())
+}
+
+fn cmd_regs(sel: ConfigSel, out: Option<PathBuf>) -> Result<()> {
+    let cfg = sel.load()?;
+    let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
+    let files = flows::regs(&cfg, &dir)?;
+    let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
+    println!("regs: {} windows, {} registers for {} in {}", map.windows.len(), map.elements().count(), cfg.target.name, dir.display());
+    for f in files {
+        println!("  {}", f.display());
+    }
+    Ok(())
+}
+
+fn cmd_lint(c: ConfigArgs) -> Result<()> {
+    let (cfg, out) = c.load()?;
+    let (dir, m) = emit(&cfg, &out)?;
+    let reports = flows::lint_all(&dir, &m)?;
+    let mut bad = 0;
+    for (name, r) in &reports {
+        let n = r.warnings.len() + r.errors.len();
+        println!("lint: {name:<16} {}", if r.ok { "clean".to_string() } else { format!("{n} findings") });
+        if !r.ok {
+            bad += 1;
+            for w in r.errors.iter().chain(&r.warnings).take(20) {
+                println!("    {w}");
             }
         }
-        Cmd::Regs { sel, out } => {
-            let cfg = sel.load()?;
-            let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
-            let files = flows::regs(&cfg, &dir)?;
-            let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
+    }
+    let json: Vec<_> =
+        reports.iter().map(|(n, r)| serde_json::json!({"block": n, "ok": r.ok, "warnings": r.warnings, "errors": r.errors})).collect();
+    write_json(&out.join("lint.json"), &json)?;
+    println!("lint: waivers {}; report {}", flows::waiver_file().display(), out.join("lint.json").display());
+    if bad > 0 {
+        bail!("{bad} of {} files have lint findings", reports.len());
+    }
+    Ok(())
+}
+
+fn cmd_synth(
+    c: ConfigArgs,
+    family: Vec<Family>,
+    block: Vec<String>,
+    yosys: Option<PathBuf>,
+    timeout_min: u64,
+    blackbox: Vec<String>,
+) -> Result<()> {
+    anyhow::ensure!(timeout_min > 0, "--timeout-min: must be at least 1 (minutes)");
+    let yosys = trimswitch::synth::Yosys {
+        program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program),
+        timeout: std::time::Duration::from_secs(timeout_min * 60),
+        blackbox,
+    };
+    let (cfg, out) = c.load()?;
+    let (dir, m) = emit(&cfg, &out)?;
+    let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
+    let started = std::time::Instant::now();
+    let block =
+        if block.is_empty() { trimswitch_hdl::gen::catalog::default_synth().iter().map(|b| b.to_string()).collect() } else { block };
+    let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
+    let table = trimswitch::synth::table(&reports);
+    let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
+    let versions: Vec<_> = versions.into_iter().collect();
+    write_json(&out.join("synth.json"), &reports)?;
+    let md = format!(
+        "# Synthesis: {} ({})\n\nYosys {} `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
+        cfg.target.name,
+        cfg.target.description,
+        versions.join(", "),
+        m.config_hash
+    );
+    flows::write_if_changed(&out.join("synth.md"), &md)?;
+    print!("{table}");
+    println!(
+        "synth: {} runs in {:.0} s; {} and {}",
+        reports.len(),
+        started.elapsed().as_secs_f64(),
+        out.join("synth.json").display(),
+        out.join("synth.md").display()
+    );
+    let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
+    if !latches.is_empty() {
+        bail!("latches inferred in {}", latches.join(", "));
+    }
+    Ok(())
+}
+
+fn cmd_smoke(c: ConfigArgs, cycles: u64, seed: u64) -> Result<()> {
+    let (cfg, out) = c.load()?;
+    let (dir, _) = emit(&cfg, &out)?;
+    let r = trimswitch_sim::rtl::smoke::run(&cfg, &dir.join("ts_fabric.v"), cycles, seed)?;
+    write_json(&out.join("smoke.json"), &r)?;
+    println!(
+        "smoke: ts_fabric {} ports x {} bits: {} cycles, {} packets sent, {} delivered ({} bytes), {} FIFO drops, {} demux drops, invariant holds",
+        r.ports, r.data_width, r.cycles, r.packets_sent, r.packets_delivered, r.bytes_delivered, r.fifo_drops, r.demux_drops
+    );
+    println!("smoke: {:.2} M simulated cycles/s; report {}", r.cycles_per_second / 1e6, out.join("smoke.json").display());
+    Ok(())
+}
+
+fn cmd_bench(rust_hdl_cycles: u64, verilator_cycles: u64, out: Option<PathBuf>) -> Result<()> {
+    let r = trimswitch_sim::rtl::bench::fifo_sim_speed(rust_hdl_cycles, verilator_cycles)?;
+    let path = out.unwrap_or_else(|| trimswitch::tools::repo_root().join("build")).join("bench.json");
+    std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+    write_json(&path, &r)?;
+    println!("bench: {}", r.design);
+    println!(
+        "  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)",
+        r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds
+    );
+    println!(
+        "  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)",
+        r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds
+    );
+    println!("  speedup {:.0}x; clean Verilated model build {:.1} s; {}", r.speedup, r.model_build_seconds, path.display());
+    Ok(())
+}
+
+fn cmd_formal(job: Vec<String>, out: Option<PathBuf>, timeout: u64) -> Result<()> {
+    let out = out.unwrap_or_else(|| trimswitch::tools::repo_root().join("build/formal"));
+    let all = trimswitch::formal::jobs();
+    let unknown: Vec<_> = job.iter().filter(|j| !all.iter().any(|a| a.name == j.as_str())).collect();
+    if !unknown.is_empty() {
+        bail!("unknown job(s) {unknown:?}; jobs are {:?}", all.iter().map(|a| a.name).collect::<Vec<_>>());
+    }
+    let jobs: Vec<_> = all.into_iter().filter(|a| job.is_empty() || job.iter().any(|j| j == a.name)).collect();
+    let started = std::time::Instant::now();
+    let results = trimswitch::formal::run_jobs(&jobs, &out, std::time::Duration::from_secs(timeout))?;
+    for (j, r) in jobs.iter().zip(&results) {
+        let mode = match r.mode {
+            trimswitch::formal::Mode::Prove => format!("prove k={}", r.depth),
+            trimswitch::formal::Mode::Bmc => format!("bmc {} cycles", r.depth),
+        };
+        println!(
+            "formal: {:<20} {:<14} {:<8} expected {:<5} {:>6.1} s  {}{}",
+            r.name,
+            mode,
+            r.status,
+            format!("{:?}", r.expect).to_uppercase(),
+            r.seconds,
+            if r.ok() { "ok" } else { "WRONG" },
+            if r.failed.is_empty() { String::new() } else { format!("  (failed: {})", r.failed.join(", ")) }
+        );
+        println!("        {}", j.what);
+    }
+    write_json(&out.join("formal.json"), &results)?;
+    println!("formal: {} jobs in {:.0} s; logs in {}", results.len(), started.elapsed().as_secs_f64(), out.display());
+    let bad: Vec<_> = results.iter().filter(|r| !r.ok()).map(|r| r.name.as_str()).collect();
+    if !bad.is_empty() {
+        bail!("jobs with an unexpected result: {}", bad.join(", "));
+    }
+    Ok(())
+}
+
+fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: bool, model: bool) -> Result<()> {
+    use std::io::IsTerminal;
+    let cfg = sel.load()?;
+    let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
+    let r = if model {
+        sc.validate_model(&cfg)?;
+        let (ports, pipes) = sc.scale(&cfg);
+        println!(
+            "sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}",
+            sc.name,
+            sc.source.display(),
+            cfg.target.name,
+            sc.modes(&cfg)
+        );
+        trimswitch_sim::scenario::netmodel::run_all_model(&cfg, &sc)?
+    } else {
+        sc.validate(&cfg)?;
+        println!("sim: scenario {} ({}) on {} in Verilator, modes {:?}", sc.name, sc.source.display(), cfg.target.name, sc.modes(&cfg));
+        trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?
+    };
+    let out =
+        out.unwrap_or_else(|| flows::build_dir(&cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() }));
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let metrics = out.join("metrics.json");
+    write_json(&metrics, &r)?;
+    for m in &r.runs {
+        print!("{}", m.summary(&sc));
+        println!("  {} cycles ({:.1} us) at {:.0} k cycles/s", m.cycles, m.cycles as f64 / m.clock_mhz, m.cycles_per_second / 1e3);
+    }
+    println!("sim: {}", metrics.display());
+    if !no_plots {
+        let plots = flows::plot_scenario(&metrics, &out)?;
+        println!("sim: {} plots in {}", plots.len(), out.display());
+    }
+    let broken: Vec<&str> = r.runs.iter().filter(|m| !m.conservation.ok).map(|m| m.mode.as_str()).collect();
+    if !broken.is_empty() {
+        bail!("conservation broken in mode(s) {}: see {}", broken.join(", "), metrics.display());
+    }
+    Ok(())
+}
+
+fn cmd_vivado(c: ConfigArgs, block: Option<String>) -> Result<()> {
+    let (cfg, out) = c.load()?;
+    let block = block.unwrap_or_else(|| trimswitch_hdl::gen::catalog::SWITCH.to_string());
+    let v = flows::vivado(&cfg, &block, &out.join("vivado"))?;
+    println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);
+    println!("  {}\n  {}\n  {}", v.verilog.display(), v.xdc.display(), v.script.display());
+    println!("vivado: run {} where Vivado is installed; reports go to {}", v.script.display(), v.reports.display());
+    Ok(())
+}
+
+fn cmd_summary(c: ConfigArgs) -> Result<()> {
+    let (cfg, out) = c.load()?;
+    println!("== trimswitch {} on {} ({})", env!("CARGO_PKG_VERSION"), cfg.target.name, cfg.target.description);
+    println!("verilog : {}", out.join("verilog").display());
+    if let Some(l) = flows::read_json(&out.join("lint.json")) {
+        let n = l.as_array().map_or(0, |a| a.len());
+        let clean = l.as_array().map_or(0, |a| a.iter().filter(|r| r["ok"] == true).count());
+        println!("lint    : {clean}/{n} files clean  ({})", out.join("lint.json").display());
+    }
+    if let Some(s) = flows::read_json(&out.join("synth.json")) {
+        let runs = s.as_array().map_or(0, |a| a.len());
+        let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
+        println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
+        // The top of the configuration's design (ts_switch), when it was synthesized.
+        let top = trimswitch_hdl::gen::catalog::SWITCH;
+        for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == top) {
             println!(
-                "regs: {} windows, {} registers for {} in {}",
-                map.windows.len(),
-                map.elements().count(),
-                cfg.target.name,
-                dir.display()
+                "          {top} {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}",
+                r["family"].as_str().unwrap_or("?"),
+                r["luts"],
+                r["ffs"],
+                r["bram36"],
+                r["bram18"],
+                r["carry"],
+                r["logic_depth"]
             );
-            for f in files {
-                println!("  {}", f.display());
-            }
         }
-        Cmd::Lint(c) => {
-            let (cfg, out) = c.load()?;
-            let (dir, m) = emit(&cfg, &out)?;
-            let reports = flows::lint_all(&dir, &m)?;
-            let mut bad = 0;
-            for (name, r) in &reports {
-                let n = r.warnings.len() + r.errors.len();
-                println!("lint: {name:<16} {}", if r.ok { "clean".to_string() } else { format!("{n} findings") });
-                if !r.ok {
-                    bad += 1;
-                    for w in r.errors.iter().chain(&r.warnings).take(20) {
-                        println!("    {w}");
-                    }
-                }
-            }
-            let json: Vec<_> = reports
-                .iter()
-                .map(|(n, r)| serde_json::json!({"block": n, "ok": r.ok, "warnings": r.warnings, "errors": r.errors}))
-                .collect();
-            write_json(&out.join("lint.json"), &json)?;
-            println!("lint: waivers {}; report {}", flows::waiver_file().display(), out.join("lint.json").display());
-            if bad > 0 {
-                bail!("{bad} of {} files have lint findings", reports.len());
-            }
-        }
-        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox } => {
-            anyhow::ensure!(timeout_min > 0, "--timeout-min: must be at least 1 (minutes)");
-            let yosys = trimswitch::synth::Yosys {
-                program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program),
-                timeout: std::time::Duration::from_secs(timeout_min * 60),
-                blackbox,
-            };
-            let (cfg, out) = c.load()?;
-            let (dir, m) = emit(&cfg, &out)?;
-            let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
-            let started = std::time::Instant::now();
-            let block = if block.is_empty() {
-                trimswitch_hdl::gen::catalog::default_synth(&cfg).iter().map(|b| b.to_string()).collect()
-            } else {
-                block
-            };
-            let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
-            let table = trimswitch::synth::table(&reports);
-            let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
-            let versions: Vec<_> = versions.into_iter().collect();
-            write_json(&out.join("synth.json"), &reports)?;
-            let md = format!(
-                "# Synthesis: {} ({})\n\nYosys {} `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
-                cfg.target.name,
-                cfg.target.description,
-                versions.join(", "),
-                m.config_hash
-            );
-            flows::write_if_changed(&out.join("synth.md"), &md)?;
-            print!("{table}");
+    }
+    let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("metrics.json"))
+        .filter(|p| p.exists())
+        .collect();
+    sims.sort();
+    for p in sims {
+        let Some(r) = flows::read_json(&p) else { continue };
+        for m in r["runs"].as_array().into_iter().flatten() {
+            let c = &m["conservation"];
             println!(
-                "synth: {} runs in {:.0} s; {} and {}",
-                reports.len(),
-                started.elapsed().as_secs_f64(),
-                out.join("synth.json").display(),
-                out.join("synth.md").display()
+                "sim     : {} {}: {} sent, {} whole, {} trimmed, {} returned, {} dropped, conservation {}  ({})",
+                r["scenario"]["name"].as_str().unwrap_or("?"),
+                m["mode"].as_str().unwrap_or("?"),
+                c["sent"],
+                c["whole"],
+                c["trimmed"],
+                c["returned"],
+                c["dropped"],
+                if c["ok"] == true { "ok" } else { "BROKEN" },
+                p.display()
             );
-            let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
-            if !latches.is_empty() {
-                bail!("latches inferred in {}", latches.join(", "));
-            }
         }
-        Cmd::Smoke { c, cycles, seed } => {
-            let (cfg, out) = c.load()?;
-            let (dir, _) = emit(&cfg, &out)?;
-            let r = trimswitch_sim::rtl::smoke::run(&cfg, &dir.join("ts_fabric.v"), cycles, seed)?;
-            write_json(&out.join("smoke.json"), &r)?;
-            println!(
-                "smoke: ts_fabric {} ports x {} bits: {} cycles, {} packets sent, {} delivered ({} bytes), {} FIFO drops, {} demux drops, invariant holds",
-                r.ports, r.data_width, r.cycles, r.packets_sent, r.packets_delivered, r.bytes_delivered, r.fifo_drops, r.demux_drops
-            );
-            println!("smoke: {:.2} M simulated cycles/s; report {}", r.cycles_per_second / 1e6, out.join("smoke.json").display());
+    }
+    if let Some(s) = flows::read_json(&out.join("smoke.json")) {
+        println!(
+            "smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})",
+            s["packets_delivered"],
+            s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0),
+            s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6,
+            out.join("smoke.json").display()
+        );
+    }
+    Ok(())
+}
+
+fn cmd_replay(sel: ConfigSel, inputs: Vec<String>, out_dir: PathBuf, model: bool, fcs: Fcs) -> Result<()> {
+    let cfg = sel.load()?;
+    let inputs = replay::parse_inputs(&inputs, &cfg)?;
+    let engine = if model { Engine::Model } else { Engine::Rtl };
+    println!(
+        "replay: {} on {}",
+        match engine {
+            Engine::Rtl => "rtl (ts_ingress in Verilator)",
+            Engine::Model => "model (golden model, sim/src/model)",
+        },
+        cfg.target.name
+    );
+    let r = replay::replay(&cfg, &replay::ReplayOpts { inputs, fcs, engine, out_dir: out_dir.clone() })?;
+    let list = |v: &[usize], skip_zero: bool| -> String {
+        let parts: Vec<String> = v.iter().enumerate().filter(|(_, n)| !skip_zero || **n > 0).map(|(p, n)| format!("port{p} {n}")).collect();
+        parts.join(", ")
+    };
+    let cycles = r.rtl_cycles.map_or(String::new(), |(c, s)| format!("; {c} cycles in {s:.1} s"));
+    println!(
+        "replay: {}: {} frames in ({}); {} packets out ({}); {} dropped (rx {}, malformed {}, no port {}){cycles}",
+        r.engine.name(),
+        r.frames_in.iter().sum::<usize>(),
+        list(&r.frames_in, true),
+        r.packets_out.iter().sum::<usize>(),
+        list(&r.packets_out, false),
+        r.drops(),
+        r.drops() - r.sum("drop_malformed") - r.sum("drop_no_port"),
+        r.sum("drop_malformed"),
+        r.sum("drop_no_port"),
+    );
+    for w in &r.warnings {
+        println!("replay: warning: {w}");
+    }
+    println!("replay: wrote {} pcap files and counters.json in {}", r.files.len() - 1, out_dir.display());
+    if !r.disagreements.is_empty() {
+        for d in &r.disagreements {
+            eprintln!("replay: {d}");
         }
-        Cmd::Bench { rust_hdl_cycles, verilator_cycles } => {
-            let r = trimswitch_sim::rtl::bench::fifo_sim_speed(rust_hdl_cycles, verilator_cycles)?;
-            let path = trimswitch::tools::repo_root().join("build/bench.json");
-            std::fs::create_dir_all(path.parent().expect("has a parent"))?;
-            write_json(&path, &r)?;
-            println!("bench: {}", r.design);
-            println!(
-                "  rust-hdl simulator : {:>12.0} cycles/s ({} cycles in {:.1} s)",
-                r.rust_hdl_cycles_per_second, r.rust_hdl_cycles, r.rust_hdl_seconds
-            );
-            println!(
-                "  Verilator (own FFI): {:>12.0} cycles/s ({} cycles in {:.1} s)",
-                r.verilator_cycles_per_second, r.verilator_cycles, r.verilator_seconds
-            );
-            println!("  speedup {:.0}x; clean Verilated model build {:.1} s; {}", r.speedup, r.model_build_seconds, path.display());
-        }
-        Cmd::Formal { job, out, timeout } => {
-            let out = out.unwrap_or_else(|| trimswitch::tools::repo_root().join("build/formal"));
-            let all = trimswitch::formal::jobs();
-            let unknown: Vec<_> = job.iter().filter(|j| !all.iter().any(|a| a.name == j.as_str())).collect();
-            if !unknown.is_empty() {
-                bail!("unknown job(s) {unknown:?}; jobs are {:?}", all.iter().map(|a| a.name).collect::<Vec<_>>());
-            }
-            let jobs: Vec<_> = all.into_iter().filter(|a| job.is_empty() || job.iter().any(|j| j == a.name)).collect();
-            let started = std::time::Instant::now();
-            let results = trimswitch::formal::run_jobs(&jobs, &out, std::time::Duration::from_secs(timeout))?;
-            for (j, r) in jobs.iter().zip(&results) {
-                let mode = match r.mode {
-                    trimswitch::formal::Mode::Prove => format!("prove k={}", r.depth),
-                    trimswitch::formal::Mode::Bmc => format!("bmc {} cycles", r.depth),
-                };
-                println!(
-                    "formal: {:<20} {:<14} {:<8} expected {:<5} {:>6.1} s  {}{}",
-                    r.name,
-                    mode,
-                    r.status,
-                    format!("{:?}", r.expect).to_uppercase(),
-                    r.seconds,
-                    if r.ok() { "ok" } else { "WRONG" },
-                    if r.failed.is_empty() { String::new() } else { format!("  (failed: {})", r.failed.join(", ")) }
-                );
-                println!("        {}", j.what);
-            }
-            write_json(&out.join("formal.json"), &results)?;
-            println!("formal: {} jobs in {:.0} s; logs in {}", results.len(), started.elapsed().as_secs_f64(), out.display());
-            let bad: Vec<_> = results.iter().filter(|r| !r.ok()).map(|r| r.name.as_str()).collect();
-            if !bad.is_empty() {
-                bail!("jobs with an unexpected result: {}", bad.join(", "));
-            }
-        }
-        Cmd::Sim { sel, scenario, out, no_plots, model } => {
-            use std::io::IsTerminal;
-            let cfg = sel.load()?;
-            let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
-            let r = if model {
-                sc.validate_model(&cfg)?;
-                let (ports, pipes) = sc.scale(&cfg);
-                println!(
-                    "sim: scenario {} ({}) on the model of {}: {ports} ports in {pipes} pipelines, modes {:?}",
-                    sc.name,
-                    sc.source.display(),
-                    cfg.target.name,
-                    sc.modes(&cfg)
-                );
-                trimswitch_sim::scenario::netmodel::run_all_model(&cfg, &sc)?
-            } else {
-                sc.validate(&cfg)?;
-                println!(
-                    "sim: scenario {} ({}) on {} in Verilator, modes {:?}",
-                    sc.name,
-                    sc.source.display(),
-                    cfg.target.name,
-                    sc.modes(&cfg)
-                );
-                trimswitch_sim::scenario::run_all_rtl(&cfg, &sc, std::io::stderr().is_terminal())?
-            };
-            let out = out.unwrap_or_else(|| {
-                flows::build_dir(&cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() })
-            });
-            std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-            let metrics = out.join("metrics.json");
-            write_json(&metrics, &r)?;
-            for m in &r.runs {
-                print!("{}", m.summary(&sc));
-                println!("  {} cycles ({:.1} us) at {:.0} k cycles/s", m.cycles, m.cycles as f64 / m.clock_mhz, m.cycles_per_second / 1e3);
-            }
-            println!("sim: {}", metrics.display());
-            if !no_plots {
-                let plots = flows::plot_scenario(&metrics, &out)?;
-                println!("sim: {} plots in {}", plots.len(), out.display());
-            }
-            let broken: Vec<&str> = r.runs.iter().filter(|m| !m.conservation.ok).map(|m| m.mode.as_str()).collect();
-            if !broken.is_empty() {
-                bail!("conservation broken in mode(s) {}: see {}", broken.join(", "), metrics.display());
-            }
-        }
-        Cmd::Vivado { c, block } => {
-            let (cfg, out) = c.load()?;
-            let block = block.unwrap_or_else(|| trimswitch_hdl::gen::catalog::top(&cfg).to_string());
-            let v = flows::vivado(&cfg, &block, &out.join("vivado"))?;
-            println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);
-            println!("  {}\n  {}\n  {}", v.verilog.display(), v.xdc.display(), v.script.display());
-            println!("vivado: run {} where Vivado is installed; reports go to {}", v.script.display(), v.reports.display());
-        }
-        Cmd::Summary(c) => {
-            let (cfg, out) = c.load()?;
-            println!("== trimswitch {} on {} ({})", env!("CARGO_PKG_VERSION"), cfg.target.name, cfg.target.description);
-            println!("verilog : {}", out.join("verilog").display());
-            if let Some(l) = flows::read_json(&out.join("lint.json")) {
-                let n = l.as_array().map_or(0, |a| a.len());
-                let clean = l.as_array().map_or(0, |a| a.iter().filter(|r| r["ok"] == true).count());
-                println!("lint    : {clean}/{n} files clean  ({})", out.join("lint.json").display());
-            }
-            if let Some(s) = flows::read_json(&out.join("synth.json")) {
-                let runs = s.as_array().map_or(0, |a| a.len());
-                let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
-                println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
-                for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == "ts_fabric") {
-                    println!(
-                        "          ts_fabric {}: {} LUT, {} FF, {} BRAM36 + {} BRAM18, {} CARRY, logic depth {}",
-                        r["family"].as_str().unwrap_or("?"),
-                        r["luts"],
-                        r["ffs"],
-                        r["bram36"],
-                        r["bram18"],
-                        r["carry"],
-                        r["logic_depth"]
-                    );
-                }
-            }
-            let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.path().join("metrics.json"))
-                .filter(|p| p.exists())
-                .collect();
-            sims.sort();
-            for p in sims {
-                let Some(r) = flows::read_json(&p) else { continue };
-                for m in r["runs"].as_array().into_iter().flatten() {
-                    let c = &m["conservation"];
-                    println!(
-                        "sim     : {} {}: {} sent, {} whole, {} trimmed, {} returned, {} dropped, conservation {}  ({})",
-                        r["scenario"]["name"].as_str().unwrap_or("?"),
-                        m["mode"].as_str().unwrap_or("?"),
-                        c["sent"],
-                        c["whole"],
-                        c["trimmed"],
-                        c["returned"],
-                        c["dropped"],
-                        if c["ok"] == true { "ok" } else { "BROKEN" },
-                        p.display()
-                    );
-                }
-            }
-            if let Some(s) = flows::read_json(&out.join("smoke.json")) {
-                println!(
-                    "smoke   : {} packets delivered, {} dropped and counted, {:.2} M cycles/s  ({})",
-                    s["packets_delivered"],
-                    s["fifo_drops"].as_u64().unwrap_or(0) + s["demux_drops"].as_u64().unwrap_or(0),
-                    s["cycles_per_second"].as_f64().unwrap_or(0.0) / 1e6,
-                    out.join("smoke.json").display()
-                );
-            }
-        }
-        Cmd::Replay { sel, inputs, out_dir, model, fcs } => {
-            let cfg = sel.load()?;
-            let inputs = replay::parse_inputs(&inputs, &cfg)?;
-            let engine = if model { Engine::Model } else { Engine::Rtl };
-            println!(
-                "replay: {} on {}",
-                match engine {
-                    Engine::Rtl => "rtl (ts_ingress in Verilator)",
-                    Engine::Model => "model (golden model, sim/src/model)",
-                },
-                cfg.target.name
-            );
-            let r = replay::replay(&cfg, &replay::ReplayOpts { inputs, fcs, engine, out_dir: out_dir.clone() })?;
-            let list = |v: &[usize], skip_zero: bool| -> String {
-                let parts: Vec<String> =
-                    v.iter().enumerate().filter(|(_, n)| !skip_zero || **n > 0).map(|(p, n)| format!("port{p} {n}")).collect();
-                parts.join(", ")
-            };
-            let cycles = r.rtl_cycles.map_or(String::new(), |(c, s)| format!("; {c} cycles in {s:.1} s"));
-            println!(
-                "replay: {}: {} frames in ({}); {} packets out ({}); {} dropped (rx {}, malformed {}, no port {}){cycles}",
-                r.engine.name(),
-                r.frames_in.iter().sum::<usize>(),
-                list(&r.frames_in, true),
-                r.packets_out.iter().sum::<usize>(),
-                list(&r.packets_out, false),
-                r.drops(),
-                r.drops() - r.sum("drop_malformed") - r.sum("drop_no_port"),
-                r.sum("drop_malformed"),
-                r.sum("drop_no_port"),
-            );
-            for w in &r.warnings {
-                println!("replay: warning: {w}");
-            }
-            println!("replay: wrote {} pcap files and counters.json in {}", r.files.len() - 1, out_dir.display());
-            if !r.disagreements.is_empty() {
-                for d in &r.disagreements {
-                    eprintln!("replay: {d}");
-                }
-                bail!(
-                    "the RTL and the golden model disagree ({} findings above); outputs written to {}",
-                    r.disagreements.len(),
-                    out_dir.display()
-                );
-            }
-        }
+        bail!("the RTL and the golden model disagree ({} findings above); outputs written to {}", r.disagreements.len(), out_dir.display());
     }
     Ok(())
 }

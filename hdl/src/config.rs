@@ -236,6 +236,86 @@ pub fn parse_prefix(s: &str) -> Option<(u32, u8)> {
     (v & !mask == 0).then_some((v, len))
 }
 
+/// Where and why a TOML text did not deserialize: [`from_toml`]'s error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TomlError {
+    /// 1-based line of the error, when the text locates it.
+    pub line: Option<usize>,
+    /// Dotted key (`datapath.ports`, `ingress.route[2].prefix`), when the
+    /// error belongs to one.
+    pub key: Option<String>,
+    /// What is wrong, in words (`invalid type: string "four", expected an
+    /// integer`, `missing key`, `unknown key, expected one of ...`).
+    pub reason: String,
+}
+
+/// Formats as `:LINE: KEY: REASON`, each part there only when known, so that
+/// `format!("{}{e}", file)` reads `configs/x.toml:12: datapath.ports: ...`.
+impl std::fmt::Display for TomlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        match &self.key {
+            Some(k) => write!(f, ": {k}: {}", self.reason),
+            None => write!(f, ": {}", self.reason),
+        }
+    }
+}
+
+/// Deserializes TOML text, naming in an error the line, the dotted key and the
+/// reason (serde's messages name the Rust type, `expected usize`; ours say
+/// `expected an integer`). Used for configurations and scenario files alike.
+pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str) -> std::result::Result<T, TomlError> {
+    serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.span().filter(|r| r.start <= text.len()).map(|r| text[..r.start].matches('\n').count() + 1);
+        let msg = inner.message().trim().replace('\n', " ");
+        let mut key = (path != "." && !path.is_empty()).then_some(path);
+        let reason = if let Some(field) = backticked(&msg, "missing field ") {
+            key = Some(join_key(key.as_deref(), &field));
+            "missing key".to_string()
+        } else if let Some(field) = backticked(&msg, "unknown field ") {
+            key = Some(join_key(key.as_deref(), &field));
+            let rest = msg.split_once(", expected").map_or(String::new(), |(_, r)| format!(", expected{r}"));
+            format!("unknown key{}", rest.replace("`", "").replace("one of ", "one of: "))
+        } else {
+            plain_types(&msg)
+        };
+        TomlError { line, key, reason }
+    })
+}
+
+/// The name in backticks after `prefix` at the start of `msg`.
+fn backticked(msg: &str, prefix: &str) -> Option<String> {
+    let rest = msg.strip_prefix(prefix)?.strip_prefix('`')?;
+    Some(rest.split('`').next()?.to_string())
+}
+
+/// `parent.field`, unless the path already ends with the field (serde names
+/// an unknown key in the path, a missing one only in the message).
+fn join_key(parent: Option<&str>, field: &str) -> String {
+    match parent {
+        Some(p) if p == field || p.ends_with(&format!(".{field}")) => p.to_string(),
+        Some(p) => format!("{p}.{field}"),
+        None => field.to_string(),
+    }
+}
+
+/// serde names Rust types (`expected usize`); a configuration's author thinks
+/// in TOML's (`expected an integer`).
+fn plain_types(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for t in ["usize", "u64", "u32", "u16", "u8"] {
+        m = m.replace(&format!("expected {t}"), "expected a non-negative integer");
+    }
+    for t in ["isize", "i64", "i32", "i16", "i8"] {
+        m = m.replace(&format!("expected {t}"), "expected an integer");
+    }
+    m.replace("expected f64", "expected a number").replace("expected f32", "expected a number")
+}
+
 impl Config {
     /// Reads and validates a configuration file.
     pub fn load(path: &Path) -> Result<Config> {
@@ -273,15 +353,30 @@ impl Config {
             }
             table.insert(last.to_string(), value);
         }
-        Self::parse(&toml::to_string(&doc)?, path)
+        // A value that came from `--set` is named by its argument, not by a
+        // place in a file the user did not write it in.
+        let text = toml::to_string(&doc)?;
+        let mut cfg: Config = from_toml(&text).map_err(|e| {
+            let named = e.key.as_deref().and_then(|k| overrides.iter().find(|o| o.split_once('=').is_some_and(|(ok, _)| ok.trim() == k)));
+            match named {
+                Some(o) => anyhow::anyhow!("--set {o}: {}", e.reason),
+                None => anyhow::anyhow!("{}{}", path.display(), TomlError { line: None, ..e }),
+            }
+        })?;
+        cfg.source = path.to_path_buf();
+        cfg.validate().map_err(|e| {
+            let msg = e.to_string();
+            match overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| msg.contains(&format!("{} =", k.trim())))) {
+                Some(o) => anyhow::anyhow!("{msg} (from --set {o})"),
+                None => e,
+            }
+        })?;
+        Ok(cfg)
     }
 
     /// Parses and validates configuration text; `path` is used in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Config> {
-        let mut cfg: Config = toml::from_str(text).map_err(|e| {
-            let span = e.span().map(|s| format!(" (byte {})", s.start)).unwrap_or_default();
-            anyhow::anyhow!("{}: {}{}", path.display(), e.message(), span)
-        })?;
+        let mut cfg: Config = from_toml(text).map_err(|e| anyhow::anyhow!("{}{e}", path.display()))?;
         cfg.source = path.to_path_buf();
         cfg.validate()?;
         Ok(cfg)
@@ -632,14 +727,39 @@ nexthop = 1
         assert!(e.to_string().contains("has no key \"datapath.widht\""), "{e}");
         let e = Config::load_with(&path, &["datapath.data_width=100".into()]).unwrap_err();
         assert!(e.to_string().contains("datapath.data_width = 100: must be one of"), "{e}");
+        assert!(e.to_string().ends_with("(from --set datapath.data_width=100)"), "{e}");
+        // A value of the wrong type is named by its --set argument, not by a
+        // byte offset in a file it is not in.
+        let e = Config::load_with(&path, &["datapath.ports=four".into()]).unwrap_err();
+        assert_eq!(e.to_string(), "--set datapath.ports=four: invalid type: string \"four\", expected a non-negative integer");
+        let e = Config::load_with(&path, &["fifo.depth=-3".into()]).unwrap_err();
+        assert_eq!(e.to_string(), "--set fifo.depth=-3: invalid value: integer `-3`, expected a non-negative integer");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The line of `needle` in `GOOD`, 1-based.
+    fn line_of(needle: &str) -> usize {
+        GOOD.lines().position(|l| l.starts_with(needle)).expect("needle in GOOD") + 1
     }
 
     #[test]
     fn unknown_and_missing_keys_are_errors() {
         let e = Config::parse(&GOOD.replace("depth = 512", "depht = 512"), Path::new("x.toml")).unwrap_err();
-        assert!(e.to_string().starts_with("x.toml: unknown field `depht`"), "{e}");
+        assert_eq!(e.to_string(), format!("x.toml:{}: fifo.depht: unknown key, expected depth or store_forward", line_of("depth = 512")));
         let e = Config::parse(&GOOD.replace("quantum = 1600", ""), Path::new("x.toml")).unwrap_err();
-        assert!(e.to_string().contains("missing field `quantum`"), "{e}");
+        assert!(e.to_string().starts_with("x.toml:") && e.to_string().ends_with(": arbiter.quantum: missing key"), "{e}");
+    }
+
+    #[test]
+    fn type_and_syntax_errors_name_line_and_key() {
+        let e = Config::parse(&GOOD.replace("ports = 4", "ports = \"four\""), Path::new("x.toml")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("x.toml:{}: datapath.ports: invalid type: string \"four\", expected a non-negative integer", line_of("ports = 4"))
+        );
+        let e = Config::parse(&GOOD.replace("clock_mhz = ", "clock_mhz = \"fast\" # "), Path::new("x.toml")).unwrap_err();
+        assert!(e.to_string().contains(": target.clock_mhz: invalid type: string \"fast\", expected a number"), "{e}");
+        let e = Config::parse(&GOOD.replace("ports = 4", "ports = = 4"), Path::new("x.toml")).unwrap_err();
+        assert!(e.to_string().starts_with(&format!("x.toml:{}: ", line_of("ports = 4"))), "{e}");
     }
 }

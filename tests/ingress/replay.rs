@@ -228,7 +228,7 @@ fn replay_model_and_rtl() -> Result<()> {
     let mut jsons = vec![];
     for (engine, flag) in [("model", Some("--model")), ("rtl", None)] {
         let out = dir.join(engine);
-        let mut args = vec!["replay", "--config", conf.to_str().unwrap(), "--in", &input, "--out-dir", out.to_str().unwrap()];
+        let mut args = vec!["replay", "--config", conf.to_str().unwrap(), "--in", &input, "--out", out.to_str().unwrap()];
         args.extend(flag);
         let started = std::time::Instant::now();
         let r = trimswitch(&args)?;

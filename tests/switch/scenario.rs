@@ -342,6 +342,9 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("flows_empty", ok.replace("\"incast\"", "\"flows\""), "flow"),
         ("flow_same_src", ok.replace("\"incast\"", "\"flows\"") + "[[flow]]\nsrc = 1\ndst = 0\n[[flow]]\nsrc = 1\ndst = 2\n", "flow 1"),
         ("flow_bad_key", ok.replace("\"incast\"", "\"flows\"") + "[[flow]]\nsrc = 1\ndest = 0\n", "dest"),
+        ("syntax", ok.replace("packets = 10", "packets = = 10"), ":3: "),
+        ("name_escapes", ok.replace("\"x\"", "\"../../tmp/x\""), "name = \"../../tmp/x\""),
+        ("name_empty", ok.replace("\"x\"", "\"\""), "name"),
     ];
     for (name, text, key) in cases {
         let e = error_of(name, &text);

@@ -2,6 +2,7 @@
 //!
 //! One test binary per subsystem (`cargo test --test tools <module>::<test>`);
 //! each module is one block's or one tool's tests.
+mod cli;
 mod emit_lint_synth;
 mod formal;
 mod tools_lint_synth;

@@ -48,11 +48,13 @@ pub const BLOCKS: [&str; 21] = [
     "ts_tm",
 ];
 
-/// The whole switch, emitted after [`BLOCKS`] ([`crate::top::switch`]).
+/// The whole switch, emitted after [`BLOCKS`] ([`crate::top::switch`]): the
+/// top of every configuration's design.
 pub const SWITCH: &str = "ts_switch";
 
-/// The blocks `cfg` emits, top last: [`BLOCKS`], then [`SWITCH`].
-pub fn blocks(_cfg: &Config) -> Vec<&'static str> {
+/// Every configuration emits the same blocks (at its own widths and sizes),
+/// top last: [`BLOCKS`], then [`SWITCH`].
+pub fn blocks() -> Vec<&'static str> {
     let mut v = BLOCKS.to_vec();
     v.push(SWITCH);
     v
@@ -64,18 +66,11 @@ pub fn blocks(_cfg: &Config) -> Vec<&'static str> {
 /// (`--block ts_tm`), it synthesizes a composition too.
 pub const COMPOSITIONS: [&str; 3] = ["ts_ingress", "ts_tm", "ts_switch"];
 
-/// What `trimswitch synth` synthesizes by default: every block of `cfg` but
-/// the compositions below the top, so the switch's own flattened netlist is
+/// What `trimswitch synth` synthesizes by default: every block but the
+/// compositions below the top, so the switch's own flattened netlist is
 /// measured once and its parts one by one.
-pub fn default_synth(cfg: &Config) -> Vec<&'static str> {
-    let top = top(cfg);
-    blocks(cfg).into_iter().filter(|b| *b == top || !COMPOSITIONS.contains(b)).collect()
-}
-
-/// The top-level block of `cfg`'s design: the switch when it is built, else
-/// the foundation's crossbar.
-pub fn top(cfg: &Config) -> &'static str {
-    blocks(cfg).last().filter(|b| **b == SWITCH).unwrap_or(&"ts_fabric")
+pub fn default_synth() -> Vec<&'static str> {
+    blocks().into_iter().filter(|b| *b == SWITCH || !COMPOSITIONS.contains(b)).collect()
 }
 
 /// One emitted Verilog file.
@@ -124,7 +119,7 @@ pub fn emit_ingress(cfg: &Config) -> Result<Emitted> {
 
 /// Emits every block of the catalogue ([`blocks`]).
 pub fn emit_all(cfg: &Config) -> Result<Vec<Emitted>> {
-    blocks(cfg).iter().map(|b| emit_block(cfg, b)).collect()
+    blocks().iter().map(|b| emit_block(cfg, b)).collect()
 }
 
 fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize>(cfg: &Config, name: &str) -> Result<Emitted> {
@@ -170,7 +165,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_tm_port" => emit_verilog(&mut TmPort::<D, K, U, M, W>::new(cfg.tm.queue_h_words, cfg.tm.queue_d_words), name, &prov)?,
         "ts_tm" => emit_verilog(&mut TrafficManager::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_switch" => emit_verilog(&mut Switch::<D, K, U, M, W>::new(cfg)?, name, &prov)?,
-        other => bail!("unknown block {other:?}; blocks are {:?}", blocks(cfg)),
+        other => bail!("unknown block {other:?}; blocks are {:?}", blocks()),
     };
     Ok(Emitted { name: name.to_string(), verilog })
 }

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use trimswitch_hdl::config::{parse_mac, Config};
+use trimswitch_hdl::config::{from_toml, parse_mac, Config};
 use trimswitch_hdl::meta::{flag, Meta};
 use trimswitch_hdl::tm::TmRegs;
 
@@ -148,19 +148,18 @@ impl Scenario {
                 .unwrap_or_default();
             format!("cannot read scenario {} (scenarios here: {names:?})", path.display())
         })?;
-        let mut s: Scenario = toml::from_str(&text).map_err(|e| {
-            // Name the line and the key the error points at (a missing or
-            // unknown key is named by the message itself).
-            let at = e.span().filter(|r| r.start < text.len()).map(|r| {
-                let line = text[..r.start].matches('\n').count() + 1;
-                let src = text.lines().nth(line - 1).unwrap_or("");
-                match src.split_once('=') {
-                    Some((k, _)) if !src.trim_start().starts_with('[') => format!(":{line}: key `{}`", k.trim()),
-                    _ => format!(":{line}"),
-                }
-            });
-            anyhow::anyhow!("{}{}: {}", path.display(), at.unwrap_or_default(), e.message())
-        })?;
+        let mut s: Scenario = from_toml(&text).map_err(|e| anyhow::anyhow!("{}{e}", path.display()))?;
+        // The name becomes a directory under the output directory: keep it one
+        // plain path component.
+        ensure!(
+            !s.name.is_empty()
+                && s.name.len() <= 64
+                && s.name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+                && !s.name.starts_with('.'),
+            "{}: name = {:?}: must be 1..64 letters, digits, '_', '-' or '.', not starting with '.' (it names the output directory)",
+            path.display(),
+            s.name
+        );
         s.source = path;
         Ok(s)
     }

@@ -1,0 +1,126 @@
+//! The command line as a new user meets it: the README's command table against
+//! every subcommand's `--help`, and bad input named by file, line, key or
+//! argument.
+use anyhow::{ensure, Context, Result};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn trimswitch(args: &[&str]) -> Result<Output> {
+    Command::new(env!("CARGO_BIN_EXE_trimswitch")).args(args).current_dir(root()).output().context("running trimswitch")
+}
+
+/// The long options a `--help` text lists (`--config`, `--set`, ...).
+fn options_of_help(text: &str) -> BTreeSet<String> {
+    let mut v = BTreeSet::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let t = t.strip_prefix("-h, ").unwrap_or(t);
+        if let Some(rest) = t.strip_prefix("--") {
+            let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+            v.insert(format!("--{name}"));
+        }
+    }
+    v
+}
+
+/// The subcommands `trimswitch --help` lists.
+fn subcommands() -> Result<Vec<String>> {
+    let out = trimswitch(&["--help"])?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut v = vec![];
+    let mut in_cmds = false;
+    for line in text.lines() {
+        if line.starts_with("Commands:") {
+            in_cmds = true;
+        } else if in_cmds && line.starts_with("  ") {
+            let name = line.split_whitespace().next().unwrap_or_default().to_string();
+            if name != "help" {
+                v.push(name);
+            }
+        } else if in_cmds {
+            break;
+        }
+    }
+    ensure!(v.len() >= 10, "too few subcommands in --help: {v:?}");
+    Ok(v)
+}
+
+/// Every subcommand has a row in the README's command table, and that row
+/// names exactly the options its `--help` lists, beyond the ones the
+/// sentence under the table promises (`--out` for all, `--config` and `--set`
+/// for all but `formal` and `bench`).
+#[test]
+fn readme_command_table_matches_help() -> Result<()> {
+    let readme = std::fs::read_to_string(root().join("README.md"))?;
+    let table: Vec<&str> =
+        readme.lines().skip_while(|l| !l.starts_with("## Commands")).filter(|l| l.starts_with("| `trimswitch ")).collect();
+    for cmd in subcommands()? {
+        let row = table
+            .iter()
+            .find(|l| l.starts_with(&format!("| `trimswitch {cmd}`")) || l.starts_with(&format!("| `trimswitch {cmd} ")))
+            .with_context(|| format!("README's command table has no row for `trimswitch {cmd}`"))?;
+        let usage = row.split('`').nth(1).unwrap_or_default();
+        let in_row: BTreeSet<String> = usage
+            .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+            .filter(|w| w.starts_with("--"))
+            .map(|w| w.to_string())
+            .collect();
+        let help = trimswitch(&[cmd.as_str(), "--help"])?;
+        ensure!(help.status.success(), "trimswitch {cmd} --help failed");
+        let mut in_help = options_of_help(&String::from_utf8_lossy(&help.stdout));
+        in_help.remove("--help");
+        let global: &[&str] = if cmd == "formal" || cmd == "bench" { &["--out"] } else { &["--out", "--config", "--set"] };
+        for g in global {
+            ensure!(in_help.remove(*g), "trimswitch {cmd} does not take {g}, which the README says every such command does");
+        }
+        let missing: Vec<_> = in_help.difference(&in_row).collect();
+        let extra: Vec<_> = in_row.difference(&in_help).filter(|o| !global.contains(&o.as_str())).collect();
+        ensure!(missing.is_empty(), "README row of `trimswitch {cmd}` lacks {missing:?}");
+        ensure!(extra.is_empty(), "README row of `trimswitch {cmd}` names {extra:?}, which --help does not list");
+    }
+    Ok(())
+}
+
+/// Bad configurations and scenarios are named the way a user can act on.
+#[test]
+fn bad_input_is_named() -> Result<()> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bad-input");
+    std::fs::create_dir_all(&dir)?;
+    let good = std::fs::read_to_string(root().join("configs/netfpga-sume.toml"))?;
+    let line_of = |needle: &str| good.lines().position(|l| l.starts_with(needle)).map(|i| i + 1).expect("key in the default config");
+    let err = |args: &[&str]| -> Result<String> {
+        let out = trimswitch(args)?;
+        ensure!(!out.status.success(), "{args:?} succeeded");
+        Ok(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    };
+    // A type error names the file, the line and the key.
+    let x = dir.join("x.toml");
+    std::fs::write(&x, good.replacen("ports = 4", "ports = \"four\"", 1))?;
+    let e = err(&["emit", "--config", x.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()])?;
+    let want =
+        format!("{}:{}: datapath.ports: invalid type: string \"four\", expected a non-negative integer", x.display(), line_of("ports = 4"));
+    ensure!(e.ends_with(&want), "got {e:?}, want it to end with {want:?}");
+    // A missing key names it.
+    std::fs::write(&x, good.replacen("quantum = ", "# quantum = ", 1))?;
+    let e = err(&["emit", "--config", x.to_str().unwrap()])?;
+    ensure!(e.contains(": arbiter.quantum: missing key"), "{e}");
+    // A bad --set value names the argument, not a place in the file.
+    let e = err(&["emit", "--set", "datapath.ports=four"])?;
+    ensure!(e.ends_with("--set datapath.ports=four: invalid type: string \"four\", expected a non-negative integer"), "{e}");
+    ensure!(!e.contains("byte"), "{e}");
+    // A scenario syntax error names its line; a name that would leave the
+    // output directory is rejected before anything runs.
+    let s = dir.join("s.toml");
+    std::fs::write(&s, "name = \"s\"\ntraffic = \"incast\"\npackets = = 10\nframe_bytes = 1500\n")?;
+    let e = err(&["sim", "--model", "--no-plots", "--scenario", s.to_str().unwrap()])?;
+    ensure!(e.contains(&format!("{}:3: ", s.display())), "{e}");
+    std::fs::write(&s, "name = \"../../../tmp/escape\"\ntraffic = \"incast\"\npackets = 10\nframe_bytes = 1500\n")?;
+    let e = err(&["sim", "--model", "--no-plots", "--scenario", s.to_str().unwrap()])?;
+    ensure!(e.contains("name = \"../../../tmp/escape\": must be"), "{e}");
+    Ok(())
+}
