@@ -1,10 +1,10 @@
 // Properties of the traffic manager's queue admission, for SymbiYosys, on the
 // formal top ts_tm_core (src/formal_tm.rs: TmPre -> TmAdmit -> queue demux -> per port
 // a header and a data queue (cut-through ts_pkt_fifo) -> scheduler, with the
-// exact-occupancy registers occ_b / occ_w of TrafficManager; the trimmer is
+// exact-occupancy block TmOcc (occ) that TrafficManager instantiates; the trimmer is
 // not in this top). `trimswitch formal` includes this file at the end of
 // module ts_tm_core, so it sees the ports and the top's internal wires by name
-// (admit__enq, demux__m_tvalid_<q>, occ_w_<q>__q, ...). Written for 2 ports
+// (admit__enq, demux__m_tvalid_<q>, occ__occ_words_<q>, ...). Written for 2 ports
 // (4 queues); every name declared here starts with `f_`. The includer defines
 //   F_DW, F_KW, F_UW         tdata / tkeep / tuser widths (tuser 128 bits)
 //   F_PORTS, F_NQ            ports (2) and queues (4; queue q = 2*port + data)
@@ -80,8 +80,8 @@ end
 // ---------------------------------------------------------------- queues seen from the top
 wire [F_NQ-1:0] f_dv = {demux__m_tvalid_3, demux__m_tvalid_2, demux__m_tvalid_1, demux__m_tvalid_0};
 wire [F_NQ-1:0] f_dr = {demux__m_tready_3, demux__m_tready_2, demux__m_tready_1, demux__m_tready_0};
-wire [32*F_NQ-1:0] f_occ_b = {occ_b_3__q, occ_b_2__q, occ_b_1__q, occ_b_0__q};
-wire [32*F_NQ-1:0] f_occ_w = {occ_w_3__q, occ_w_2__q, occ_w_1__q, occ_w_0__q};
+wire [32*F_NQ-1:0] f_occ_b = {occ__occ_bytes_3, occ__occ_bytes_2, occ__occ_bytes_1, occ__occ_bytes_0};
+wire [32*F_NQ-1:0] f_occ_w = {occ__occ_words_3, occ__occ_words_2, occ__occ_words_1, occ__occ_words_0};
 function automatic [31:0] f_depth(input integer q);
     f_depth = q[0] ? F_DEPTH_D : F_DEPTH_H;
 endfunction

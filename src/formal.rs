@@ -193,6 +193,16 @@ pub fn jobs() -> Vec<Job> {
             )),
             expect: Expect::Fail,
         },
+        Job {
+            name: "tm_mut_occ_floor",
+            target: Target::TmCore,
+            what: "mutant in the shipped occupancy block (TmOcc): port 0's data queue frees floor(bytes / K) words, not the ceiling",
+            mode: Mode::Bmc,
+            depth: TM_BMC_DEPTH,
+            defines: vec![],
+            mutation: Some(("deq_w_1 = (deq_bytes_1 + k_minus_1) >> k_shift;", "deq_w_1 = deq_bytes_1 >> k_shift;")),
+            expect: Expect::Fail,
+        },
     ]
 }
 

@@ -6,9 +6,9 @@
 //! trimmer and without the register file: [`TmPre`] and [`TmAdmit`] feed the
 //! queue demux ([`AxisDemux`]) directly, and the
 //! per-port queues and schedulers ([`TmPort`]) and the exact-occupancy
-//! bookkeeping (`occ_b`, `occ_w`: reserved at `enq`, freed at `deq`) are wired
-//! exactly as in `TrafficManager::update` (the code below is a copy of those
-//! lines). Why without the trimmer: its 128-byte cut buffer and checksum
+//! bookkeeping ([`TmOcc`]: reserved at `enq`, freed at `deq`) are the blocks
+//! `TrafficManager` instantiates, wired as it wires them, so the occupancy
+//! the proofs check is the shipped logic. Why without the trimmer: its 128-byte cut buffer and checksum
 //! state are large and irrelevant to admission; the proofs assume no packet is
 //! trimmable (`tuser.trim_ok` = 0 on every first beat), so admission never
 //! chooses a trim fate (codes 3, 4, 7) and the trimmer would pass every packet
@@ -19,8 +19,9 @@
 //! [`TrafficManager`]: trimswitch_hdl::tm::TrafficManager
 use rust_hdl::prelude::*;
 use trimswitch_hdl::axis::demux::AxisDemux;
-use trimswitch_hdl::prim::widgets::{vec_of, DffR};
+use trimswitch_hdl::prim::widgets::vec_of;
 use trimswitch_hdl::tm::admit::{TmAdmit, TmPre, QUEUE_LSB};
+use trimswitch_hdl::tm::occupancy::TmOcc;
 use trimswitch_hdl::tm::TmPort;
 
 #[derive(LogicBlock)]
@@ -51,15 +52,7 @@ pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize
     admit: TmAdmit<D, K, U>,
     demux: AxisDemux<D, K, U>,
     port: Vec<TmPort<D, K, U, M, W>>,
-    occ_b: Vec<DffR<Bits<32>>>,
-    occ_w: Vec<DffR<Bits<32>>>,
-    q_id: Vec<Constant<Bits<8>>>,
-    k_minus_1: Constant<Bits<32>>,
-    k_shift: Constant<Bits<32>>,
-    deq: Vec<Signal<Local, Bit>>,
-    deq_b: Vec<Signal<Local, Bits<32>>>,
-    deq_w: Vec<Signal<Local, Bits<32>>>,
-    enq_here: Vec<Signal<Local, Bit>>,
+    occ: TmOcc<K>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TmCore<D, K, U, M, W> {
@@ -93,15 +86,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             admit: TmAdmit::new(ports, depth_h, depth_d, 4),
             demux: AxisDemux::new(nq, QUEUE_LSB),
             port: (0..ports).map(|_| TmPort::new(depth_h, depth_d)).collect(),
-            occ_b: vec_of(nq),
-            occ_w: vec_of(nq),
-            q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
-            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
-            k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
-            deq: vec_of(nq),
-            deq_b: vec_of(nq),
-            deq_w: vec_of(nq),
-            enq_here: vec_of(nq),
+            occ: TmOcc::new(nq),
         }
     }
 }
@@ -177,38 +162,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.m_tuser[p].next = self.port[p].m_tuser.val();
             self.m_tvalid[p].next = self.port[p].m_tvalid.val();
             self.port[p].m_tready.next = self.m_tready[p].val();
-            self.deq[2 * p].next = self.port[p].deq_h.val();
-            self.deq[2 * p + 1].next = self.port[p].deq_d.val();
-            self.deq_b[2 * p].next = self.port[p].deq_h_bytes.val();
-            self.deq_b[2 * p + 1].next = self.port[p].deq_d_bytes.val();
+            self.occ.deq[2 * p].next = self.port[p].deq_h.val();
+            self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
+            self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();
+            self.occ.deq_bytes[2 * p + 1].next = self.port[p].deq_d_bytes.val();
         }
-        // Exact occupancy: reserved at admission, freed at departure (copied
-        // from TrafficManager::update).
-        for q in 0..self.occ_b.len() {
-            self.occ_b[q].clock.next = self.clock.val();
-            self.occ_b[q].reset.next = self.reset.val();
-            self.occ_w[q].clock.next = self.clock.val();
-            self.occ_w[q].reset.next = self.reset.val();
-            self.admit.occ_bytes[q].next = self.occ_b[q].q.val();
-            self.admit.occ_words[q].next = self.occ_w[q].q.val();
-            self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
-            self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
-        }
-        for q in 0..self.occ_b.len() {
-            self.occ_b[q].d.next = self.occ_b[q].q.val();
-            self.occ_w[q].d.next = self.occ_w[q].q.val();
-            if self.enq_here[q].val() & !self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val();
-            }
-            if !self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_b[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
-            }
-            if self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val() - self.deq_b[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val() - self.deq_w[q].val();
-            }
+        // Exact occupancy: the traffic manager's own block.
+        self.occ.clock.next = self.clock.val();
+        self.occ.reset.next = self.reset.val();
+        self.occ.enq.next = self.admit.enq.val();
+        self.occ.enq_q.next = self.admit.enq_q.val();
+        self.occ.enq_bytes.next = self.admit.enq_bytes.val();
+        self.occ.enq_words.next = self.admit.enq_words.val();
+        for q in 0..self.admit.occ_bytes.len() {
+            self.admit.occ_bytes[q].next = self.occ.occ_bytes[q].val();
+            self.admit.occ_words[q].next = self.occ.occ_words[q].val();
         }
     }
 }

@@ -29,6 +29,7 @@ fn pkt_fifo_proofs_pass_and_mutants_fail() {
             "mut_prop_last" => &["axis_pkt_props.svh"],
             "tm_mut_word_limit" => &["tm_props.svh"],
             "tm_mut_free_per_beat" => &["tm_props.svh"],
+            "tm_mut_occ_floor" => &["tm_props.svh"],
             _ => &[],
         };
         for w in want {

@@ -54,6 +54,7 @@ use crate::config::{Config, Tm};
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
+use crate::tm::occupancy::TmOcc;
 use crate::tm::trimmer::Trimmer;
 use rust_hdl::prelude::*;
 
@@ -256,17 +257,11 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     demux: AxisDemux<D, K, U>,
     port: Vec<TmPort<D, K, U, M, W>>,
     regs: AxilRegs<REG_ADDR_BITS>,
-    occ_b: Vec<DffR<Bits<32>>>,
-    occ_w: Vec<DffR<Bits<32>>>,
+    occ: TmOcc<K>,
     tx_trim: Vec<DffR<Bits<32>>>,
-    q_id: Vec<Constant<Bits<8>>>,
     k_minus_1: Constant<Bits<32>>,
     mask24: Constant<Bits<32>>,
     k_shift: Constant<Bits<32>>,
-    deq: Vec<Signal<Local, Bit>>,
-    deq_b: Vec<Signal<Local, Bits<32>>>,
-    deq_w: Vec<Signal<Local, Bits<32>>>,
-    enq_here: Vec<Signal<Local, Bit>>,
     tot_b: Vec<Signal<Local, Bits<32>>>,
     hw_b: Vec<DffR<Bits<32>>>,
 }
@@ -346,17 +341,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             demux: AxisDemux::new(nq + 1, QUEUE_LSB),
             port: (0..ports).map(|_| TmPort::new(t.queue_h_words, t.queue_d_words)).collect(),
             regs: AxilRegs::new(&TmRegs::rw_reset(cfg), regs.n_ro()),
-            occ_b: vec_of(nq),
-            occ_w: vec_of(nq),
+            occ: TmOcc::new(nq),
             tx_trim: vec_of(ports),
-            q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
             k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
             mask24: Constant::new(0xff_ffffu64.to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
-            deq: vec_of(nq),
-            deq_b: vec_of(nq),
-            deq_w: vec_of(nq),
-            enq_here: vec_of(nq),
             tot_b: vec_of(nq),
             hw_b: vec_of(nq),
         }
@@ -553,10 +542,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.m_tuser[p].next = self.port[p].m_tuser.val();
             self.m_tvalid[p].next = self.port[p].m_tvalid.val();
             self.port[p].m_tready.next = self.m_tready[p].val();
-            self.deq[2 * p].next = self.port[p].deq_h.val();
-            self.deq[2 * p + 1].next = self.port[p].deq_d.val();
-            self.deq_b[2 * p].next = self.port[p].deq_h_bytes.val();
-            self.deq_b[2 * p + 1].next = self.port[p].deq_d_bytes.val();
+            self.occ.deq[2 * p].next = self.port[p].deq_h.val();
+            self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
+            self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();
+            self.occ.deq_bytes[2 * p + 1].next = self.port[p].deq_d_bytes.val();
             // TX_TRIM_PACKETS: trimmed packets leaving the port.
             self.tx_trim[p].clock.next = self.clock.val();
             self.tx_trim[p].reset.next = self.reset.val();
@@ -592,13 +581,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.regs.ro[22 + 12 * p].next = self.pmode.notifies[p].val();
             self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 12 * p].val();
         }
-        // Exact occupancy: reserved at admission, freed at departure.
-        for q in 0..self.occ_b.len() {
-            self.occ_b[q].clock.next = self.clock.val();
-            self.occ_b[q].reset.next = self.reset.val();
-            self.occ_w[q].clock.next = self.clock.val();
-            self.occ_w[q].reset.next = self.reset.val();
-            self.tot_b[q].next = self.occ_b[q].q.val() + self.occ_ext_b[q].val();
+        // Exact occupancy (TmOcc): reserved at admission, freed at departure.
+        self.occ.clock.next = self.clock.val();
+        self.occ.reset.next = self.reset.val();
+        self.occ.enq.next = self.admit.enq.val();
+        self.occ.enq_q.next = self.admit.enq_q.val();
+        self.occ.enq_bytes.next = self.admit.enq_bytes.val();
+        self.occ.enq_words.next = self.admit.enq_words.val();
+        for q in 0..self.hw_b.len() {
+            self.tot_b[q].next = self.occ.occ_bytes[q].val() + self.occ_ext_b[q].val();
             self.admit.occ_bytes[q].next = self.tot_b[q].val();
             // High-water mark of the port's total.
             self.hw_b[q].clock.next = self.clock.val();
@@ -613,27 +604,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             if self.regs.ro_clear[23 + 12 * (q / 2) + q % 2].val() {
                 self.hw_b[q].d.next = 0.into();
             }
-            self.admit.occ_words[q].next = self.occ_w[q].q.val() + self.occ_ext_w[q].val();
-            self.occ_b_out[q].next = self.occ_b[q].q.val();
-            self.occ_w_out[q].next = self.occ_w[q].q.val();
-            self.deq_w[q].next = (self.deq_b[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
-            self.enq_here[q].next = self.admit.enq.val() & (self.admit.enq_q.val() == self.q_id[q].val());
-        }
-        for q in 0..self.occ_b.len() {
-            self.occ_b[q].d.next = self.occ_b[q].q.val();
-            self.occ_w[q].d.next = self.occ_w[q].q.val();
-            if self.enq_here[q].val() & !self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val();
-            }
-            if !self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_b[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
-            }
-            if self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.admit.enq_bytes.val() - self.deq_b[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.admit.enq_words.val() - self.deq_w[q].val();
-            }
+            self.admit.occ_words[q].next = self.occ.occ_words[q].val() + self.occ_ext_w[q].val();
+            self.occ_b_out[q].next = self.occ.occ_bytes[q].val();
+            self.occ_w_out[q].next = self.occ.occ_words[q].val();
         }
     }
 }
