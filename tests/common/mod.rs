@@ -1,6 +1,8 @@
 //! Shared helpers of the block tests (each test file is one block).
 #![allow(dead_code)]
 use anyhow::{ensure, Result};
+use std::path::{Path, PathBuf};
+use trimswitch_hdl::config::Config;
 use trimswitch_sim::agents::axis::{AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::tb::{Agent, Tb};
 
@@ -48,4 +50,30 @@ pub fn subsequence(sent: &[Packet], got: &[Packet]) -> Result<Vec<usize>> {
         got[g].user
     );
     Ok(missing)
+}
+
+/// The repository root (where `configs/` and `build/` are).
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `configs/<name>.toml`.
+pub fn config_path(name: &str) -> PathBuf {
+    repo().join("configs").join(format!("{name}.toml"))
+}
+
+/// `configs/<name>.toml` with `--set`-style overrides (`"datapath.data_width=64"`).
+pub fn config_with(name: &str, overrides: &[&str]) -> Result<Config> {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    Config::load_with(&config_path(name), &o)
+}
+
+/// A target's configuration as shipped (`netfpga-sume`, `alveo-u250`, ...).
+pub fn config_of(name: &str) -> Config {
+    config_with(name, &[]).unwrap_or_else(|e| panic!("configs/{name}.toml: {e:#}"))
+}
+
+/// The default configuration, `configs/netfpga-sume.toml`.
+pub fn config() -> Config {
+    config_of("netfpga-sume")
 }

@@ -3,19 +3,14 @@
 //! and size (64..9018 B) with faults, under random gaps and backpressure,
 //! configured over AXI-Lite; outputs identical packet by packet per source
 //! port, counters identical. Also the malformed corpus and LPM semantics.
+use crate::common;
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_sim::model::gen::{malformed_corpus, random_frame, Expect, GenOpts};
 use trimswitch_sim::model::{run_model, Route, Settings};
 use trimswitch_sim::rtl::ingress::{compare, run_rtl, RtlOpts};
-
-fn config(file: &str, overrides: &[&str]) -> Result<Config> {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    Config::load_with(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs").join(file), &o)
-}
 
 /// `n` random frames per port (sizes up to `max_size`, a share `faults` of
 /// them faulty), generated for `s`.
@@ -48,7 +43,7 @@ fn differential(cfg: &Config, s: &Settings, inputs: &[Vec<Vec<u8>>], opts: &RtlO
 /// tables, frames of every size up to 9018 B.
 #[test]
 fn differential_netfpga_sume() -> Result<()> {
-    let cfg = config("netfpga-sume.toml", &[])?;
+    let cfg = common::config_with("netfpga-sume", &[])?;
     let s = Settings::from_config(&cfg);
     let inp = inputs(&s, 4, 10000, 9018, 0.15, 1);
     differential(&cfg, &s, &inp, &RtlOpts { seed: 2, idle_prob: 0.85, ready_prob: 0.8 })?;
@@ -59,7 +54,7 @@ fn differential_netfpga_sume() -> Result<()> {
 /// beats. `fifo.depth` grows so a 9018-byte frame fits the receive FIFO.
 #[test]
 fn differential_64_bit() -> Result<()> {
-    let cfg = config("netfpga-sume.toml", &["datapath.data_width=64", "fifo.depth=2048", "tm.queue_d_words=1200"])?;
+    let cfg = common::config_with("netfpga-sume", &["datapath.data_width=64", "fifo.depth=2048", "tm.queue_d_words=1200"])?;
     let s = Settings::from_config(&cfg);
     let inp = inputs(&s, 4, 5000, 9018, 0.15, 3);
     differential(&cfg, &s, &inp, &RtlOpts { seed: 4, idle_prob: 0.85, ready_prob: 0.8 })?;
@@ -69,7 +64,7 @@ fn differential_64_bit() -> Result<()> {
 /// The 512-bit datapath, two pipelines of one 100G port each (alveo-u250).
 #[test]
 fn differential_512_bit_two_pipelines() -> Result<()> {
-    let cfg = config("alveo-u250.toml", &[])?;
+    let cfg = common::config_with("alveo-u250", &[])?;
     let s = Settings::from_config(&cfg);
     let inp = inputs(&s, 2, 20000, 9018, 0.15, 5);
     differential(&cfg, &s, &inp, &RtlOpts { seed: 6, idle_prob: 0.3, ready_prob: 0.8 })?;
@@ -82,7 +77,7 @@ fn differential_512_bit_two_pipelines() -> Result<()> {
 /// frame after a bad one passes.
 #[test]
 fn malformed_corpus_outcomes() -> Result<()> {
-    let cfg = config("netfpga-sume.toml", &[])?;
+    let cfg = common::config_with("netfpga-sume", &[])?;
     for (drop, strip) in [(true, true), (false, false)] {
         let mut s = Settings::from_config(&cfg);
         s.malformed_drop = drop;
@@ -137,7 +132,7 @@ fn malformed_corpus_outcomes() -> Result<()> {
 #[test]
 fn lpm_semantics() -> Result<()> {
     use trimswitch_sim::packet::{Frame, Ipv4, Udp, L3, L4};
-    let cfg = config("netfpga-sume.toml", &[])?;
+    let cfg = common::config_with("netfpga-sume", &[])?;
     let mut s = Settings::from_config(&cfg);
     for r in s.routes.iter_mut() {
         *r = None;
@@ -229,7 +224,7 @@ fn lpm_semantics() -> Result<()> {
 /// pipeline.
 #[test]
 fn line_rate_64_byte_frames_512_bit() -> Result<()> {
-    let cfg = config("alveo-u250.toml", &[])?;
+    let cfg = common::config_with("alveo-u250", &[])?;
     let s = Settings::from_config(&cfg);
     let mut rng = SmallRng::seed_from_u64(9);
     let mut o = GenOpts::from_settings(&s);

@@ -2,6 +2,7 @@
 //! the golden model and the Verilated RTL, one pcap per egress port and
 //! counters.json out; checked against `run_model`, with etherparse and scapy
 //! as independent readers; and its error messages.
+use crate::common;
 use anyhow::{ensure, Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -14,14 +15,6 @@ use trimswitch_sim::model::{run_model, IngressModel, IngressOut, Settings};
 use trimswitch_sim::packet::crc::append_fcs;
 use trimswitch_sim::packet::pcap::{self, PcapWriter};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn config_path(name: &str) -> PathBuf {
-    root().join("configs").join(format!("{name}.toml"))
-}
-
 /// A fresh, empty directory under `build/test-replay/`.
 fn test_dir(tag: &str) -> Result<PathBuf> {
     let d = trimswitch_sim::harness::verilator::build_dir().join("test-replay").join(tag);
@@ -33,7 +26,7 @@ fn test_dir(tag: &str) -> Result<PathBuf> {
 }
 
 fn trimswitch(args: &[&str]) -> Result<Output> {
-    Command::new(env!("CARGO_BIN_EXE_trimswitch")).args(args).current_dir(root()).output().context("running trimswitch")
+    Command::new(env!("CARGO_BIN_EXE_trimswitch")).args(args).current_dir(common::repo()).output().context("running trimswitch")
 }
 
 fn text(b: &[u8]) -> String {
@@ -208,7 +201,7 @@ fn check_outputs(
 /// times, identical files from both engines, identical counters.
 #[test]
 fn replay_model_and_rtl() -> Result<()> {
-    let cfg = Config::load(&config_path("netfpga-sume"))?;
+    let cfg = Config::load(&common::config_path("netfpga-sume"))?;
     let s = Settings::from_config(&cfg);
     let dir = test_dir("sume")?;
     let caps = write_captures(&dir, &s, &[0, 2], 200, 1518, 11)?;
@@ -224,7 +217,7 @@ fn replay_model_and_rtl() -> Result<()> {
     ensure!(drops > 0 && expect.len() as u64 + drops == 400, "{} out + {drops} dropped != 400", expect.len());
 
     let input = format!("0={},2={}", dir.join("in0.pcap").display(), dir.join("in2.pcap").display());
-    let conf = config_path("netfpga-sume");
+    let conf = common::config_path("netfpga-sume");
     let mut jsons = vec![];
     for (engine, flag) in [("model", Some("--model")), ("rtl", None)] {
         let out = dir.join(engine);
@@ -255,7 +248,7 @@ fn replay_model_and_rtl() -> Result<()> {
 /// good frames leave with their FCS (golden model).
 #[test]
 fn replay_fcs_present_kept() -> Result<()> {
-    let conf = config_path("netfpga-sume");
+    let conf = common::config_path("netfpga-sume");
     let cfg = Config::load_with(&conf, &["ingress.strip_fcs=false".to_string()])?;
     let s = Settings::from_config(&cfg);
     ensure!(!s.strip_fcs);
@@ -308,7 +301,7 @@ fn replay_fcs_present_kept() -> Result<()> {
 #[test]
 fn replay_errors() -> Result<()> {
     let dir = test_dir("errors")?;
-    let s = Settings::from_config(&Config::load(&config_path("netfpga-sume"))?);
+    let s = Settings::from_config(&Config::load(&common::config_path("netfpga-sume"))?);
     write_captures(&dir, &s, &[0, 1], 20, 200, 3)?;
     let (a, b) = (dir.join("in0.pcap"), dir.join("in1.pcap"));
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
@@ -326,8 +319,8 @@ fn replay_errors() -> Result<()> {
     std::fs::write(&truncated, &bytes[..bytes.len() - 90])?;
     let (missing, text_file, truncated) = (missing.to_str().unwrap(), text_file.to_str().unwrap(), truncated.to_str().unwrap());
 
-    let sume = config_path("netfpga-sume");
-    let u250 = config_path("alveo-u250");
+    let sume = common::config_path("netfpga-sume");
+    let u250 = common::config_path("alveo-u250");
     let cases: Vec<(&Path, Vec<String>, Vec<String>)> = vec![
         (&sume, vec![format!("0={missing}")], vec![format!("{missing}: cannot open"), "No such file".into()]),
         (&sume, vec![format!("0:{a}")], vec![format!("--in \"0:{a}\": expected PORT=FILE")]),
@@ -365,14 +358,14 @@ fn replay_errors() -> Result<()> {
 /// nanosecond timestamp. Fails when scapy is missing (CI installs it).
 #[test]
 fn replay_output_reads_in_scapy() -> Result<()> {
-    let python = root().join(".venv/bin/python");
+    let python = common::repo().join(".venv/bin/python");
     let probe = Command::new(&python).args(["-c", "import scapy"]).output();
     ensure!(
         probe.as_ref().map(|o| o.status.success()).unwrap_or(false),
         "{} cannot import scapy; install the pinned toolchain (scripts/toolchain.sh installs scripts/requirements.txt into .venv)",
         python.display()
     );
-    let cfg = Config::load(&config_path("netfpga-sume"))?;
+    let cfg = Config::load(&common::config_path("netfpga-sume"))?;
     let s = Settings::from_config(&cfg);
     let dir = test_dir("scapy")?;
     write_captures(&dir, &s, &[1, 3], 60, 1518, 5)?;
@@ -381,7 +374,7 @@ fn replay_output_reads_in_scapy() -> Result<()> {
         "replay",
         "--model",
         "--config",
-        config_path("netfpga-sume").to_str().unwrap(),
+        common::config_path("netfpga-sume").to_str().unwrap(),
         "--in",
         &format!("1={}", dir.join("in1.pcap").display()),
         "--in",

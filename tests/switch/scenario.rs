@@ -19,15 +19,12 @@
 //!   10% of ideal and whole packets within 5%.
 //! - Scenario files with a mistake fail with the file, the key and the
 //!   reason.
+use crate::common::config;
 use anyhow::{ensure, Context, Result};
 use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_sim::scenario::netmodel::run_all_model;
 use trimswitch_sim::scenario::{run_rtl, Metrics, Report, Scenario};
-
-fn config() -> Config {
-    Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
-}
 
 /// Checks that hold for every run: conservation, occupancy within the
 /// limits, per-flow counts add up.

@@ -22,7 +22,6 @@ use anyhow::{bail, ensure, Context, Result};
 use common::*;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::{flag, Meta};
 use trimswitch_hdl::tm::admit::QUEUE_LSB;
@@ -36,14 +35,6 @@ use trimswitch_sim::model::tm::{trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::rtl::switch::{switch_model, SwitchBench};
 use trimswitch_sim::scenario::{ndp_frame, Flow};
-
-fn config() -> Config {
-    config_of("netfpga-sume.toml")
-}
-
-fn config_of(file: &str) -> Config {
-    Config::load(&Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs")).join(file)).expect("config")
-}
 
 /// A fresh, reset `ts_switch` of `cfg` with a host on its AXI-Lite port.
 fn switch(cfg: &Config, seed: u64) -> Result<(Tb, AxilMaster)> {
@@ -531,7 +522,7 @@ fn unloaded_port_to_port_latency() -> Result<()> {
 /// The same on `alveo-u250` (2 x 100G, 512 bits, two pipelines).
 #[test]
 fn unloaded_port_to_port_latency_100g() -> Result<()> {
-    unloaded_latency(&config_of("alveo-u250.toml"))
+    unloaded_latency(&config_of("alveo-u250"))
 }
 
 fn unloaded_latency(cfg: &Config) -> Result<()> {
@@ -619,7 +610,7 @@ fn line_rate_permutation_no_drops() -> Result<()> {
 /// traffic manager per port (the two share each port's occupancy).
 #[test]
 fn line_rate_100g_two_pipelines_no_drops() -> Result<()> {
-    line_rate(&config_of("alveo-u250.toml"), [(64, 2000), (1500, 150), (9000, 30)])
+    line_rate(&config_of("alveo-u250"), [(64, 2000), (1500, 150), (9000, 30)])
 }
 
 fn line_rate(cfg: &Config, runs: [(usize, usize); 3]) -> Result<()> {
@@ -678,7 +669,7 @@ fn line_rate(cfg: &Config, runs: [(usize, usize); 3]) -> Result<()> {
 /// traffic managers.
 #[test]
 fn two_pipelines_uncongested_and_incast() -> Result<()> {
-    let cfg = config_of("alveo-u250.toml");
+    let cfg = config_of("alveo-u250");
     let inputs = frames(&cfg, 1500, 600, 0.1, None, 1.0, 21);
     let r = run(&cfg, &inputs, 0.6, &[1.0; 2], 21)?;
     let t = check(&cfg, &inputs, &r)?;
@@ -703,7 +694,7 @@ fn two_pipelines_uncongested_and_incast() -> Result<()> {
 /// the path through the switch; with per-pipeline limits, twice that.
 #[test]
 fn two_pipelines_share_the_port_limit() -> Result<()> {
-    let cfg = config_of("alveo-u250.toml");
+    let cfg = config_of("alveo-u250");
     let line = cfg.datapath.port_gbps * 1e9 / 8.0 / (cfg.target.clock_mhz * 1e6);
     let (size, n) = (1500usize, 200usize);
     // NDP data packets (trimmable) from host p behind port p to host 0.

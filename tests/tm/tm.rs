@@ -15,7 +15,6 @@ use crate::common;
 use anyhow::{ensure, Context, Result};
 use common::*;
 use rand::{Rng, SeedableRng};
-use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::Meta;
 use trimswitch_hdl::tm::admit::{COUNTER_NAMES, QUEUE_LSB};
@@ -32,10 +31,6 @@ use trimswitch_sim::model::{IngressModel, Settings};
 
 const PORTS: usize = 4;
 const BEAT: usize = 32;
-
-fn config() -> Config {
-    Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
-}
 
 /// Ingress outputs (wide `tuser`) of random frames, with destinations and
 /// sources chosen by `route(i, meta) -> (src, dest)`.

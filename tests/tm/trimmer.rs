@@ -12,7 +12,6 @@ use common::*;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::process::Command;
-use trimswitch_hdl::config::Config;
 use trimswitch_hdl::meta::{flag, Meta};
 use trimswitch_hdl::tm::trimmer::Trimmer;
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
@@ -32,10 +31,6 @@ fn model(width: usize) -> Result<ModelLib> {
         512 => model_of(&mut Trimmer::<512, 64, 128>::default(), "ts_trimmer", &tag),
         _ => unreachable!(),
     }
-}
-
-fn config() -> Config {
-    Config::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/netfpga-sume.toml"))).expect("default config")
 }
 
 /// What a test packet is: its input to the trimmer and the model's output.
