@@ -21,7 +21,8 @@
 //!   cannot).
 //!
 //! [`config`] is the configuration model (one TOML per target) and [`meta`] the
-//! `tuser` layout every block shares.
+//! `tuser` layout every block shares; [`proto`] names the protocol numbers the
+//! hardware matches on.
 pub mod axil;
 pub mod axis;
 pub mod config;
@@ -30,5 +31,6 @@ pub mod gen;
 pub mod ingress;
 pub mod meta;
 pub mod prim;
+pub mod proto;
 pub mod tm;
 pub mod top;

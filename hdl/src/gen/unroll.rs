@@ -7,7 +7,7 @@
 //! puts its `#[hdl_gen] fn update` in an inherent `impl` and implements
 //! `Logic` by hand, passing the generated AST through [`resolve`]:
 //!
-//! ```ignore
+//! ```text
 //! impl Logic for Switch { fn update(&mut self) { Self::update(self) }
 //!     fn connect(&mut self) { Self::connect(self) }
 //!     fn hdl(&self) -> Verilog { unroll::resolve(Self::hdl(self)) } }

@@ -28,6 +28,7 @@ use crate::axis::pkt_fifo::PktFifo;
 use crate::ingress::phv::{field, PHV_BITS};
 use crate::meta::LENGTH_LSB;
 use crate::prim::widgets::{vec_of, DffR, KeepExpand};
+use crate::proto::{ethertype, ipproto, wire16};
 use rust_hdl::prelude::*;
 
 /// Bytes of a packet the parser reads (the deepest header stack is 103 bytes:
@@ -203,6 +204,14 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     phv_room: Constant<Bits<8>>,
     external: Constant<Bit>,
     res_shift: Constant<Bits<16>>,
+    /// EtherTypes and IP protocols matched, in `tdata` byte order ([`crate::proto`]).
+    et_vlan: Constant<Bits<16>>,
+    et_qinq: Constant<Bits<16>>,
+    et_ipv4: Constant<Bits<16>>,
+    et_ipv6: Constant<Bits<16>>,
+    et_protego: Constant<Bits<16>>,
+    ip_udp: Constant<Bits<8>>,
+    ip_ndp: Constant<Bits<8>>,
     // Blocks.
     data: PktFifo<D, K, U, M, W>,
     phvq: PktFifo<384, 48, 8, 7, 399>,
@@ -393,6 +402,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             phv_room: Constant::new(((PHV_DEPTH - 1) as u64).to_bits()),
             external: Constant::new(false),
             res_shift: Constant::new((PHV_BITS as u64).to_bits()),
+            et_vlan: Constant::new(wire16(ethertype::VLAN).to_bits()),
+            et_qinq: Constant::new(wire16(ethertype::QINQ).to_bits()),
+            et_ipv4: Constant::new(wire16(ethertype::IPV4).to_bits()),
+            et_ipv6: Constant::new(wire16(ethertype::IPV6).to_bits()),
+            et_protego: Constant::new(wire16(ethertype::PROTEGO).to_bits()),
+            ip_udp: Constant::new((ipproto::UDP as u64).to_bits()),
+            ip_ndp: Constant::new((ipproto::NDP as u64).to_bits()),
             data: PktFifo::new(DATA_DEPTH, false),
             phvq: PktFifo::new(PHV_DEPTH, false),
             lexp: Default::default(),
@@ -725,9 +741,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.e0.next = self.win.val().get_bits::<16>(96);
         self.e1.next = self.win.val().get_bits::<16>(128);
         self.e2.next = self.win.val().get_bits::<16>(160);
-        self.v1.next = (self.e0.val() == 0x0081) | (self.e0.val() == 0xa888);
-        self.v2.next = self.v1.val() & ((self.e1.val() == 0x0081) | (self.e1.val() == 0xa888));
-        self.v3.next = self.v2.val() & ((self.e2.val() == 0x0081) | (self.e2.val() == 0xa888));
+        self.v1.next = (self.e0.val() == self.et_vlan.val()) | (self.e0.val() == self.et_qinq.val());
+        self.v2.next = self.v1.val() & ((self.e1.val() == self.et_vlan.val()) | (self.e1.val() == self.et_qinq.val()));
+        self.v3.next = self.v2.val() & ((self.e2.val() == self.et_vlan.val()) | (self.e2.val() == self.et_qinq.val()));
         if self.v2.val() {
             self.e_tag.next = self.e2.val();
             self.kind_tag.next = self.win.val().get_bits::<2>(182);
@@ -741,7 +757,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.kind_tag.next = self.win.val().get_bits::<2>(118);
             self.e_prot.next = self.win.val().get_bits::<16>(136);
         }
-        self.prot.next = !self.v3.val() & (self.e_tag.val() == 0xb688);
+        self.prot.next = !self.v3.val() & (self.e_tag.val() == self.et_protego.val());
         self.r1_v.d.next = self.go.q.val();
         if self.go.q.val() {
             self.r1_win.d.next = self.win.val();
@@ -823,8 +839,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ---- S2: fields, checksum partial sums, L4 alignment ----
         self.ihl.next = self.r2_a.q.val().get_bits::<4>(0);
         self.ver.next = self.r2_a.q.val().get_bits::<4>(4);
-        self.is_v4.next = !self.r2_v3.q.val() & (self.r2_ether.q.val() == 0x0008);
-        self.is_v6.next = !self.r2_v3.q.val() & (self.r2_ether.q.val() == 0xdd86);
+        self.is_v4.next = !self.r2_v3.q.val() & (self.r2_ether.q.val() == self.et_ipv4.val());
+        self.is_v6.next = !self.r2_v3.q.val() & (self.r2_ether.q.val() == self.et_ipv6.val());
         self.l4b.next = 0.into();
         if self.is_v6.val() {
             self.l4b.next = self.r2_a.q.val().get_bits::<128>(320);
@@ -973,7 +989,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.r3_is_v4.d.next = self.is_v4.val();
             self.r3_is_v6.d.next = self.is_v6.val();
             self.r3_is_pl2.d.next = !self.r2_v3.q.val() & (self.r2_ether.q.val() == 0xb588);
-            self.r3_is_pctl.d.next = !self.r2_v3.q.val() & self.r2_prot.q.val() & (self.r2_ether.q.val() == 0xb688);
+            self.r3_is_pctl.d.next = !self.r2_v3.q.val() & self.r2_prot.q.val() & (self.r2_ether.q.val() == self.et_protego.val());
             self.r3_ver.d.next = self.ver.val();
             self.r3_ihl.d.next = self.ihl.val();
             self.r3_l4b.d.next = self.l4b.val();
@@ -1023,8 +1039,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.l4o.next = self.l3o.val() + self.hdr4.val();
             self.ip_end.next = self.l3o.val() + self.iplx.val();
         }
-        self.is_udp.next = self.r3_proto.q.val() == 17;
-        self.is_ndp.next = self.r3_proto.q.val() == 199;
+        self.is_udp.next = self.r3_proto.q.val() == self.ip_udp.val();
+        self.is_ndp.next = self.r3_proto.q.val() == self.ip_ndp.val();
         self.l4h.next = 0.into();
         if self.is_udp.val() {
             self.l4h.next = 8.into();
