@@ -58,6 +58,56 @@ pub const IHL_LSB: usize = 74;
 /// (the header-location fields the traffic manager needs).
 pub const WIDE_BITS: usize = 78;
 
+/// Bit of `flags` the traffic manager sets on a trimmed packet ([`flag::TRIMMED`]).
+pub const TRIMMED_BIT: usize = FLAGS_LSB;
+/// Bit of `flags` the traffic manager sets on a packet returned to its sender
+/// ([`flag::RETURNED`]).
+pub const RETURNED_BIT: usize = FLAGS_LSB + 1;
+/// `l3` of an IPv4 packet ([`l3kind::IPV4`]), as `hdl_gen` code compares it.
+pub const L3_IPV4: u64 = l3kind::IPV4 as u64;
+/// `l4` of a UDP packet (PHV [`crate::ingress::phv::l4::UDP`]).
+pub const L4_UDP: u64 = crate::ingress::phv::l4::UDP as u64;
+/// `l4` of an NDP packet (PHV [`crate::ingress::phv::l4::NDP`]).
+pub const L4_NDP: u64 = crate::ingress::phv::l4::NDP as u64;
+
+/// The names of `tuser` bit positions and codes that `#[hdl_gen]` code may use
+/// instead of numbers (`get_bit(TRIM_OK_BIT)`): in Rust they are these
+/// constants; in the Verilog, the emitter declares each one a module uses as
+/// a `localparam` of the same name ([`crate::gen::emit`]).
+pub fn hdl_names() -> Vec<(&'static str, u64)> {
+    use crate::tm::admit::{PRE_KL_LSB, PRE_W_KL_LSB, PRE_W_LEN_LSB, QUEUE_LSB, RECIRC_BIT};
+    use crate::tm::meter::METER_TRIM_BIT;
+    let bits = [
+        ("SRC_PORT_LSB", SRC_PORT_LSB),
+        ("DEST_PORT_LSB", DEST_PORT_LSB),
+        ("LENGTH_LSB", LENGTH_LSB),
+        ("FLAGS_LSB", FLAGS_LSB),
+        ("TRIMMED_BIT", TRIMMED_BIT),
+        ("RETURNED_BIT", RETURNED_BIT),
+        ("TC_LSB", TC_LSB),
+        ("PRIO_BIT", PRIO_BIT),
+        ("TRIM_OK_BIT", TRIM_OK_BIT),
+        ("NDP_DATA_BIT", NDP_DATA_BIT),
+        ("ROUTED_BIT", ROUTED_BIT),
+        ("MALFORMED_BIT", MALFORMED_BIT),
+        ("NEXTHOP_LSB", NEXTHOP_LSB),
+        ("L3_LSB", L3_LSB),
+        ("L4_LSB", L4_LSB),
+        ("L3_OFF_LSB", L3_OFF_LSB),
+        ("L4_OFF_LSB", L4_OFF_LSB),
+        ("IHL_LSB", IHL_LSB),
+        ("QUEUE_LSB", QUEUE_LSB),
+        ("METER_TRIM_BIT", METER_TRIM_BIT),
+        ("RECIRC_BIT", RECIRC_BIT),
+        ("PRE_KL_LSB", PRE_KL_LSB),
+        ("PRE_W_KL_LSB", PRE_W_KL_LSB),
+        ("PRE_W_LEN_LSB", PRE_W_LEN_LSB),
+    ];
+    let mut v: Vec<(&'static str, u64)> = bits.iter().map(|(n, b)| (*n, *b as u64)).collect();
+    v.extend([("L3_IPV4", L3_IPV4), ("L4_UDP", L4_UDP), ("L4_NDP", L4_NDP)]);
+    v
+}
+
 /// The `l3` codes of `tuser` (the PHV's IPv4/IPv6; everything else is 0).
 pub mod l3kind {
     pub const OTHER: u8 = 0;

@@ -67,7 +67,10 @@
 //!   but one pipeline that wants a port in a cycle, so no two pipelines
 //!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
 use crate::axis::skid::AxisSkid;
-use crate::meta::{DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, LENGTH_LSB, PRIO_BIT, TRIM_OK_BIT};
+use crate::meta::{
+    DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT, SRC_PORT_LSB,
+    TRIM_OK_BIT,
+};
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
 
@@ -81,6 +84,10 @@ pub use crate::tm::meter::METER_TRIM_BIT;
 /// Bits of `tuser` (internal, from [`TmPre`] to [`TmAdmit`]) holding the precomputed keep length (8 bits), its words (8) and
 /// the packet's words (16), up to bit 128. Cleared in the output.
 pub const PRE_KL_LSB: usize = 96;
+/// Words of the keep length (8 bits), after [`PRE_KL_LSB`].
+pub const PRE_W_KL_LSB: usize = PRE_KL_LSB + 8;
+/// Words of the whole packet (16 bits), after [`PRE_W_KL_LSB`].
+pub const PRE_W_LEN_LSB: usize = PRE_W_KL_LSB + 8;
 /// Number of fate codes.
 pub const N_CODES: usize = 10;
 /// Number of fate counters plus `in_pkts`.
@@ -303,12 +310,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
 
         // The decision, at the first beat (tuser carries TmPre's fields).
         self.first.next = !self.in_pkt.q.val();
-        self.dest.next = self.s_tuser.val().get_bits::<8>(8);
-        self.src.next = self.s_tuser.val().get_bits::<8>(0);
-        self.len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
-        self.kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(96));
-        self.w_kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(104));
-        self.w_len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(112));
+        self.dest.next = self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.src.next = self.s_tuser.val().get_bits::<8>(SRC_PORT_LSB);
+        self.len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(LENGTH_LSB));
+        self.kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(PRE_KL_LSB));
+        self.w_kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(PRE_W_KL_LSB));
+        self.w_len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
 
         // Occupancy of the header and data queues of dest and the header queue of src.
         self.hd_b.next = 0.into();
@@ -342,7 +349,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
 
         self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
-        self.recirc.next = self.s_tuser.val().get_bit(89);
+        self.recirc.next = self.s_tuser.val().get_bit(RECIRC_BIT);
 
         // The decision (module docs): codes 3, 4, 7 are the trim path.
         self.tpath.next = 7.into();
@@ -353,9 +360,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         }
         if (self.dest.val() >= self.ports.val()) | !self.len.val().any() {
             self.code.next = 0.into();
-        } else if self.recirc.val() | (self.s_tuser.val().get_bit(88) & self.s_tuser.val().get_bit(44) & !self.s_tuser.val().get_bit(43)) {
+        } else if self.recirc.val()
+            | (self.s_tuser.val().get_bit(METER_TRIM_BIT) & self.s_tuser.val().get_bit(TRIM_OK_BIT) & !self.s_tuser.val().get_bit(PRIO_BIT))
+        {
             self.code.next = self.tpath.val();
-        } else if self.s_tuser.val().get_bit(43) {
+        } else if self.s_tuser.val().get_bit(PRIO_BIT) {
             if self.fit_h.val() {
                 self.code.next = 1.into();
             } else {
@@ -363,7 +372,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             }
         } else if self.fit_d.val() {
             self.code.next = 2.into();
-        } else if !self.s_tuser.val().get_bit(44) {
+        } else if !self.s_tuser.val().get_bit(TRIM_OK_BIT) {
             self.code.next = 6.into();
         } else if self.meter_en.val() {
             if self.fit_dod.val() {
@@ -552,25 +561,25 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
     fn update(&mut self) {
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.len_in.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(16));
+        self.len_in.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(LENGTH_LSB));
         // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
         // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
-        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + 40;
-        if self.s_tuser.val().get_bits::<2>(56) == 1 {
-            self.hdr_end.next =
-                bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(60)) + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(74)) << 2);
+        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L3_OFF_LSB)) + 40;
+        if self.s_tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L3_OFF_LSB))
+                + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(IHL_LSB)) << 2);
         }
-        if self.s_tuser.val().get_bits::<2>(58) == 1 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 8;
+        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_UDP {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L4_OFF_LSB)) + 8;
         }
-        if self.s_tuser.val().get_bits::<2>(58) == 2 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(67)) + 16;
+        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
         }
         self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
-        if self.s_tuser.val().get_bits::<2>(56) == 1 {
+        if self.s_tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
             self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
         }
-        if self.s_tuser.val().get_bits::<2>(58) == 2 {
+        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
             self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
         }
         self.kl_in.next = self.tlen.val();

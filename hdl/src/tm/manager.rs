@@ -51,6 +51,7 @@ use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::config::{Config, Tm};
+use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
@@ -550,7 +551,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.tx_trim[p].clock.next = self.clock.val();
             self.tx_trim[p].reset.next = self.reset.val();
             self.tx_trim[p].d.next = self.tx_trim[p].q.val();
-            if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(32) {
+            if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(TRIMMED_BIT) {
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
             }
             // Per port (TmRegs::PORT_REGS order), from ro[13 + 10p].
@@ -747,9 +748,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // has to send); its queue is bit 0 of the queue index, its bytes
         // tuser.length.
         self.deq_h.next =
-            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(80);
-        self.deq_d.next = self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(80);
-        self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(16) & self.mask16.val();
+            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(QUEUE_LSB);
+        self.deq_d.next =
+            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(QUEUE_LSB);
+        self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(LENGTH_LSB) & self.mask16.val();
         self.deq_d_bytes.next = self.deq_h_bytes.val();
     }
 }

@@ -17,6 +17,7 @@
 //!
 //! The mode values are shared: 0 optimistic, 1 halftimistic, 2 pessimistic
 //! ([`mode`]); `MeterBank`'s per-kind inputs are indexed by the same values.
+use crate::meta::{DEST_PORT_LSB, LENGTH_LSB, NDP_DATA_BIT, PRIO_BIT, TRIM_OK_BIT};
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
 
@@ -748,16 +749,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for MeterStage<D, K, 
         self.xfer_in.next = self.s_tvalid.val() & self.s_tready.val();
         self.metered.next = self.enable.val()
             & !self.in_pkt.q.val()
-            & self.s_tuser.val().get_bit(45)
-            & self.s_tuser.val().get_bit(44)
-            & !self.s_tuser.val().get_bit(43);
+            & self.s_tuser.val().get_bit(NDP_DATA_BIT)
+            & self.s_tuser.val().get_bit(TRIM_OK_BIT)
+            & !self.s_tuser.val().get_bit(PRIO_BIT);
         // The request: the destination, its wire bytes, its mode.
         self.req_valid.next = self.xfer_in.val() & self.metered.val();
-        self.req_port.next = self.s_tuser.val().get_bits::<8>(8);
-        self.req_bytes.next = self.s_tuser.val().get_bits::<16>(16) + self.overhead.val();
+        self.req_port.next = self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.req_bytes.next = self.s_tuser.val().get_bits::<16>(LENGTH_LSB) + self.overhead.val();
         self.req_mode.next = 0.into();
         for p in 0..self.port_id.len() {
-            if self.s_tuser.val().get_bits::<8>(8) == self.port_id[p].val() {
+            if self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB) == self.port_id[p].val() {
                 self.req_mode.next = self.mode[p].val();
             }
         }

@@ -33,7 +33,7 @@
 //!   whether it is enabled.
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
 use crate::axis::skid::AxisSkid;
-use crate::meta::{flag, FLAGS_LSB, L3_LSB, LENGTH_LSB};
+use crate::meta::{flag, FLAGS_LSB, L3_IPV4, L3_LSB, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT};
 use crate::prim::widgets::{DffR, KeepCount};
 use crate::tm::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
 use rust_hdl::prelude::*;
@@ -206,7 +206,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.edit.buf_in.next = self.buf0.val();
         self.edit.keep.next = self.keep.q.val();
         self.edit.cut.next = self.cut.q.val();
-        self.edit.rts.next = self.meta.q.val().get_bit(33);
+        self.edit.rts.next = self.meta.q.val().get_bit(RETURNED_BIT);
         self.edit.info.next = self.meta.q.val().get_bits::<18>(56);
         self.edit.dscp_en.next = self.dscp_en.val();
         self.edit.dscp.next = self.dscp.val();
@@ -219,19 +219,20 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.ins.info.next = self.meta.q.val().get_bits::<14>(60);
         self.ins.sums.next = self.sums.q.val();
         // IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
-        self.ins.fix_ip4.next = (self.meta.q.val().get_bits::<2>(56) == 1) & (self.cut.q.val() | self.meta.q.val().get_bit(33));
+        self.ins.fix_ip4.next =
+            (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.meta.q.val().get_bit(RETURNED_BIT));
         self.ins.fix_udp6.next = (self.meta.q.val().get_bits::<2>(56) == 2) & (self.meta.q.val().get_bits::<2>(58) == 1) & self.cut.q.val();
 
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s_tdata.val());
         self.keep_count.keep.next = self.s_tkeep.val();
-        self.cur_trim.next = self.s_tuser.val().get_bit(32);
+        self.cur_trim.next = self.s_tuser.val().get_bit(TRIMMED_BIT);
         if self.in_pkt.q.val() {
             self.cur_trim.next = self.mode_trim.q.val();
         }
         self.final_bytes.next = self.total.q.val() + bit_cast::<16, 8>(self.keep_count.count.val());
         // Bytes to keep: tuser.length of the packet (sampled at the first beat),
         // at most 128 and at most what arrived.
-        self.want.next = self.s_tuser.val().get_bits::<16>(16);
+        self.want.next = self.s_tuser.val().get_bits::<16>(LENGTH_LSB);
         if self.in_pkt.q.val() {
             self.want.next = self.meta.q.val().get_bits::<16>(16);
         }
