@@ -77,3 +77,30 @@ pub fn config_of(name: &str) -> Config {
 pub fn config() -> Config {
     config_of("netfpga-sume")
 }
+
+/// One cell of the stream-test matrix (the practice of the Forencich/taxi
+/// cocotb benches): the share of cycles a source idles between beats, and the
+/// share of cycles a sink is ready.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    pub idle_prob: f64,
+    pub ready_prob: f64,
+}
+
+/// Idle gaps off and on, times backpressure off and on.
+pub const MATRIX: [Cell; 4] = [
+    Cell { idle_prob: 0.0, ready_prob: 1.0 },
+    Cell { idle_prob: 0.3, ready_prob: 1.0 },
+    Cell { idle_prob: 0.0, ready_prob: 0.5 },
+    Cell { idle_prob: 0.3, ready_prob: 0.5 },
+];
+
+/// Runs `case` in every cell of [`MATRIX`]; an error names its cell.
+pub fn for_matrix(mut case: impl FnMut(Cell) -> Result<()>) -> Result<()> {
+    for c in MATRIX {
+        case(c).map_err(|e| {
+            e.context(format!("matrix cell: source idle {:.0}%, sink ready {:.0}%", 100.0 * c.idle_prob, 100.0 * c.ready_prob))
+        })?;
+    }
+    Ok(())
+}

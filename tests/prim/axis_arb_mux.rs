@@ -51,12 +51,18 @@ fn src_of(p: &Packet) -> usize {
 /// Random traffic on every input with idle gaps and output backpressure: each
 /// input's packets come out whole and in their order; nothing is lost.
 fn random(width: usize, drr: bool) -> Result<()> {
+    random_in(width, drr, [0.1, 0.4, 0.7], 0.6, MIN_CYCLES as usize / 2, MIN_CYCLES)
+}
+
+/// `beats` beats of random packets on every input, input `i` idling
+/// `idle[i]` of its cycles, the output ready `ready` of its cycles.
+fn random_in(width: usize, drr: bool, idle: [f64; N], ready: f64, min_beats: usize, min_cycles: u64) -> Result<()> {
     let mut b = bench(width, drr, [700, 1500, 3000], 1)?;
     let beat = width / 8;
     let mut t = Traffic::new(2);
     let mut sent: Vec<Vec<Packet>> = vec![vec![]; N];
     let mut beats = 0;
-    while beats < MIN_CYCLES as usize / 2 {
+    while beats < min_beats {
         // `i` is the input: it picks the source, its sequence and its tuser.
         #[allow(clippy::needless_range_loop)]
         for i in 0..N {
@@ -68,17 +74,29 @@ fn random(width: usize, drr: bool) -> Result<()> {
         }
     }
     for (i, s) in b.srcs.iter_mut().enumerate() {
-        s.idle_prob = [0.1, 0.4, 0.7][i];
+        s.idle_prob = idle[i];
     }
-    b.sink.ready_prob = 0.6;
+    b.sink.ready_prob = ready;
     b.sink.expect(sent.iter().map(|s| s.len() as u64).sum());
     let cycles = b.run_until_idle(20 * MIN_CYCLES)?;
-    ensure!(cycles >= MIN_CYCLES, "ran only {cycles} cycles");
+    ensure!(cycles >= min_cycles, "ran only {cycles} cycles");
     no_protocol_errors(&b.sink)?;
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
     for (i, sent_i) in sent.iter().enumerate() {
         let mine: Vec<Packet> = got.iter().filter(|p| src_of(p) == i).cloned().collect();
         check_packets(sent_i, &mine).map_err(|e| e.context(format!("input {i}")))?;
+    }
+    Ok(())
+}
+
+/// Idle gaps on every input x output backpressure ([`MATRIX`]), round robin
+/// and DRR, at both widths.
+#[test]
+fn matrix() -> Result<()> {
+    for w in [64, 512] {
+        for drr in [false, true] {
+            for_matrix(|c| random_in(w, drr, [c.idle_prob; N], c.ready_prob, 3000, 0))?;
+        }
     }
     Ok(())
 }

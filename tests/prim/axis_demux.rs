@@ -18,6 +18,12 @@ fn route(p: &Packet) -> Option<usize> {
 }
 
 fn random(width: usize) -> Result<()> {
+    random_in(width, 0.2, [0.9, 0.5, 0.3, 1.0], MIN_CYCLES as usize / 3, MIN_CYCLES)
+}
+
+/// `beats` beats of random packets to every destination, the source idling
+/// `idle` of its cycles, output `i` ready `ready[i]` of its cycles.
+fn random_in(width: usize, idle: f64, ready: [f64; N], min_beats: usize, min_cycles: u64) -> Result<()> {
     let lib = match width {
         64 => model_of(&mut AxisDemux::<64, 8, 64>::new(N, 8), "ts_axis_demux", "d64_u64_n4")?,
         512 => model_of(&mut AxisDemux::<512, 64, 64>::new(N, 8), "ts_axis_demux", "d512_u64_n4")?,
@@ -28,15 +34,15 @@ fn random(width: usize) -> Result<()> {
     let mut sinks = (0..N).map(|i| AxisSink::new(&m, &AxisPorts::indexed("m", i), 10 + i as u64)).collect::<Result<Vec<_>>>()?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
-    src.idle_prob = 0.2;
+    src.idle_prob = idle;
     for (i, s) in sinks.iter_mut().enumerate() {
-        s.ready_prob = [0.9, 0.5, 0.3, 1.0][i];
+        s.ready_prob = ready[i];
     }
     let beat = width / 8;
     let mut t = Traffic::new(2);
     let mut sent = vec![];
     let mut beats = 0;
-    while beats < MIN_CYCLES as usize / 3 {
+    while beats < min_beats {
         let len = t.length(1, 16 * beat, beat);
         beats += len.div_ceil(beat);
         // Destinations 0..N plus invalid ones: N, 200 and the drop code.
@@ -57,7 +63,7 @@ fn random(width: usize) -> Result<()> {
     }
     let mut agents: Vec<&mut dyn Agent> = vec![&mut src];
     agents.extend(sinks.iter_mut().map(|s| s as &mut dyn Agent));
-    run_for(&mut tb, &mut agents, MIN_CYCLES, 20 * MIN_CYCLES)?;
+    run_for(&mut tb, &mut agents, min_cycles, 20 * MIN_CYCLES)?;
     for (i, s) in sinks.iter_mut().enumerate() {
         no_protocol_errors(s)?;
         let got: Vec<Packet> = s.packets.drain(..).collect();
@@ -66,6 +72,15 @@ fn random(width: usize) -> Result<()> {
     let dp = tb.model.port("drop_pkts")?;
     ensure!(tb.model.get(&dp) == drops, "drop_pkts {} expected {drops}", tb.model.get(&dp));
     ensure!(drops > 0 && expected.iter().all(|e| !e.is_empty()), "every destination must be exercised");
+    Ok(())
+}
+
+/// Idle gaps x backpressure on every output ([`MATRIX`]) at both widths.
+#[test]
+fn matrix() -> Result<()> {
+    for w in [64, 512] {
+        for_matrix(|c| random_in(w, c.idle_prob, [c.ready_prob; N], 3000, 0))?;
+    }
     Ok(())
 }
 

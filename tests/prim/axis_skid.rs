@@ -24,16 +24,21 @@ fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
 /// Random packets, random idle gaps and random backpressure for at least
 /// MIN_CYCLES: the output equals the input packet by packet.
 fn random(width: usize) -> Result<()> {
+    random_in(width, Cell { idle_prob: 0.3, ready_prob: 0.5 }, MIN_CYCLES as usize / 2, MIN_CYCLES)
+}
+
+/// Random packets of `beats` beats in all through the slice in `cell`.
+fn random_in(width: usize, cell: Cell, beats: usize, min_cycles: u64) -> Result<()> {
     let (mut tb, mut src, mut sink) = bench(width, 1)?;
-    src.idle_prob = 0.3;
-    sink.ready_prob = 0.5;
+    src.idle_prob = cell.idle_prob;
+    sink.ready_prob = cell.ready_prob;
     let beat = width / 8;
     let mut t = Traffic::new(2);
-    let sent = t.packets_for_beats(MIN_CYCLES as usize / 2, beat, 1, 24 * beat, |i| 0xabc0_0000 | i as u128);
+    let sent = t.packets_for_beats(beats, beat, 1, 24 * beat, |i| 0xabc0_0000 | i as u128);
     let beats: usize = sent.iter().map(|p| p.data.len().div_ceil(beat)).sum();
     push_all(&mut src, sent.clone());
     sink.expect(sent.len() as u64);
-    let cycles = run_for(&mut tb, &mut [&mut src, &mut sink], MIN_CYCLES, 10 * MIN_CYCLES)?;
+    let cycles = run_for(&mut tb, &mut [&mut src, &mut sink], min_cycles, 10 * MIN_CYCLES)?;
     no_protocol_errors(&sink)?;
     let got: Vec<Packet> = sink.packets.drain(..).collect();
     check_packets(&sent, &got)?;
@@ -49,6 +54,15 @@ fn random_64() -> Result<()> {
 #[test]
 fn random_512() -> Result<()> {
     random(512)
+}
+
+/// Idle gaps x backpressure ([`MATRIX`]) at both widths.
+#[test]
+fn matrix() -> Result<()> {
+    for w in [64, 512] {
+        for_matrix(|c| random_in(w, c, 3000, 0))?;
+    }
+    Ok(())
 }
 
 /// Full throughput and fixed latency: with the sink always ready, N beats take

@@ -155,18 +155,32 @@ fn sf_stalled_model_512() -> Result<()> {
 /// Cut-through never drops: under random idle gaps and backpressure the
 /// output is exactly the input.
 fn ct_exact(width: usize) -> Result<()> {
+    ct_exact_in(width, Cell { idle_prob: 0.3, ready_prob: 0.5 }, MIN_CYCLES as usize / 3, MIN_CYCLES)
+}
+
+/// Cut-through, `beats` beats of random packets in `cell`: output = input.
+fn ct_exact_in(width: usize, cell: Cell, beats: usize, min_cycles: u64) -> Result<()> {
     let mut b = bench(width, 16, false, 31)?;
-    b.src.idle_prob = 0.3;
-    b.sink.ready_prob = 0.5;
+    b.src.idle_prob = cell.idle_prob;
+    b.sink.ready_prob = cell.ready_prob;
     let mut t = Traffic::new(5);
-    let sent = t.packets_for_beats(MIN_CYCLES as usize / 3, b.beat, 1, 40 * b.beat, |i| USER | i as u128);
+    let sent = t.packets_for_beats(beats, b.beat, 1, 40 * b.beat, |i| USER | i as u128);
     push_all(&mut b.src, sent.clone());
     b.sink.expect(sent.len() as u64);
-    b.drain(MIN_CYCLES, 20 * MIN_CYCLES)?;
+    b.drain(min_cycles, 20 * MIN_CYCLES)?;
     no_protocol_errors(&b.sink)?;
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
     trimswitch_sim::agents::axis::check_packets(&sent, &got)?;
     ensure!(b.get("drop_pkts") == 0, "cut-through dropped");
+    Ok(())
+}
+
+/// Cut-through under idle gaps x backpressure ([`MATRIX`]) at both widths.
+#[test]
+fn ct_matrix() -> Result<()> {
+    for w in [64, 512] {
+        for_matrix(|c| ct_exact_in(w, c, 3000, 0))?;
+    }
     Ok(())
 }
 
