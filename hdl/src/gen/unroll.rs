@@ -27,8 +27,16 @@ type Env = Vec<(String, usize)>;
 
 /// The AST of `v` with loops unrolled and every index resolved.
 pub fn resolve(v: Verilog) -> Verilog {
+    resolve_with(v, &[])
+}
+
+/// As [`resolve`], with `names` (Rust constants the `#[hdl_gen]` code uses in
+/// indices, such as a register file's `RO_PORT0 + RO_PER_PORT * p +
+/// P_TX_TRIM`) known to the index evaluator.
+pub fn resolve_with(v: Verilog, names: &[(&str, usize)]) -> Verilog {
+    let mut env: Env = names.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     match v {
-        Verilog::Combinatorial(b) => Verilog::Combinatorial(block(&b, &mut Vec::new())),
+        Verilog::Combinatorial(b) => Verilog::Combinatorial(block(&b, &mut env)),
         other => other,
     }
 }

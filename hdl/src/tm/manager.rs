@@ -51,12 +51,14 @@ use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::config::{Config, Tm};
+use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
 use crate::tm::occupancy::TmOcc;
 use crate::tm::trimmer::Trimmer;
+use regidx::*;
 use rust_hdl::prelude::*;
 
 /// AXI-Lite address width of the traffic manager's register file.
@@ -191,6 +193,93 @@ impl TmRegs {
             Tm::cycles(t.t1_us, mhz) as u32,
         ]
     }
+}
+
+/// Indices into the register file's `rw` and `ro` vectors, by name, for the
+/// traffic manager's `#[hdl_gen]` code (`self.regs.ro[RO_PORT0 + RO_PER_PORT *
+/// p + P_TX_TRIM]`). Each is derived from [`TmRegs`]' address map, so the
+/// wiring and the published map cannot disagree; [`crate::gen::unroll`]
+/// resolves them in the Verilog ([`NAMES`]).
+pub mod regidx {
+    use super::TmRegs;
+
+    /// The `rw` index of the register at byte address `addr`.
+    const fn rw(addr: u32) -> usize {
+        (addr / 4) as usize
+    }
+
+    /// Position of `name` in [`TmRegs::PORT_REGS`]; a name not there fails
+    /// to compile.
+    const fn port(name: &str) -> usize {
+        let mut i = 0;
+        while i < TmRegs::PORT_REGS.len() {
+            let (a, b) = (TmRegs::PORT_REGS[i].as_bytes(), name.as_bytes());
+            if a.len() == b.len() {
+                let mut j = 0;
+                while j < a.len() && a[j] == b[j] {
+                    j += 1;
+                }
+                if j == a.len() {
+                    return i;
+                }
+            }
+            i += 1;
+        }
+        panic!("not a per-port register of TmRegs::PORT_REGS")
+    }
+
+    macro_rules! named {
+        ($($(#[$m:meta])* $n:ident = $v:expr;)*) => {
+            $($(#[$m])* pub const $n: usize = $v;)*
+            /// Every index above by name, for [`crate::gen::unroll::resolve_with`].
+            pub const NAMES: &[(&str, usize)] = &[$((stringify!($n), $n)),*];
+        };
+    }
+
+    named! {
+        RW_CTRL = rw(TmRegs::CTRL);
+        RW_LIMIT_H = rw(TmRegs::LIMIT_H);
+        RW_LIMIT_D = rw(TmRegs::LIMIT_D);
+        RW_TRIM_LEN = rw(TmRegs::TRIM_LEN);
+        RW_DSCP_TRIMMED = rw(TmRegs::DSCP_TRIMMED);
+        RW_QUANTUM_H = rw(TmRegs::QUANTUM_H);
+        RW_QUANTUM_D = rw(TmRegs::QUANTUM_D);
+        /// `RATE_OPT`, `RATE_HALF`, `RATE_PESS` follow each other: `RW_RATE + k`.
+        RW_RATE = rw(TmRegs::RATE_OPT);
+        /// `BURST_OPT`, `_HALF`, `_PESS`: `RW_BURST + k`.
+        RW_BURST = rw(TmRegs::BURST_OPT);
+        RW_T0 = rw(TmRegs::T0);
+        RW_T1 = rw(TmRegs::T1);
+        /// `CTRL` bits.
+        CTRL_RTS_BIT = TmRegs::CTRL_RTS.trailing_zeros() as usize;
+        CTRL_DRR_BIT = TmRegs::CTRL_DRR.trailing_zeros() as usize;
+        CTRL_DSCP_BIT = TmRegs::CTRL_DSCP.trailing_zeros() as usize;
+        CTRL_METER_BIT = TmRegs::CTRL_METER.trailing_zeros() as usize;
+        /// `ro`: admission's counters are `0..N_COUNTERS` (`COUNTERS` order),
+        /// then the trimmer's `cut_pkts`, the DoD occupancy, and per port
+        /// `RO_PER_PORT` registers from `RO_PORT0`.
+        RO_CUT_PKTS = N_COUNTERS;
+        RO_OCC_DOD_WORDS = ((TmRegs::OCC_DOD_WORDS - TmRegs::COUNTERS_BASE) / 4) as usize;
+        RO_PORT0 = TmRegs::N_GLOBAL_RO;
+        RO_PER_PORT = TmRegs::PORT_REGS.len();
+        P_TX_TRIM = port("tx_trim_packets");
+        P_OCC_H = port("occ_h_bytes");
+        P_OCC_D = port("occ_d_bytes");
+        P_MODE = port("mode");
+        P_GREEN = port("meter_green_pkts");
+        P_NOT_GREEN = port("ingress_trim_packets");
+        P_CYCLES_OPT = port("cycles_optimistic");
+        P_CYCLES_HALF = port("cycles_halftimistic");
+        P_CYCLES_PESS = port("cycles_pessimistic");
+        P_NOTIFIES = port("notifies");
+        P_MAX_OCC_H = port("max_occ_h_bytes");
+        P_MAX_OCC_D = port("max_occ_d_bytes");
+    }
+
+    use crate::tm::admit::N_COUNTERS;
+
+    // The wiring frees a queue's pair of registers as `P_OCC_H + q % 2`.
+    const _: () = assert!(P_OCC_D == P_OCC_H + 1 && P_MAX_OCC_D == P_MAX_OCC_H + 1);
 }
 
 #[derive(LogicBlock)]
@@ -354,6 +443,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for TrafficManager<D, K, U, M, W> {
+    fn update(&mut self) {
+        Self::update(self)
+    }
+    fn connect(&mut self) {
+        Self::connect(self)
+    }
+    // Register indices are names ([`regidx`]), which rust-hdl's Verilog
+    // writer cannot evaluate: `unroll` resolves them with the loops.
+    fn hdl(&self) -> Verilog {
+        unroll::resolve_with(Self::hdl(self), regidx::NAMES)
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TrafficManager<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
         self.admit.clock.next = self.clock.val();
@@ -403,7 +506,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.meter.s_tuser.next = self.s_tuser.val();
         self.meter.s_tvalid.next = self.s_tvalid.val();
         self.s_tready.next = self.meter.s_tready.val();
-        self.meter.enable.next = self.regs.rw[0].val().get_bit(3);
+        self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.bank.req_valid.next = self.meter.req_valid.val();
         self.bank.req_port.next = self.meter.req_port.val();
         self.bank.req_bytes.next = self.meter.req_bytes.val();
@@ -411,11 +514,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.meter.resp_valid.next = self.bank.resp_valid.val();
         self.meter.resp_green.next = self.bank.resp_green.val();
         for k in 0..3 {
-            self.bank.rate[k].next = self.regs.rw[7 + k].val();
-            self.bank.burst[k].next = self.regs.rw[10 + k].val().get_bits::<24>(0);
+            self.bank.rate[k].next = self.regs.rw[RW_RATE + k].val();
+            self.bank.burst[k].next = self.regs.rw[RW_BURST + k].val().get_bits::<24>(0);
         }
-        self.pmode.t0.next = self.regs.rw[13].val();
-        self.pmode.t1.next = self.regs.rw[14].val();
+        self.pmode.t0.next = self.regs.rw[RW_T0].val();
+        self.pmode.t1.next = self.regs.rw[RW_T1].val();
         self.recirc.drr_enable.next = false;
         self.recirc.strict.next = true;
         self.recirc.quantum[0].next = 0.into();
@@ -440,15 +543,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pre.s_tuser.next = self.recirc.m_tuser.val();
         self.pre.s_tvalid.next = self.recirc.m_tvalid.val();
         self.recirc.m_tready.next = self.pre.s_tready.val();
-        self.pre.trim_len.next = self.regs.rw[3].val().get_bits::<24>(0);
+        self.pre.trim_len.next = self.regs.rw[RW_TRIM_LEN].val().get_bits::<24>(0);
         self.admit.s_tdata.next = self.pre.m_tdata.val();
         self.admit.s_tkeep.next = self.pre.m_tkeep.val();
         self.admit.s_tlast.next = self.pre.m_tlast.val();
         self.admit.s_tuser.next = self.pre.m_tuser.val();
         self.admit.s_tvalid.next = self.pre.m_tvalid.val();
         self.pre.m_tready.next = self.admit.s_tready.val();
-        self.admit.rts_en.next = self.regs.rw[0].val().get_bit(0);
-        self.admit.meter_en.next = self.regs.rw[0].val().get_bit(3);
+        self.admit.rts_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_RTS_BIT);
+        self.admit.meter_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.dec_valid.next = self.admit.dec_valid.val();
         self.dec_code.next = self.admit.dec_code.val();
         self.dec_recirc.next = self.admit.dec_recirc.val();
@@ -489,16 +592,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.pmode.notify[p].next = self.notify[p].val() | self.notify_in[p].val();
             self.meter.mode[p].next = self.pmode.mode[p].val();
         }
-        self.admit.limit_h.next = self.regs.rw[1].val() & self.mask24.val();
-        self.admit.limit_d.next = self.regs.rw[2].val() & self.mask24.val();
+        self.admit.limit_h.next = self.regs.rw[RW_LIMIT_H].val() & self.mask24.val();
+        self.admit.limit_d.next = self.regs.rw[RW_LIMIT_D].val() & self.mask24.val();
         self.trimmer.s_tdata.next = self.admit.m_tdata.val();
         self.trimmer.s_tkeep.next = self.admit.m_tkeep.val();
         self.trimmer.s_tlast.next = self.admit.m_tlast.val();
         self.trimmer.s_tuser.next = self.admit.m_tuser.val();
         self.trimmer.s_tvalid.next = self.admit.m_tvalid.val();
         self.admit.m_tready.next = self.trimmer.s_tready.val();
-        self.trimmer.dscp_en.next = self.regs.rw[0].val().get_bit(2);
-        self.trimmer.dscp.next = self.regs.rw[4].val().get_bits::<6>(0);
+        self.trimmer.dscp_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DSCP_BIT);
+        self.trimmer.dscp.next = self.regs.rw[RW_DSCP_TRIMMED].val().get_bits::<6>(0);
         self.demux.s_tdata.next = self.trimmer.m_tdata.val();
         self.demux.s_tkeep.next = self.trimmer.m_tkeep.val();
         self.demux.s_tlast.next = self.trimmer.m_tlast.val();
@@ -512,9 +615,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.admit.clear[c].next = self.regs.ro_clear[c].val();
             self.regs.ro[c].next = self.admit.counters[c].val();
         }
-        self.trimmer.cut_clear.next = self.regs.ro_clear[11].val();
-        self.regs.ro[11].next = self.trimmer.cut_pkts.val();
-        self.regs.ro[12].next = self.occ_dod.q.val();
+        self.trimmer.cut_clear.next = self.regs.ro_clear[RO_CUT_PKTS].val();
+        self.regs.ro[RO_CUT_PKTS].next = self.trimmer.cut_pkts.val();
+        self.regs.ro[RO_OCC_DOD_WORDS].next = self.occ_dod.q.val();
 
         // Ports (queues and schedulers); demux output 2p is port p's header
         // queue, 2p + 1 its data queue.
@@ -533,10 +636,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
             self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
             self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
-            self.port[p].drr_enable.next = self.regs.rw[0].val().get_bit(1);
-            self.port[p].strict.next = !self.regs.rw[0].val().get_bit(1);
-            self.port[p].quantum_h.next = self.regs.rw[5].val();
-            self.port[p].quantum_d.next = self.regs.rw[6].val();
+            self.port[p].drr_enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
+            self.port[p].strict.next = !self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
+            self.port[p].quantum_h.next = self.regs.rw[RW_QUANTUM_H].val();
+            self.port[p].quantum_d.next = self.regs.rw[RW_QUANTUM_D].val();
             self.m_tdata[p].next = self.port[p].m_tdata.val();
             self.m_tkeep[p].next = self.port[p].m_tkeep.val();
             self.m_tlast[p].next = self.port[p].m_tlast.val();
@@ -554,33 +657,33 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(TRIMMED_BIT) {
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
             }
-            // Per port (TmRegs::PORT_REGS order), from ro[13 + 10p].
-            if self.regs.ro_clear[13 + 12 * p].val() {
+            // Per port, TmRegs::PORT_REGS order (regidx).
+            if self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_TX_TRIM].val() {
                 self.tx_trim[p].d.next = 0.into();
             }
-            self.regs.ro[13 + 12 * p].next = self.tx_trim[p].q.val();
-            self.regs.ro[23 + 12 * p].next = self.hw_b[2 * p].q.val();
-            self.regs.ro[24 + 12 * p].next = self.hw_b[2 * p + 1].q.val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_TX_TRIM].next = self.tx_trim[p].q.val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_MAX_OCC_H].next = self.hw_b[2 * p].q.val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_MAX_OCC_D].next = self.hw_b[2 * p + 1].q.val();
 
-            self.regs.ro[16 + 12 * p].next = 0.into();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_MODE].next = 0.into();
             if self.pmode.mode[p].val() == 1 {
-                self.regs.ro[16 + 12 * p].next = 1.into();
+                self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_MODE].next = 1.into();
             }
             if self.pmode.mode[p].val() == 2 {
-                self.regs.ro[16 + 12 * p].next = 2.into();
+                self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_MODE].next = 2.into();
             }
-            self.regs.ro[17 + 12 * p].next = self.bank.green_pkts[p].val();
-            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[17 + 12 * p].val();
-            self.regs.ro[18 + 12 * p].next = self.bank.not_green_pkts[p].val();
-            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[18 + 12 * p].val();
-            self.regs.ro[19 + 12 * p].next = self.pmode.cycles_opt[p].val();
-            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[19 + 12 * p].val();
-            self.regs.ro[20 + 12 * p].next = self.pmode.cycles_half[p].val();
-            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[20 + 12 * p].val();
-            self.regs.ro[21 + 12 * p].next = self.pmode.cycles_pess[p].val();
-            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[21 + 12 * p].val();
-            self.regs.ro[22 + 12 * p].next = self.pmode.notifies[p].val();
-            self.pmode.clr_notifies[p].next = self.regs.ro_clear[22 + 12 * p].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_GREEN].next = self.bank.green_pkts[p].val();
+            self.bank.clr_green_pkts[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_GREEN].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_NOT_GREEN].next = self.bank.not_green_pkts[p].val();
+            self.bank.clr_not_green_pkts[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_NOT_GREEN].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_OPT].next = self.pmode.cycles_opt[p].val();
+            self.pmode.clr_cycles_opt[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_OPT].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_HALF].next = self.pmode.cycles_half[p].val();
+            self.pmode.clr_cycles_half[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_HALF].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_PESS].next = self.pmode.cycles_pess[p].val();
+            self.pmode.clr_cycles_pess[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_CYCLES_PESS].val();
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_NOTIFIES].next = self.pmode.notifies[p].val();
+            self.pmode.clr_notifies[p].next = self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_NOTIFIES].val();
         }
         // Exact occupancy (TmOcc): reserved at admission, freed at departure.
         self.occ.clock.next = self.clock.val();
@@ -601,8 +704,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
             // OCC_H_BYTES[p], MAX_OCC_H_BYTES[p] (q = 2p) and OCC_D_BYTES[p],
             // MAX_OCC_D_BYTES[p] (q = 2p + 1).
-            self.regs.ro[14 + 12 * (q / 2) + q % 2].next = self.tot_b[q].val();
-            if self.regs.ro_clear[23 + 12 * (q / 2) + q % 2].val() {
+            self.regs.ro[RO_PORT0 + RO_PER_PORT * (q / 2) + P_OCC_H + q % 2].next = self.tot_b[q].val();
+            if self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * (q / 2) + P_MAX_OCC_H + q % 2].val() {
                 self.hw_b[q].d.next = 0.into();
             }
             self.admit.occ_words[q].next = self.occ.occ_words[q].val() + self.occ_ext_w[q].val();
