@@ -25,6 +25,38 @@ use rust_hdl::core::ast::{
 
 type Env = Vec<(String, usize)>;
 
+/// Position of `name` in `list`, at compile time (a name not in the list fails
+/// to compile): register indices by the names of a published register list.
+pub const fn position(list: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < list.len() {
+        let (a, b) = (list[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("name not in the list")
+}
+
+/// Declares `pub const NAME: usize = value;` for each entry and `NAMES`, the
+/// table of all of them that [`resolve_with`] takes: indices `#[hdl_gen]` code
+/// writes by name (`self.regs.ro[RO_PORT0 + RO_PER_PORT * p + P_TX_TRIM]`).
+macro_rules! named_indices {
+    ($($(#[$m:meta])* $n:ident = $v:expr;)*) => {
+        $($(#[$m])* pub const $n: usize = $v;)*
+        /// Every index above by name, for [`crate::gen::unroll::resolve_with`].
+        pub const NAMES: &[(&str, usize)] = &[$((stringify!($n), $n)),*];
+    };
+}
+pub(crate) use named_indices;
+
 /// The AST of `v` with loops unrolled and every index resolved.
 pub fn resolve(v: Verilog) -> Verilog {
     resolve_with(v, &[])

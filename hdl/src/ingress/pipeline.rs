@@ -11,6 +11,7 @@ use crate::axil::regs::AxilRegs;
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::config::{parse_mac, Config};
+use crate::gen::unroll;
 use crate::ingress::apply::IngressApply;
 use crate::ingress::classify::{reg as creg, Classify};
 use crate::ingress::lookup::Lookup;
@@ -18,6 +19,7 @@ use crate::ingress::parser::Parser;
 use crate::ingress::phv::PHV_BITS;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::prim::widgets::vec_of;
+use regidx::*;
 use rust_hdl::prelude::*;
 
 /// AXI-Lite address bits of the ingress register map.
@@ -49,6 +51,11 @@ impl IngressRegs {
     pub const DSCP: u32 = 0x14;
     pub const TC: u32 = 0x18;
     pub const ARB_POLICY: u32 = 0x1C;
+    /// `ARB_QUANTUM_p` of arbiter input `p` is at `ARB_QUANTUM + 4p`.
+    pub const ARB_QUANTUM: u32 = 0x20;
+    /// `CTRL` bits: strip the FCS (0), drop malformed packets (1).
+    pub const CTRL_STRIP_FCS: u32 = 1;
+    pub const CTRL_MALFORMED_DROP: u32 = 2;
     pub const ROUTES: u32 = 0x0800;
     pub const L2: u32 = 0x1000;
     pub const NEXTHOPS: u32 = 0x1800;
@@ -104,7 +111,7 @@ impl IngressRegs {
         let rmac = parse_mac(&g.router_mac).expect("validated router_mac");
         let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
         let mut ctl = vec![
-            g.strip_fcs as u32 | (g.malformed_drop as u32) << 1,
+            g.strip_fcs as u32 * IngressRegs::CTRL_STRIP_FCS | g.malformed_drop as u32 * IngressRegs::CTRL_MALFORMED_DROP,
             g.min_frame | g.max_frame << 16,
             g.miss_port,
             rmac as u32,
@@ -118,7 +125,7 @@ impl IngressRegs {
         ctl
     }
     pub fn arb_quantum(&self, p: usize) -> u32 {
-        0x20 + 4 * p as u32
+        Self::ARB_QUANTUM + 4 * p as u32
     }
     pub fn route(&self, i: usize) -> u32 {
         Self::ROUTES + 8 * i as u32
@@ -143,6 +150,65 @@ impl IngressRegs {
             .filter(|_| p < self.ports)
             .map(|i| Self::COUNTER_BASE + 4 * (24 + 9 * p + i) as u32)
     }
+}
+
+/// Indices into the control window's `rw` and the counter window's `ro`, by
+/// name, for the pipeline's `#[hdl_gen]` code; each is derived from
+/// [`IngressRegs`]' address map and counter lists, and
+/// [`crate::gen::unroll`] resolves them in the Verilog ([`NAMES`]).
+pub mod regidx {
+    use super::IngressRegs as R;
+    use crate::gen::unroll::position;
+
+    const fn rw(addr: u32) -> usize {
+        (addr / 4) as usize
+    }
+    const fn ctr(name: &str) -> usize {
+        position(&R::COUNTERS, name)
+    }
+
+    crate::gen::unroll::named_indices! {
+        RW_CTRL = rw(R::CTRL);
+        RW_FRAME = rw(R::FRAME);
+        RW_MISS_PORT = rw(R::MISS_PORT);
+        RW_ROUTER_MAC_LO = rw(R::ROUTER_MAC_LO);
+        RW_ROUTER_MAC_HI = rw(R::ROUTER_MAC_HI);
+        RW_DSCP = rw(R::DSCP);
+        RW_TC = rw(R::TC);
+        RW_ARB_POLICY = rw(R::ARB_POLICY);
+        /// `ARB_QUANTUM_p` is `RW_ARB_QUANTUM + p`.
+        RW_ARB_QUANTUM = rw(R::ARB_QUANTUM);
+        CTRL_STRIP_FCS_BIT = R::CTRL_STRIP_FCS.trailing_zeros() as usize;
+        CTRL_MALFORMED_DROP_BIT = R::CTRL_MALFORMED_DROP.trailing_zeros() as usize;
+        RO_PARSER_PKTS = ctr("parser_pkts");
+        /// The parser's malformed reasons, in order: `RO_MALFORMED + m`.
+        RO_MALFORMED = ctr("malformed_l2_truncated");
+        RO_CLASS_PRIO = ctr("class_prio_pkts");
+        RO_CLASS_TRIM_OK = ctr("class_trim_ok_pkts");
+        RO_CLASS_ROUTER_HIT = ctr("class_router_hit_pkts");
+        RO_LOOKUP_ROUTED = ctr("lookup_routed");
+        RO_LOOKUP_LPM_MISS = ctr("lookup_lpm_miss");
+        RO_LOOKUP_L2_HIT = ctr("lookup_l2_hit");
+        RO_LOOKUP_L2_MISS = ctr("lookup_l2_miss");
+        RO_DROP_MALFORMED = ctr("drop_malformed");
+        RO_DROP_NO_PORT = ctr("drop_no_port");
+        RO_OUT_PKTS = ctr("ingress_out_pkts");
+        /// Per port `p`: `RO_PORT0 + RO_PER_PORT * p + P_*`.
+        RO_PORT0 = R::COUNTERS.len();
+        RO_PER_PORT = R::PORT_COUNTERS.len() + R::PORT_GAUGES.len();
+        P_RX_PKTS = position(&R::PORT_COUNTERS, "rx_pkts");
+        P_RX_BYTES = position(&R::PORT_COUNTERS, "rx_bytes");
+        P_DROP_EMPTY = position(&R::PORT_COUNTERS, "rx_drop_empty");
+        P_DROP_RUNT = position(&R::PORT_COUNTERS, "rx_drop_runt");
+        P_DROP_OVERSIZE = position(&R::PORT_COUNTERS, "rx_drop_oversize");
+        P_DROP_FCS = position(&R::PORT_COUNTERS, "rx_drop_fcs");
+        P_DROP_OVERFLOW = position(&R::PORT_COUNTERS, "rx_drop_overflow");
+        P_OCC_BYTES = R::PORT_COUNTERS.len() + position(&R::PORT_GAUGES, "rx_occ_bytes");
+        P_OCC_PKTS = R::PORT_COUNTERS.len() + position(&R::PORT_GAUGES, "rx_occ_pkts");
+    }
+
+    // The malformed counters are the parser's reasons, one after another.
+    const _: () = assert!(RO_MALFORMED + crate::ingress::parser::REASONS == RO_CLASS_PRIO);
 }
 
 /// One ingress pipeline. Type parameters as for [`crate::axis::pkt_fifo::PktFifo`].
@@ -275,6 +341,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Ingress<D, K, U, M, W> {
+    fn update(&mut self) {
+        Self::update(self)
+    }
+    fn connect(&mut self) {
+        Self::connect(self)
+    }
+    // Register indices are names ([`regidx`]), which rust-hdl's Verilog
+    // writer cannot evaluate: `unroll` resolves them with the loops.
+    fn hdl(&self) -> Verilog {
+        unroll::resolve_with(Self::hdl(self), regidx::NAMES)
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Ingress<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
         self.split.clock.next = self.clock.val();
@@ -412,31 +492,31 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx[p].s_tvalid.next = self.s_tvalid[p].val();
             self.s_tready[p].next = self.rx[p].s_tready.val();
             self.rx[p].port_id.next = self.port_base.val() + self.port_offs[p].val();
-            self.rx[p].strip_fcs.next = self.ctl.rw[0].val().get_bit(0);
-            self.rx[p].min_frame.next = self.ctl.rw[1].val().get_bits::<16>(0);
-            self.rx[p].max_frame.next = self.ctl.rw[1].val().get_bits::<16>(16);
+            self.rx[p].strip_fcs.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_STRIP_FCS_BIT);
+            self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(0);
+            self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(16);
             self.arb.s_tdata[p].next = self.rx[p].m_tdata.val();
             self.arb.s_tkeep[p].next = self.rx[p].m_tkeep.val();
             self.arb.s_tlast[p].next = self.rx[p].m_tlast.val();
             self.arb.s_tuser[p].next = self.rx[p].m_tuser.val();
             self.arb.s_tvalid[p].next = self.rx[p].m_tvalid.val();
             self.rx[p].m_tready.next = self.arb.s_tready[p].val();
-            self.ctr.ro[24 + 9 * p].next = self.rx[p].rx_pkts.val();
-            self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[24 + 9 * p].val();
-            self.ctr.ro[24 + 9 * p + 1].next = self.rx[p].rx_bytes.val();
-            self.rx[p].clr_rx_bytes.next = self.ctr.ro_clear[24 + 9 * p + 1].val();
-            self.ctr.ro[24 + 9 * p + 2].next = self.rx[p].drop_empty.val();
-            self.rx[p].clr_drop_empty.next = self.ctr.ro_clear[24 + 9 * p + 2].val();
-            self.ctr.ro[24 + 9 * p + 3].next = self.rx[p].drop_runt.val();
-            self.rx[p].clr_drop_runt.next = self.ctr.ro_clear[24 + 9 * p + 3].val();
-            self.ctr.ro[24 + 9 * p + 4].next = self.rx[p].drop_oversize.val();
-            self.rx[p].clr_drop_oversize.next = self.ctr.ro_clear[24 + 9 * p + 4].val();
-            self.ctr.ro[24 + 9 * p + 5].next = self.rx[p].drop_fcs.val();
-            self.rx[p].clr_drop_fcs.next = self.ctr.ro_clear[24 + 9 * p + 5].val();
-            self.ctr.ro[24 + 9 * p + 6].next = self.rx[p].drop_overflow.val();
-            self.rx[p].clr_drop_overflow.next = self.ctr.ro_clear[24 + 9 * p + 6].val();
-            self.ctr.ro[24 + 9 * p + 7].next = self.rx[p].occ_bytes.val();
-            self.ctr.ro[24 + 9 * p + 8].next = self.rx[p].occ_pkts.val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].next = self.rx[p].rx_pkts.val();
+            self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_BYTES].next = self.rx[p].rx_bytes.val();
+            self.rx[p].clr_rx_bytes.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_BYTES].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_DROP_EMPTY].next = self.rx[p].drop_empty.val();
+            self.rx[p].clr_drop_empty.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_EMPTY].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_DROP_RUNT].next = self.rx[p].drop_runt.val();
+            self.rx[p].clr_drop_runt.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_RUNT].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_DROP_OVERSIZE].next = self.rx[p].drop_oversize.val();
+            self.rx[p].clr_drop_oversize.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_OVERSIZE].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_DROP_FCS].next = self.rx[p].drop_fcs.val();
+            self.rx[p].clr_drop_fcs.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_FCS].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_DROP_OVERFLOW].next = self.rx[p].drop_overflow.val();
+            self.rx[p].clr_drop_overflow.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_OVERFLOW].val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_OCC_BYTES].next = self.rx[p].occ_bytes.val();
+            self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_OCC_PKTS].next = self.rx[p].occ_pkts.val();
         }
         // A single-port pipeline still has a two-input arbiter: input 1 idles.
         for i in self.rx.len()..self.arb.s_tvalid.len() {
@@ -446,10 +526,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.s_tuser[i].next = 0.into();
             self.arb.s_tvalid[i].next = false;
         }
-        self.arb.drr_enable.next = self.ctl.rw[7].val().get_bit(0);
+        self.arb.drr_enable.next = self.ctl.rw[RW_ARB_POLICY].val().get_bit(0);
         self.arb.strict.next = false;
         for i in 0..self.arb.quantum.len() {
-            self.arb.quantum[i].next = self.ctl.rw[8 + i].val() & self.quantum_mask.val();
+            self.arb.quantum[i].next = self.ctl.rw[RW_ARB_QUANTUM + i].val() & self.quantum_mask.val();
         }
         // Arbiter -> parser; the PHVs loop through classify and lookup.
         self.parser.s_tdata.next = self.arb.m_tdata.val();
@@ -460,15 +540,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.arb.m_tready.next = self.parser.s_tready.val();
         self.classify.s_valid.next = self.parser.x_valid.val();
         self.classify.s_phv.next = self.parser.x_phv.val();
-        self.classify.router_mac_lo.next = self.ctl.rw[3].val();
-        self.classify.router_mac_hi.next = self.ctl.rw[4].val();
-        self.classify.dscp.next = self.ctl.rw[5].val();
-        self.classify.tc.next = self.ctl.rw[6].val();
+        self.classify.router_mac_lo.next = self.ctl.rw[RW_ROUTER_MAC_LO].val();
+        self.classify.router_mac_hi.next = self.ctl.rw[RW_ROUTER_MAC_HI].val();
+        self.classify.dscp.next = self.ctl.rw[RW_DSCP].val();
+        self.classify.tc.next = self.ctl.rw[RW_TC].val();
         self.lookup.s_valid.next = self.classify.m_valid.val();
         self.lookup.s_phv.next = self.classify.m_phv.val();
         self.lookup.s_class.next = self.classify.m_class.val();
-        self.lookup.malformed_drop.next = self.ctl.rw[0].val().get_bit(1);
-        self.lookup.miss_port.next = self.ctl.rw[2].val();
+        self.lookup.malformed_drop.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_MALFORMED_DROP_BIT);
+        self.lookup.miss_port.next = self.ctl.rw[RW_MISS_PORT].val();
         for i in 0..self.lookup.route_w0.len() {
             self.lookup.route_w0[i].next = self.routes.rw[2 * i].val();
             self.lookup.route_w1[i].next = self.routes.rw[2 * i + 1].val();
@@ -493,8 +573,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.apply.s_res.next = self.parser.m_res.val();
         self.apply.s_tvalid.next = self.parser.m_tvalid.val();
         self.parser.m_tready.next = self.apply.s_tready.val();
-        self.router_mac_lo.next = self.ctl.rw[3].val();
-        self.router_mac_hi.next = self.ctl.rw[4].val();
+        self.router_mac_lo.next = self.ctl.rw[RW_ROUTER_MAC_LO].val();
+        self.router_mac_hi.next = self.ctl.rw[RW_ROUTER_MAC_HI].val();
         self.m_tdata.next = self.apply.m_tdata.val();
         self.m_tkeep.next = self.apply.m_tkeep.val();
         self.m_tlast.next = self.apply.m_tlast.val();
@@ -503,53 +583,31 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m_tvalid.next = self.apply.m_tvalid.val();
         self.apply.m_tready.next = self.m_tready.val();
         // Pipeline counters.
-        self.ctr.ro[0].next = self.parser.pkts.val();
-        self.parser.clr_pkts.next = self.ctr.ro_clear[0].val();
-        self.ctr.ro[1].next = self.parser.malformed[0].val();
-        self.parser.clr_malformed[0].next = self.ctr.ro_clear[1].val();
-        self.ctr.ro[2].next = self.parser.malformed[1].val();
-        self.parser.clr_malformed[1].next = self.ctr.ro_clear[2].val();
-        self.ctr.ro[3].next = self.parser.malformed[2].val();
-        self.parser.clr_malformed[2].next = self.ctr.ro_clear[3].val();
-        self.ctr.ro[4].next = self.parser.malformed[3].val();
-        self.parser.clr_malformed[3].next = self.ctr.ro_clear[4].val();
-        self.ctr.ro[5].next = self.parser.malformed[4].val();
-        self.parser.clr_malformed[4].next = self.ctr.ro_clear[5].val();
-        self.ctr.ro[6].next = self.parser.malformed[5].val();
-        self.parser.clr_malformed[5].next = self.ctr.ro_clear[6].val();
-        self.ctr.ro[7].next = self.parser.malformed[6].val();
-        self.parser.clr_malformed[6].next = self.ctr.ro_clear[7].val();
-        self.ctr.ro[8].next = self.parser.malformed[7].val();
-        self.parser.clr_malformed[7].next = self.ctr.ro_clear[8].val();
-        self.ctr.ro[9].next = self.parser.malformed[8].val();
-        self.parser.clr_malformed[8].next = self.ctr.ro_clear[9].val();
-        self.ctr.ro[10].next = self.parser.malformed[9].val();
-        self.parser.clr_malformed[9].next = self.ctr.ro_clear[10].val();
-        self.ctr.ro[11].next = self.parser.malformed[10].val();
-        self.parser.clr_malformed[10].next = self.ctr.ro_clear[11].val();
-        self.ctr.ro[12].next = self.parser.malformed[11].val();
-        self.parser.clr_malformed[11].next = self.ctr.ro_clear[12].val();
-        self.ctr.ro[13].next = self.parser.malformed[12].val();
-        self.parser.clr_malformed[12].next = self.ctr.ro_clear[13].val();
-        self.ctr.ro[14].next = self.classify.prio_pkts.val();
-        self.classify.clr_prio_pkts.next = self.ctr.ro_clear[14].val();
-        self.ctr.ro[15].next = self.classify.trim_ok_pkts.val();
-        self.classify.clr_trim_ok_pkts.next = self.ctr.ro_clear[15].val();
-        self.ctr.ro[16].next = self.classify.router_hit_pkts.val();
-        self.classify.clr_router_hit_pkts.next = self.ctr.ro_clear[16].val();
-        self.ctr.ro[17].next = self.lookup.routed.val();
-        self.lookup.clr_routed.next = self.ctr.ro_clear[17].val();
-        self.ctr.ro[18].next = self.lookup.lpm_miss.val();
-        self.lookup.clr_lpm_miss.next = self.ctr.ro_clear[18].val();
-        self.ctr.ro[19].next = self.lookup.l2_hit.val();
-        self.lookup.clr_l2_hit.next = self.ctr.ro_clear[19].val();
-        self.ctr.ro[20].next = self.lookup.l2_miss.val();
-        self.lookup.clr_l2_miss.next = self.ctr.ro_clear[20].val();
-        self.ctr.ro[21].next = self.lookup.drop_malformed.val();
-        self.lookup.clr_drop_malformed.next = self.ctr.ro_clear[21].val();
-        self.ctr.ro[22].next = self.lookup.drop_no_port.val();
-        self.lookup.clr_drop_no_port.next = self.ctr.ro_clear[22].val();
-        self.ctr.ro[23].next = self.lookup.out_pkts.val();
-        self.lookup.clr_out_pkts.next = self.ctr.ro_clear[23].val();
+        self.ctr.ro[RO_PARSER_PKTS].next = self.parser.pkts.val();
+        self.parser.clr_pkts.next = self.ctr.ro_clear[RO_PARSER_PKTS].val();
+        for m in 0..self.parser.malformed.len() {
+            self.ctr.ro[RO_MALFORMED + m].next = self.parser.malformed[m].val();
+            self.parser.clr_malformed[m].next = self.ctr.ro_clear[RO_MALFORMED + m].val();
+        }
+        self.ctr.ro[RO_CLASS_PRIO].next = self.classify.prio_pkts.val();
+        self.classify.clr_prio_pkts.next = self.ctr.ro_clear[RO_CLASS_PRIO].val();
+        self.ctr.ro[RO_CLASS_TRIM_OK].next = self.classify.trim_ok_pkts.val();
+        self.classify.clr_trim_ok_pkts.next = self.ctr.ro_clear[RO_CLASS_TRIM_OK].val();
+        self.ctr.ro[RO_CLASS_ROUTER_HIT].next = self.classify.router_hit_pkts.val();
+        self.classify.clr_router_hit_pkts.next = self.ctr.ro_clear[RO_CLASS_ROUTER_HIT].val();
+        self.ctr.ro[RO_LOOKUP_ROUTED].next = self.lookup.routed.val();
+        self.lookup.clr_routed.next = self.ctr.ro_clear[RO_LOOKUP_ROUTED].val();
+        self.ctr.ro[RO_LOOKUP_LPM_MISS].next = self.lookup.lpm_miss.val();
+        self.lookup.clr_lpm_miss.next = self.ctr.ro_clear[RO_LOOKUP_LPM_MISS].val();
+        self.ctr.ro[RO_LOOKUP_L2_HIT].next = self.lookup.l2_hit.val();
+        self.lookup.clr_l2_hit.next = self.ctr.ro_clear[RO_LOOKUP_L2_HIT].val();
+        self.ctr.ro[RO_LOOKUP_L2_MISS].next = self.lookup.l2_miss.val();
+        self.lookup.clr_l2_miss.next = self.ctr.ro_clear[RO_LOOKUP_L2_MISS].val();
+        self.ctr.ro[RO_DROP_MALFORMED].next = self.lookup.drop_malformed.val();
+        self.lookup.clr_drop_malformed.next = self.ctr.ro_clear[RO_DROP_MALFORMED].val();
+        self.ctr.ro[RO_DROP_NO_PORT].next = self.lookup.drop_no_port.val();
+        self.lookup.clr_drop_no_port.next = self.ctr.ro_clear[RO_DROP_NO_PORT].val();
+        self.ctr.ro[RO_OUT_PKTS].next = self.lookup.out_pkts.val();
+        self.lookup.clr_out_pkts.next = self.ctr.ro_clear[RO_OUT_PKTS].val();
     }
 }

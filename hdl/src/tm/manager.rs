@@ -208,35 +208,12 @@ pub mod regidx {
         (addr / 4) as usize
     }
 
-    /// Position of `name` in [`TmRegs::PORT_REGS`]; a name not there fails
-    /// to compile.
+    /// Position of `name` in [`TmRegs::PORT_REGS`] (compile time).
     const fn port(name: &str) -> usize {
-        let mut i = 0;
-        while i < TmRegs::PORT_REGS.len() {
-            let (a, b) = (TmRegs::PORT_REGS[i].as_bytes(), name.as_bytes());
-            if a.len() == b.len() {
-                let mut j = 0;
-                while j < a.len() && a[j] == b[j] {
-                    j += 1;
-                }
-                if j == a.len() {
-                    return i;
-                }
-            }
-            i += 1;
-        }
-        panic!("not a per-port register of TmRegs::PORT_REGS")
+        crate::gen::unroll::position(&TmRegs::PORT_REGS, name)
     }
 
-    macro_rules! named {
-        ($($(#[$m:meta])* $n:ident = $v:expr;)*) => {
-            $($(#[$m])* pub const $n: usize = $v;)*
-            /// Every index above by name, for [`crate::gen::unroll::resolve_with`].
-            pub const NAMES: &[(&str, usize)] = &[$((stringify!($n), $n)),*];
-        };
-    }
-
-    named! {
+    crate::gen::unroll::named_indices! {
         RW_CTRL = rw(TmRegs::CTRL);
         RW_LIMIT_H = rw(TmRegs::LIMIT_H);
         RW_LIMIT_D = rw(TmRegs::LIMIT_D);
