@@ -111,7 +111,7 @@ impl IngressRegs {
         let rmac = parse_mac(&g.router_mac).expect("validated router_mac");
         let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
         let mut ctl = vec![
-            g.strip_fcs as u32 * IngressRegs::CTRL_STRIP_FCS | g.malformed_drop as u32 * IngressRegs::CTRL_MALFORMED_DROP,
+            (g.strip_fcs as u32 * IngressRegs::CTRL_STRIP_FCS) | (g.malformed_drop as u32 * IngressRegs::CTRL_MALFORMED_DROP),
             g.min_frame | g.max_frame << 16,
             g.miss_port,
             rmac as u32,
