@@ -108,6 +108,19 @@ struct Outcome {
     cycles: u64,
 }
 
+/// What the replay of a run meets in one cycle, in the order it handles them
+/// (the derived order): admission's decisions first, then packets whose last
+/// beat left a port, then first beats entering (which ask the meter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Admission's `j`-th decision (the RTL's decision trace).
+    Decision(usize),
+    /// The `index`-th packet out of egress `port` left with its last beat.
+    Departure { index: usize, port: usize },
+    /// Input packet `i`'s first beat entered.
+    FirstBeat(usize),
+}
+
 /// The fate code `ts_tm` reports on `dec_code` for a model fate.
 fn code_of(f: &Fate) -> u64 {
     let name = match f {
@@ -218,17 +231,17 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     ensure!(src.first_cycles.len() == pkts.len(), "{} of {} packets entered", src.first_cycles.len(), pkts.len());
     ensure!(src.first_cycles.first().is_none_or(|c| *c >= start));
     let metered = |m: &Meta| k.meter.is_some() && m.ndp_data && m.trim_ok && !m.prio;
-    let mut by_cycle: std::collections::BTreeMap<u64, Vec<(u8, usize, usize)>> = Default::default();
+    let mut by_cycle: std::collections::BTreeMap<u64, Vec<Event>> = Default::default();
     for (i, c) in src.first_cycles.iter().enumerate() {
-        by_cycle.entry(*c).or_default().push((2, i, 0));
+        by_cycle.entry(*c).or_default().push(Event::FirstBeat(i));
     }
     for (j, (c, _)) in dec.events.iter().enumerate() {
-        by_cycle.entry(*c).or_default().push((0, j, 0));
+        by_cycle.entry(*c).or_default().push(Event::Decision(j));
     }
     for (p, s) in sinks.iter().enumerate() {
         ensure!(s.last_cycles.len() == s.packets.len());
         for (j, c) in s.last_cycles.iter().enumerate() {
-            by_cycle.entry(*c).or_default().push((1, j, p));
+            by_cycle.entry(*c).or_default().push(Event::Departure { index: j, port: p });
         }
     }
     let mut verdict: Vec<Option<bool>> = vec![None; pkts.len()];
@@ -250,9 +263,9 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
         let mut req = None;
         let mut evs = by_cycle.remove(&cycle).unwrap_or_default();
         evs.sort();
-        for (kind, i, p) in evs {
-            match kind {
-                0 => {
+        for ev in evs {
+            match ev {
+                Event::Decision(i) => {
                     // A decision at admission.
                     let (code, recirc, port) = (dec.events[i].1[0], dec.events[i].1[1] == 1, dec.events[i].1[2]);
                     let (f, m, fate, t_in) = if recirc {
@@ -290,7 +303,7 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
                         Fate::Dropped(_) => {}
                     }
                 }
-                1 => {
+                Event::Departure { index: i, port: p } => {
                     let g = &sinks[p].packets[i];
                     let user = g.user & mask;
                     let (q, _) = model.depart(p as u8, &g.data, user).map_err(|e| anyhow::anyhow!("cycle {cycle}: {e}"))?;
@@ -300,7 +313,7 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
                         pending[p].get_mut(&(user, g.data.clone())).and_then(|v| v.pop_front()).context("departure without admission")?;
                     latencies.push((t_in, cycle, fate));
                 }
-                _ => {
+                Event::FirstBeat(i) => {
                     let m = &pkts[i].1;
                     if metered(m) {
                         req = Some(MeterReq {
