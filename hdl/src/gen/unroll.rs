@@ -25,6 +25,12 @@ use rust_hdl::core::ast::{
 
 type Env = Vec<(String, usize)>;
 
+/// The index in a register file's `rw` (or `ro`) of the register at byte
+/// offset `addr` from the file's first register.
+pub const fn word(addr: u32) -> usize {
+    (addr / 4) as usize
+}
+
 /// Position of `name` in `list`, at compile time (a name not in the list fails
 /// to compile): register indices by the names of a published register list.
 pub const fn position(list: &[&str], name: &str) -> usize {

@@ -160,9 +160,7 @@ pub mod regidx {
     use super::IngressRegs as R;
     use crate::gen::unroll::position;
 
-    const fn rw(addr: u32) -> usize {
-        (addr / 4) as usize
-    }
+    use crate::gen::unroll::word as rw;
     const fn ctr(name: &str) -> usize {
         position(&R::COUNTERS, name)
     }

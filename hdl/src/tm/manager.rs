@@ -203,10 +203,7 @@ impl TmRegs {
 pub mod regidx {
     use super::TmRegs;
 
-    /// The `rw` index of the register at byte address `addr`.
-    const fn rw(addr: u32) -> usize {
-        (addr / 4) as usize
-    }
+    use crate::gen::unroll::word as rw;
 
     /// Position of `name` in [`TmRegs::PORT_REGS`] (compile time).
     const fn port(name: &str) -> usize {
