@@ -18,6 +18,7 @@
 //!
 //! [`TrafficManager`]: trimswitch_hdl::tm::TrafficManager
 use rust_hdl::prelude::*;
+use trimswitch_hdl::axis::bundle::{AxisSink, AxisSource};
 use trimswitch_hdl::axis::demux::AxisDemux;
 use trimswitch_hdl::prim::widgets::vec_of;
 use trimswitch_hdl::tm::admit::{TmAdmit, TmPre, QUEUE_LSB};
@@ -28,18 +29,8 @@ use trimswitch_hdl::tm::TmPort;
 pub struct TmCore<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
-    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
-    pub m_tlast: Vec<Signal<Out, Bit>>,
-    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
-    pub m_tvalid: Vec<Signal<Out, Bit>>,
-    pub m_tready: Vec<Signal<In, Bit>>,
+    pub s: AxisSink<D, K, U>,
+    pub m: Vec<AxisSource<D, K, U>>,
     pub limit_h: Signal<In, Bits<32>>,
     pub limit_d: Signal<In, Bits<32>>,
     pub rts_en: Signal<In, Bit>,
@@ -62,18 +53,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: vec_of(ports),
-            m_tkeep: vec_of(ports),
-            m_tlast: vec_of(ports),
-            m_tuser: vec_of(ports),
-            m_tvalid: vec_of(ports),
-            m_tready: vec_of(ports),
+            s: Default::default(),
+            m: vec_of(ports),
             limit_h: Default::default(),
             limit_d: Default::default(),
             rts_en: Default::default(),
@@ -104,19 +85,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // TmPre, and the trimmer between admission and the demux).
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.pre.s_tdata.next = self.s_tdata.val();
-        self.pre.s_tkeep.next = self.s_tkeep.val();
-        self.pre.s_tlast.next = self.s_tlast.val();
-        self.pre.s_tuser.next = self.s_tuser.val();
-        self.pre.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.pre.s_tready.val();
+        self.pre.s.tdata.next = self.s.tdata.val();
+        self.pre.s.tkeep.next = self.s.tkeep.val();
+        self.pre.s.tlast.next = self.s.tlast.val();
+        self.pre.s.tuser.next = self.s.tuser.val();
+        self.pre.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.pre.s.tready.val();
         self.pre.trim_len.next = self.trim_len.val();
-        self.admit.s_tdata.next = self.pre.m_tdata.val();
-        self.admit.s_tkeep.next = self.pre.m_tkeep.val();
-        self.admit.s_tlast.next = self.pre.m_tlast.val();
-        self.admit.s_tuser.next = self.pre.m_tuser.val();
-        self.admit.s_tvalid.next = self.pre.m_tvalid.val();
-        self.pre.m_tready.next = self.admit.s_tready.val();
+        self.admit.s.tdata.next = self.pre.m.tdata.val();
+        self.admit.s.tkeep.next = self.pre.m.tkeep.val();
+        self.admit.s.tlast.next = self.pre.m.tlast.val();
+        self.admit.s.tuser.next = self.pre.m.tuser.val();
+        self.admit.s.tvalid.next = self.pre.m.tvalid.val();
+        self.pre.m.tready.next = self.admit.s.tready.val();
         self.admit.rts_en.next = self.rts_en.val();
         self.admit.limit_h.next = self.limit_h.val();
         self.admit.limit_d.next = self.limit_d.val();
@@ -125,12 +106,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.meter_en.next = false;
         self.admit.hold.next = false;
         self.admit.occ_dod_words.next = 0.into();
-        self.demux.s_tdata.next = self.admit.m_tdata.val();
-        self.demux.s_tkeep.next = self.admit.m_tkeep.val();
-        self.demux.s_tlast.next = self.admit.m_tlast.val();
-        self.demux.s_tuser.next = self.admit.m_tuser.val();
-        self.demux.s_tvalid.next = self.admit.m_tvalid.val();
-        self.admit.m_tready.next = self.demux.s_tready.val();
+        self.demux.s.tdata.next = self.admit.m.tdata.val();
+        self.demux.s.tkeep.next = self.admit.m.tkeep.val();
+        self.demux.s.tlast.next = self.admit.m.tlast.val();
+        self.demux.s.tuser.next = self.admit.m.tuser.val();
+        self.demux.s.tvalid.next = self.admit.m.tvalid.val();
+        self.admit.m.tready.next = self.demux.s.tready.val();
         self.demux.clear_drops.next = false;
         for c in 0..self.admit.clear.len() {
             self.admit.clear[c].next = false;
@@ -140,28 +121,28 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.port.len() {
             self.port[p].clock.next = self.clock.val();
             self.port[p].reset.next = self.reset.val();
-            self.port[p].h_tdata.next = self.demux.m_tdata[2 * p].val();
-            self.port[p].h_tkeep.next = self.demux.m_tkeep[2 * p].val();
-            self.port[p].h_tlast.next = self.demux.m_tlast[2 * p].val();
-            self.port[p].h_tuser.next = self.demux.m_tuser[2 * p].val();
-            self.port[p].h_tvalid.next = self.demux.m_tvalid[2 * p].val();
-            self.demux.m_tready[2 * p].next = self.port[p].h_tready.val();
-            self.port[p].d_tdata.next = self.demux.m_tdata[2 * p + 1].val();
-            self.port[p].d_tkeep.next = self.demux.m_tkeep[2 * p + 1].val();
-            self.port[p].d_tlast.next = self.demux.m_tlast[2 * p + 1].val();
-            self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
-            self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
-            self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
+            self.port[p].h.tdata.next = self.demux.m[2 * p].tdata.val();
+            self.port[p].h.tkeep.next = self.demux.m[2 * p].tkeep.val();
+            self.port[p].h.tlast.next = self.demux.m[2 * p].tlast.val();
+            self.port[p].h.tuser.next = self.demux.m[2 * p].tuser.val();
+            self.port[p].h.tvalid.next = self.demux.m[2 * p].tvalid.val();
+            self.demux.m[2 * p].tready.next = self.port[p].h.tready.val();
+            self.port[p].d.tdata.next = self.demux.m[2 * p + 1].tdata.val();
+            self.port[p].d.tkeep.next = self.demux.m[2 * p + 1].tkeep.val();
+            self.port[p].d.tlast.next = self.demux.m[2 * p + 1].tlast.val();
+            self.port[p].d.tuser.next = self.demux.m[2 * p + 1].tuser.val();
+            self.port[p].d.tvalid.next = self.demux.m[2 * p + 1].tvalid.val();
+            self.demux.m[2 * p + 1].tready.next = self.port[p].d.tready.val();
             self.port[p].drr_enable.next = self.drr_enable.val();
             self.port[p].strict.next = self.strict.val();
             self.port[p].quantum_h.next = self.quantum_h.val();
             self.port[p].quantum_d.next = self.quantum_d.val();
-            self.m_tdata[p].next = self.port[p].m_tdata.val();
-            self.m_tkeep[p].next = self.port[p].m_tkeep.val();
-            self.m_tlast[p].next = self.port[p].m_tlast.val();
-            self.m_tuser[p].next = self.port[p].m_tuser.val();
-            self.m_tvalid[p].next = self.port[p].m_tvalid.val();
-            self.port[p].m_tready.next = self.m_tready[p].val();
+            self.m[p].tdata.next = self.port[p].m.tdata.val();
+            self.m[p].tkeep.next = self.port[p].m.tkeep.val();
+            self.m[p].tlast.next = self.port[p].m.tlast.val();
+            self.m[p].tuser.next = self.port[p].m.tuser.val();
+            self.m[p].tvalid.next = self.port[p].m.tvalid.val();
+            self.port[p].m.tready.next = self.m[p].tready.val();
             self.occ.deq[2 * p].next = self.port[p].deq_h.val();
             self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
             self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();

@@ -10,6 +10,7 @@
 //! `4*(n_rw + j)`. Any other address answers `DECERR` (`0b11`) and reads 0.
 //! Writes honour `wstrb`. One write and one read may be outstanding; AW and W
 //! are accepted independently.
+use crate::axil::bundle::AxilSlave;
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
 
@@ -38,23 +39,7 @@ pub const RESP_DECERR: u64 = 0b11;
 pub struct AxilRegs<const AW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axil_awaddr: Signal<In, Bits<AW>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<AW>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    pub s_axil: AxilSlave<AW>,
     pub rw: Vec<Signal<Out, Bits<32>>>,
     pub rw_wr: Vec<Signal<Out, Bit>>,
     pub ro: Vec<Signal<In, Bits<32>>>,
@@ -93,23 +78,7 @@ impl<const AW: usize> AxilRegs<AW> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s_axil: Default::default(),
             rw: vec_of(n_rw),
             rw_wr: vec_of(n_rw),
             ro: vec_of(n_ro),
@@ -160,16 +129,16 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         }
 
         // Write channel: hold AW and W until both are here, then answer on B.
-        self.s_axil_awready.next = !self.aw_full.q.val();
-        self.s_axil_wready.next = !self.w_full.q.val();
-        if self.s_axil_awvalid.val() & !self.aw_full.q.val() {
+        self.s_axil.awready.next = !self.aw_full.q.val();
+        self.s_axil.wready.next = !self.w_full.q.val();
+        if self.s_axil.awvalid.val() & !self.aw_full.q.val() {
             self.aw_full.d.next = true;
-            self.aw_addr.d.next = self.s_axil_awaddr.val();
+            self.aw_addr.d.next = self.s_axil.awaddr.val();
         }
-        if self.s_axil_wvalid.val() & !self.w_full.q.val() {
+        if self.s_axil.wvalid.val() & !self.w_full.q.val() {
             self.w_full.d.next = true;
-            self.w_data.d.next = self.s_axil_wdata.val();
-            self.w_strb.d.next = self.s_axil_wstrb.val();
+            self.w_data.d.next = self.s_axil.wdata.val();
+            self.w_strb.d.next = self.s_axil.wstrb.val();
         }
         self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.bvalid.q.val();
         self.widx.next = self.aw_addr.q.val() >> 2;
@@ -207,15 +176,15 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
                 }
             }
         }
-        if self.bvalid.q.val() & self.s_axil_bready.val() {
+        if self.bvalid.q.val() & self.s_axil.bready.val() {
             self.bvalid.d.next = false;
         }
-        self.s_axil_bvalid.next = self.bvalid.q.val();
-        self.s_axil_bresp.next = self.bresp.q.val();
+        self.s_axil.bvalid.next = self.bvalid.q.val();
+        self.s_axil.bresp.next = self.bresp.q.val();
 
         // Read channel: one read at a time, answered the cycle after AR.
-        self.s_axil_arready.next = !self.rvalid.q.val();
-        self.ridx.next = self.s_axil_araddr.val() >> 2;
+        self.s_axil.arready.next = !self.rvalid.q.val();
+        self.ridx.next = self.s_axil.araddr.val() >> 2;
         self.rd_value.next = 0.into();
         for i in 0..self.regs.len() {
             if self.ridx.val().index() == i {
@@ -227,7 +196,7 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
                 self.rd_value.next = self.ro[j].val();
             }
         }
-        if self.s_axil_arvalid.val() & !self.rvalid.q.val() {
+        if self.s_axil.arvalid.val() & !self.rvalid.q.val() {
             self.rvalid.d.next = true;
             self.rdata.d.next = self.rd_value.val();
             if self.ridx.val() < self.n_total.val() {
@@ -236,11 +205,11 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
                 self.rresp.d.next = 3.into();
             }
         }
-        if self.rvalid.q.val() & self.s_axil_rready.val() {
+        if self.rvalid.q.val() & self.s_axil.rready.val() {
             self.rvalid.d.next = false;
         }
-        self.s_axil_rvalid.next = self.rvalid.q.val();
-        self.s_axil_rdata.next = self.rdata.q.val();
-        self.s_axil_rresp.next = self.rresp.q.val();
+        self.s_axil.rvalid.next = self.rvalid.q.val();
+        self.s_axil.rdata.next = self.rdata.q.val();
+        self.s_axil.rresp.next = self.rresp.q.val();
     }
 }

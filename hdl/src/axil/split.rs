@@ -4,6 +4,7 @@
 //! flight at a time (enough for a control plane, and it keeps the block
 //! small). With it a register map is made of independent register files, so
 //! every table starts at register 0 of its own window.
+use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::axil::regs::RESP_DECERR;
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
@@ -19,40 +20,8 @@ use rust_hdl::prelude::*;
 pub struct AxilSplit<const AW: usize, const SW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axil_awaddr: Signal<In, Bits<AW>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<AW>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
-    pub m_axil_awaddr: Vec<Signal<Out, Bits<SW>>>,
-    pub m_axil_awvalid: Vec<Signal<Out, Bit>>,
-    pub m_axil_awready: Vec<Signal<In, Bit>>,
-    pub m_axil_wdata: Vec<Signal<Out, Bits<32>>>,
-    pub m_axil_wstrb: Vec<Signal<Out, Bits<4>>>,
-    pub m_axil_wvalid: Vec<Signal<Out, Bit>>,
-    pub m_axil_wready: Vec<Signal<In, Bit>>,
-    pub m_axil_bresp: Vec<Signal<In, Bits<2>>>,
-    pub m_axil_bvalid: Vec<Signal<In, Bit>>,
-    pub m_axil_bready: Vec<Signal<Out, Bit>>,
-    pub m_axil_araddr: Vec<Signal<Out, Bits<SW>>>,
-    pub m_axil_arvalid: Vec<Signal<Out, Bit>>,
-    pub m_axil_arready: Vec<Signal<In, Bit>>,
-    pub m_axil_rdata: Vec<Signal<In, Bits<32>>>,
-    pub m_axil_rresp: Vec<Signal<In, Bits<2>>>,
-    pub m_axil_rvalid: Vec<Signal<In, Bit>>,
-    pub m_axil_rready: Vec<Signal<Out, Bit>>,
+    pub s_axil: AxilSlave<AW>,
+    pub m_axil: Vec<AxilMaster<SW>>,
     sw: Constant<Bits<8>>,
     n: Constant<Bits<AW>>,
     decerr: Constant<Bits<2>>,
@@ -78,40 +47,8 @@ impl<const AW: usize, const SW: usize> AxilSplit<AW, SW> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
-            m_axil_awaddr: vec_of(n),
-            m_axil_awvalid: vec_of(n),
-            m_axil_awready: vec_of(n),
-            m_axil_wdata: vec_of(n),
-            m_axil_wstrb: vec_of(n),
-            m_axil_wvalid: vec_of(n),
-            m_axil_wready: vec_of(n),
-            m_axil_bresp: vec_of(n),
-            m_axil_bvalid: vec_of(n),
-            m_axil_bready: vec_of(n),
-            m_axil_araddr: vec_of(n),
-            m_axil_arvalid: vec_of(n),
-            m_axil_arready: vec_of(n),
-            m_axil_rdata: vec_of(n),
-            m_axil_rresp: vec_of(n),
-            m_axil_rvalid: vec_of(n),
-            m_axil_rready: vec_of(n),
+            s_axil: Default::default(),
+            m_axil: vec_of(n),
             sw: Constant::new((SW as u64).to_bits()),
             n: Constant::new((n as u64).to_bits()),
             decerr: Constant::new(RESP_DECERR.to_bits()),
@@ -143,48 +80,48 @@ impl<const AW: usize, const SW: usize> Logic for AxilSplit<AW, SW> {
         self.rbad.next = self.rsel.q.val() >= self.n.val();
 
         // ---- write ----
-        self.s_axil_awready.next = !self.wa.q.val() & !self.reset.val();
-        if self.s_axil_awvalid.val() & !self.wa.q.val() {
+        self.s_axil.awready.next = !self.wa.q.val() & !self.reset.val();
+        if self.s_axil.awvalid.val() & !self.wa.q.val() {
             self.wa.d.next = true;
-            self.wsel.d.next = self.s_axil_awaddr.val() >> self.sw.val();
-            self.waddr.d.next = self.s_axil_awaddr.val().get_bits::<SW>(0);
+            self.wsel.d.next = self.s_axil.awaddr.val() >> self.sw.val();
+            self.waddr.d.next = self.s_axil.awaddr.val().get_bits::<SW>(0);
         }
-        self.s_axil_wready.next = false;
-        self.s_axil_bvalid.next = false;
-        self.s_axil_bresp.next = self.decerr.val();
+        self.s_axil.wready.next = false;
+        self.s_axil.bvalid.next = false;
+        self.s_axil.bresp.next = self.decerr.val();
         if self.wa.q.val() & self.wbad.val() {
             // No such window: take the data, answer DECERR.
-            self.s_axil_wready.next = !self.wd_sent.q.val();
-            if self.s_axil_wvalid.val() & !self.wd_sent.q.val() {
+            self.s_axil.wready.next = !self.wd_sent.q.val();
+            if self.s_axil.wvalid.val() & !self.wd_sent.q.val() {
                 self.wd_sent.d.next = true;
             }
-            self.s_axil_bvalid.next = self.wd_sent.q.val();
-            if self.wd_sent.q.val() & self.s_axil_bready.val() {
+            self.s_axil.bvalid.next = self.wd_sent.q.val();
+            if self.wd_sent.q.val() & self.s_axil.bready.val() {
                 self.wa.d.next = false;
                 self.wd_sent.d.next = false;
             }
         }
-        for i in 0..self.m_axil_awvalid.len() {
-            self.m_axil_awaddr[i].next = self.waddr.q.val();
-            self.m_axil_wdata[i].next = self.s_axil_wdata.val();
-            self.m_axil_wstrb[i].next = self.s_axil_wstrb.val();
-            self.m_axil_awvalid[i].next = false;
-            self.m_axil_wvalid[i].next = false;
-            self.m_axil_bready[i].next = false;
+        for i in 0..self.m_axil.len() {
+            self.m_axil[i].awaddr.next = self.waddr.q.val();
+            self.m_axil[i].wdata.next = self.s_axil.wdata.val();
+            self.m_axil[i].wstrb.next = self.s_axil.wstrb.val();
+            self.m_axil[i].awvalid.next = false;
+            self.m_axil[i].wvalid.next = false;
+            self.m_axil[i].bready.next = false;
             if self.wa.q.val() & (self.wsel.q.val().index() == i) {
-                self.m_axil_awvalid[i].next = !self.wa_sent.q.val();
-                if self.m_axil_awready[i].val() & !self.wa_sent.q.val() {
+                self.m_axil[i].awvalid.next = !self.wa_sent.q.val();
+                if self.m_axil[i].awready.val() & !self.wa_sent.q.val() {
                     self.wa_sent.d.next = true;
                 }
-                self.m_axil_wvalid[i].next = self.s_axil_wvalid.val() & !self.wd_sent.q.val();
-                self.s_axil_wready.next = self.m_axil_wready[i].val() & !self.wd_sent.q.val();
-                if self.s_axil_wvalid.val() & self.m_axil_wready[i].val() & !self.wd_sent.q.val() {
+                self.m_axil[i].wvalid.next = self.s_axil.wvalid.val() & !self.wd_sent.q.val();
+                self.s_axil.wready.next = self.m_axil[i].wready.val() & !self.wd_sent.q.val();
+                if self.s_axil.wvalid.val() & self.m_axil[i].wready.val() & !self.wd_sent.q.val() {
                     self.wd_sent.d.next = true;
                 }
-                self.s_axil_bvalid.next = self.m_axil_bvalid[i].val();
-                self.s_axil_bresp.next = self.m_axil_bresp[i].val();
-                self.m_axil_bready[i].next = self.s_axil_bready.val();
-                if self.m_axil_bvalid[i].val() & self.s_axil_bready.val() {
+                self.s_axil.bvalid.next = self.m_axil[i].bvalid.val();
+                self.s_axil.bresp.next = self.m_axil[i].bresp.val();
+                self.m_axil[i].bready.next = self.s_axil.bready.val();
+                if self.m_axil[i].bvalid.val() & self.s_axil.bready.val() {
                     self.wa.d.next = false;
                     self.wa_sent.d.next = false;
                     self.wd_sent.d.next = false;
@@ -193,35 +130,35 @@ impl<const AW: usize, const SW: usize> Logic for AxilSplit<AW, SW> {
         }
 
         // ---- read ----
-        self.s_axil_arready.next = !self.ra.q.val() & !self.reset.val();
-        if self.s_axil_arvalid.val() & !self.ra.q.val() {
+        self.s_axil.arready.next = !self.ra.q.val() & !self.reset.val();
+        if self.s_axil.arvalid.val() & !self.ra.q.val() {
             self.ra.d.next = true;
-            self.rsel.d.next = self.s_axil_araddr.val() >> self.sw.val();
-            self.raddr.d.next = self.s_axil_araddr.val().get_bits::<SW>(0);
+            self.rsel.d.next = self.s_axil.araddr.val() >> self.sw.val();
+            self.raddr.d.next = self.s_axil.araddr.val().get_bits::<SW>(0);
         }
-        self.s_axil_rvalid.next = false;
-        self.s_axil_rdata.next = 0.into();
-        self.s_axil_rresp.next = self.decerr.val();
+        self.s_axil.rvalid.next = false;
+        self.s_axil.rdata.next = 0.into();
+        self.s_axil.rresp.next = self.decerr.val();
         if self.ra.q.val() & self.rbad.val() {
-            self.s_axil_rvalid.next = true;
-            if self.s_axil_rready.val() {
+            self.s_axil.rvalid.next = true;
+            if self.s_axil.rready.val() {
                 self.ra.d.next = false;
             }
         }
-        for i in 0..self.m_axil_arvalid.len() {
-            self.m_axil_araddr[i].next = self.raddr.q.val();
-            self.m_axil_arvalid[i].next = false;
-            self.m_axil_rready[i].next = false;
+        for i in 0..self.m_axil.len() {
+            self.m_axil[i].araddr.next = self.raddr.q.val();
+            self.m_axil[i].arvalid.next = false;
+            self.m_axil[i].rready.next = false;
             if self.ra.q.val() & (self.rsel.q.val().index() == i) {
-                self.m_axil_arvalid[i].next = !self.ra_sent.q.val();
-                if self.m_axil_arready[i].val() & !self.ra_sent.q.val() {
+                self.m_axil[i].arvalid.next = !self.ra_sent.q.val();
+                if self.m_axil[i].arready.val() & !self.ra_sent.q.val() {
                     self.ra_sent.d.next = true;
                 }
-                self.s_axil_rvalid.next = self.m_axil_rvalid[i].val();
-                self.s_axil_rdata.next = self.m_axil_rdata[i].val();
-                self.s_axil_rresp.next = self.m_axil_rresp[i].val();
-                self.m_axil_rready[i].next = self.s_axil_rready.val();
-                if self.m_axil_rvalid[i].val() & self.s_axil_rready.val() {
+                self.s_axil.rvalid.next = self.m_axil[i].rvalid.val();
+                self.s_axil.rdata.next = self.m_axil[i].rdata.val();
+                self.s_axil.rresp.next = self.m_axil[i].rresp.val();
+                self.m_axil[i].rready.next = self.s_axil.rready.val();
+                if self.m_axil[i].rvalid.val() & self.s_axil.rready.val() {
                     self.ra.d.next = false;
                     self.ra_sent.d.next = false;
                 }

@@ -25,6 +25,7 @@
 //! A new packet is granted in the same cycle its first beat is offered, so
 //! single-beat packets stream back to back. The output goes through a
 //! [`AxisSkid`] register slice.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, DffR, KeepCount};
 use rust_hdl::prelude::*;
@@ -47,18 +48,8 @@ use rust_hdl::prelude::*;
 pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Vec<Signal<In, Bits<D>>>,
-    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
-    pub s_tlast: Vec<Signal<In, Bit>>,
-    pub s_tuser: Vec<Signal<In, Bits<U>>>,
-    pub s_tvalid: Vec<Signal<In, Bit>>,
-    pub s_tready: Vec<Signal<Out, Bit>>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: Vec<AxisSink<D, K, U>>,
+    pub m: AxisSource<D, K, U>,
     pub drr_enable: Signal<In, Bit>,
     pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
@@ -111,18 +102,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: vec_of(n),
-            s_tkeep: vec_of(n),
-            s_tlast: vec_of(n),
-            s_tuser: vec_of(n),
-            s_tvalid: vec_of(n),
-            s_tready: vec_of(n),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: vec_of(n),
+            m: Default::default(),
             drr_enable: Default::default(),
             strict: Default::default(),
             quantum: vec_of(n),
@@ -163,7 +144,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
 
     /// Number of inputs.
     pub fn inputs(&self) -> usize {
-        self.s_tdata.len()
+        self.s.len()
     }
 }
 
@@ -185,12 +166,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
 
         // Requests: priority packets only, while one waits.
         self.any_prio.next = false;
-        for i in 0..self.s_tvalid.len() {
-            self.is_prio[i].next = (self.s_tuser[i].val() & self.prio_mask.val()) == self.prio_value.val();
-            self.any_prio.next = self.any_prio.val() | (self.s_tvalid[i].val() & self.is_prio[i].val());
+        for i in 0..self.s.len() {
+            self.is_prio[i].next = (self.s[i].tuser.val() & self.prio_mask.val()) == self.prio_value.val();
+            self.any_prio.next = self.any_prio.val() | (self.s[i].tvalid.val() & self.is_prio[i].val());
         }
-        for i in 0..self.s_tvalid.len() {
-            self.req[i].next = self.s_tvalid[i].val() & (self.is_prio[i].val() | !self.any_prio.val());
+        for i in 0..self.s.len() {
+            self.req[i].next = self.s[i].tvalid.val() & (self.is_prio[i].val() | !self.any_prio.val());
         }
         // Rotating priority (descending): the highest requesting input below
         // the last one served, else the highest requesting input.
@@ -198,7 +179,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.found_lo.next = false;
         self.pick.next = 0.into();
         self.pick_lo.next = 0.into();
-        for i in 0..self.s_tvalid.len() {
+        for i in 0..self.s.len() {
             if self.req[i].val() {
                 self.any_req.next = true;
                 self.pick.next = i.to_bits();
@@ -214,7 +195,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // Strict priority: the lowest requesting input.
         self.found_s.next = false;
         self.pick_s.next = 0.into();
-        for i in 0..self.s_tvalid.len() {
+        for i in 0..self.s.len() {
             if self.req[i].val() & !self.found_s.val() {
                 self.found_s.next = true;
                 self.pick_s.next = i.to_bits();
@@ -242,17 +223,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.sel_valid.next = false;
         self.sel_last.next = false;
         self.sel_keep.next = 0.into();
-        self.out.s_tdata.next = 0.into();
-        self.out.s_tuser.next = 0.into();
-        for i in 0..self.s_tvalid.len() {
+        self.out.s.tdata.next = 0.into();
+        self.out.s.tuser.next = 0.into();
+        for i in 0..self.s.len() {
             if self.sel.val().index() == i {
                 self.credit_sel.next = self.credit[i].val();
                 self.deficit_sel.next = self.deficit[i].q.val();
-                self.sel_valid.next = self.s_tvalid[i].val();
-                self.sel_last.next = self.s_tlast[i].val();
-                self.sel_keep.next = self.s_tkeep[i].val();
-                self.out.s_tdata.next = self.s_tdata[i].val();
-                self.out.s_tuser.next = self.s_tuser[i].val();
+                self.sel_valid.next = self.s[i].tvalid.val();
+                self.sel_last.next = self.s[i].tlast.val();
+                self.sel_keep.next = self.s[i].tkeep.val();
+                self.out.s.tdata.next = self.s[i].tdata.val();
+                self.out.s.tuser.next = self.s[i].tuser.val();
             }
         }
         // Deficit the selected input sends against: a new DRR turn adds the quantum.
@@ -277,12 +258,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         }
         self.remaining.next = self.base.val() - self.beat_bytes.val();
 
-        self.out.s_tkeep.next = self.sel_keep.val();
-        self.out.s_tlast.next = self.sel_last.val();
-        self.out.s_tvalid.next = self.grant.val();
-        self.xfer.next = self.grant.val() & self.out.s_tready.val();
-        for i in 0..self.s_tready.len() {
-            self.s_tready[i].next = self.xfer.val() & (self.sel.val().index() == i);
+        self.out.s.tkeep.next = self.sel_keep.val();
+        self.out.s.tlast.next = self.sel_last.val();
+        self.out.s.tvalid.next = self.grant.val();
+        self.xfer.next = self.grant.val() & self.out.s.tready.val();
+        for i in 0..self.s.len() {
+            self.s[i].tready.next = self.xfer.val() & (self.sel.val().index() == i);
         }
 
         // State updates.
@@ -325,11 +306,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             }
         }
 
-        self.m_tdata.next = self.out.m_tdata.val();
-        self.m_tkeep.next = self.out.m_tkeep.val();
-        self.m_tlast.next = self.out.m_tlast.val();
-        self.m_tuser.next = self.out.m_tuser.val();
-        self.m_tvalid.next = self.out.m_tvalid.val();
-        self.out.m_tready.next = self.m_tready.val();
+        self.m.tdata.next = self.out.m.tdata.val();
+        self.m.tkeep.next = self.out.m.tkeep.val();
+        self.m.tlast.next = self.out.m.tlast.val();
+        self.m.tuser.next = self.out.m.tuser.val();
+        self.m.tvalid.next = self.out.m.tvalid.val();
+        self.out.m.tready.next = self.m.tready.val();
     }
 }

@@ -5,6 +5,7 @@
 //! configured drop code (`0xFF`) or not below N sends the packet to the drop
 //! destination: every beat is accepted and discarded and `drop_pkts` counts the
 //! packet. Packets are never split or reordered.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
@@ -28,18 +29,8 @@ pub const DEST_DROP: u64 = 0xFF;
 pub struct AxisDemux<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
-    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
-    pub m_tlast: Vec<Signal<Out, Bit>>,
-    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
-    pub m_tvalid: Vec<Signal<Out, Bit>>,
-    pub m_tready: Vec<Signal<In, Bit>>,
+    pub s: AxisSink<D, K, U>,
+    pub m: Vec<AxisSource<D, K, U>>,
     pub drop_pkts: Signal<Out, Bits<32>>,
     pub clear_drops: Signal<In, Bit>,
     dest_lsb: Constant<Bits<16>>,
@@ -63,18 +54,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: vec_of(n),
-            m_tkeep: vec_of(n),
-            m_tlast: vec_of(n),
-            m_tuser: vec_of(n),
-            m_tvalid: vec_of(n),
-            m_tready: vec_of(n),
+            s: Default::default(),
+            m: vec_of(n),
             drop_pkts: Default::default(),
             clear_drops: Default::default(),
             dest_lsb: Constant::new((dest_lsb as u64).to_bits()),
@@ -100,33 +81,33 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
         self.drops.reset.next = self.reset.val();
         self.inp.clock.next = self.clock.val();
         self.inp.reset.next = self.reset.val();
-        self.inp.s_tdata.next = self.s_tdata.val();
-        self.inp.s_tkeep.next = self.s_tkeep.val();
-        self.inp.s_tlast.next = self.s_tlast.val();
-        self.inp.s_tuser.next = self.s_tuser.val();
-        self.inp.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.inp.s_tready.val();
+        self.inp.s.tdata.next = self.s.tdata.val();
+        self.inp.s.tkeep.next = self.s.tkeep.val();
+        self.inp.s.tlast.next = self.s.tlast.val();
+        self.inp.s.tuser.next = self.s.tuser.val();
+        self.inp.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.inp.s.tready.val();
 
         if self.first.q.val() {
-            self.dest.next = self.inp.m_tuser.val().get_bits::<8>(self.dest_lsb.val().index());
+            self.dest.next = self.inp.m.tuser.val().get_bits::<8>(self.dest_lsb.val().index());
         } else {
             self.dest.next = self.dest_q.q.val();
         }
         self.to_drop.next = (self.dest.val() == self.drop_code.val()) | (self.dest.val() >= self.n_out.val());
         self.ready.next = self.to_drop.val();
-        for i in 0..self.m_tvalid.len() {
-            self.m_tdata[i].next = self.inp.m_tdata.val();
-            self.m_tkeep[i].next = self.inp.m_tkeep.val();
-            self.m_tlast[i].next = self.inp.m_tlast.val();
-            self.m_tuser[i].next = self.inp.m_tuser.val();
-            self.m_tvalid[i].next = self.inp.m_tvalid.val() & (self.dest.val().index() == i);
+        for i in 0..self.m.len() {
+            self.m[i].tdata.next = self.inp.m.tdata.val();
+            self.m[i].tkeep.next = self.inp.m.tkeep.val();
+            self.m[i].tlast.next = self.inp.m.tlast.val();
+            self.m[i].tuser.next = self.inp.m.tuser.val();
+            self.m[i].tvalid.next = self.inp.m.tvalid.val() & (self.dest.val().index() == i);
             if self.dest.val().index() == i {
-                self.ready.next = self.m_tready[i].val();
+                self.ready.next = self.m[i].tready.val();
             }
         }
-        self.inp.m_tready.next = self.ready.val();
-        if self.inp.m_tvalid.val() & self.ready.val() {
-            self.first.d.next = self.inp.m_tlast.val();
+        self.inp.m.tready.next = self.ready.val();
+        if self.inp.m.tvalid.val() & self.ready.val() {
+            self.first.d.next = self.inp.m.tlast.val();
             self.dest_q.d.next = self.dest.val();
             if self.first.q.val() & self.to_drop.val() {
                 self.drops.d.next = self.drops.q.val() + 1;

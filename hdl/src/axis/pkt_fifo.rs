@@ -24,6 +24,7 @@
 //! buffer. Reads are issued from the buffer's fill level alone, never from
 //! `m_tready`, so `m_tready` reaches only the buffer's shift enables: no path
 //! from the consumer into the RAM or the counters, and still one beat per cycle.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::{DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
 
@@ -67,18 +68,8 @@ pub const fn count_bits(k: usize) -> usize {
 pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub occ_bytes: Signal<Out, Bits<32>>,
     pub occ_pkts: Signal<Out, Bits<32>>,
     pub drop_pkts: Signal<Out, Bits<32>>,
@@ -156,18 +147,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             occ_bytes: Default::default(),
             occ_pkts: Default::default(),
             drop_pkts: Default::default(),
@@ -271,24 +252,24 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ---- write side ----
         self.full.next = self.used.q.val() == self.depth.val();
         if self.store_forward.val() {
-            self.s_tready.next = !self.reset.val();
+            self.s.tready.next = !self.reset.val();
         } else {
-            self.s_tready.next = !self.reset.val() & !self.full.val();
+            self.s.tready.next = !self.reset.val() & !self.full.val();
         }
-        self.beat_in.next = self.s_tvalid.val() & self.s_tready.val();
+        self.beat_in.next = self.s.tvalid.val() & self.s.tready.val();
         // Byte count of this beat: K, or on the last beat the highest kept lane + 1.
-        self.keep_count.keep.next = self.s_tkeep.val();
+        self.keep_count.keep.next = self.s.tkeep.val();
         self.nb_in.next = bit_cast::<M, 32>(self.lanes.val());
-        if self.s_tlast.val() {
+        if self.s.tlast.val() {
             self.nb_in.next = self.keep_count.count.val();
         }
         if self.first.q.val() {
-            self.user_in.next = self.s_tuser.val();
+            self.user_in.next = self.s.tuser.val();
         } else {
             self.user_in.next = self.user_lat.q.val();
         }
-        self.word_in.next = bit_cast::<W, D>(self.s_tdata.val())
-            | (bit_cast::<W, M>((self.nb_in.val() << 1) | bit_cast::<M, 1>(self.s_tlast.val().into())) << self.meta_shift.val())
+        self.word_in.next = bit_cast::<W, D>(self.s.tdata.val())
+            | (bit_cast::<W, M>((self.nb_in.val() << 1) | bit_cast::<M, 1>(self.s.tlast.val().into())) << self.meta_shift.val())
             | (bit_cast::<W, U>(self.user_in.val()) << self.user_shift.val());
         self.write.next = false;
         self.commit.next = false;
@@ -296,9 +277,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.count_drop.next = false;
         self.add_bytes.next = 0.into();
         if self.beat_in.val() {
-            self.first.d.next = self.s_tlast.val();
+            self.first.d.next = self.s.tlast.val();
             if self.first.q.val() {
-                self.user_lat.d.next = self.s_tuser.val();
+                self.user_lat.d.next = self.s.tuser.val();
             }
             if self.store_forward.val() {
                 if self.dropping.q.val() {
@@ -307,18 +288,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                     if self.s_abort.val() {
                         self.overflowed.d.next = false;
                     }
-                    if self.s_tlast.val() {
+                    if self.s.tlast.val() {
                         self.dropping.d.next = false;
                         self.count_drop.next = self.overflowed.q.val() & !self.s_abort.val();
                     }
                 } else if self.full.val() | self.s_abort.val() {
                     self.rollback.next = true;
-                    self.dropping.d.next = !self.s_tlast.val();
+                    self.dropping.d.next = !self.s.tlast.val();
                     self.overflowed.d.next = !self.s_abort.val();
-                    self.count_drop.next = self.s_tlast.val() & !self.s_abort.val();
+                    self.count_drop.next = self.s.tlast.val() & !self.s_abort.val();
                 } else {
                     self.write.next = true;
-                    if self.s_tlast.val() {
+                    if self.s.tlast.val() {
                         self.commit.next = true;
                         self.add_bytes.next = self.pkt_bytes.q.val() + bit_cast::<32, M>(self.nb_in.val());
                     }
@@ -356,8 +337,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // ---- read side ----
-        self.m_tvalid.next = self.ocount.q.val().any();
-        self.pop.next = self.m_tvalid.val() & self.m_tready.val();
+        self.m.tvalid.next = self.ocount.q.val().any();
+        self.pop.next = self.m.tvalid.val() & self.m.tready.val();
         // Issue a read while the buffer and the read in flight leave room.
         self.issue.next = self.readable.q.val().any() & (self.ocount.q.val() != 3) & !((self.ocount.q.val() == 2) & self.inflight.q.val());
         self.ram.read_enable.next = self.issue.val();
@@ -421,21 +402,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.head_meta.next = self.head.q.val().get_bits::<M>(self.meta_shift.val().index());
         self.head_nb.next = self.head_meta.val() >> 1;
-        self.m_tdata.next = self.head.q.val().get_bits::<D>(0);
-        self.m_tlast.next = self.head_meta.val().get_bit(0);
-        self.m_tuser.next = self.head.q.val().get_bits::<U>(self.user_shift.val().index());
-        if self.m_tlast.val() {
-            self.m_tkeep.next = !(self.all_keep.val() << self.head_nb.val());
+        self.m.tdata.next = self.head.q.val().get_bits::<D>(0);
+        self.m.tlast.next = self.head_meta.val().get_bit(0);
+        self.m.tuser.next = self.head.q.val().get_bits::<U>(self.user_shift.val().index());
+        if self.m.tlast.val() {
+            self.m.tkeep.next = !(self.all_keep.val() << self.head_nb.val());
             self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
         } else {
-            self.m_tkeep.next = self.all_keep.val();
+            self.m.tkeep.next = self.all_keep.val();
             self.sub_bytes.next = self.lanes.val();
         }
         if !self.pop.val() {
             self.sub_bytes.next = 0.into();
         }
         self.sub_q.d.next = self.sub_bytes.val();
-        self.pkt_out_q.d.next = self.pop.val() & self.m_tlast.val();
+        self.pkt_out_q.d.next = self.pop.val() & self.m.tlast.val();
 
         // ---- counters shared by both sides ----
         self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into()) - bit_cast::<32, 1>(self.issue.val().into());
@@ -447,7 +428,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<32, 1>(self.issue.val().into());
         }
         self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
-        self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s_tlast.val()).into())
+        self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s.tlast.val()).into())
             - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
         if self.count_drop.val() {
             self.drops.d.next = self.drops.q.val() + 1;

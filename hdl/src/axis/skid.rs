@@ -4,6 +4,7 @@
 //! registered and `s_tready` registered too, so it cuts every combinational path
 //! between its two sides. Two entries: the output register and the skid register
 //! that catches the beat accepted in the cycle `m_tready` falls.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::DffR;
 use rust_hdl::prelude::*;
 
@@ -22,18 +23,8 @@ use rust_hdl::prelude::*;
 pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     out_valid: DffR<Bit>,
     out_data: DFF<Bits<D>>,
     out_keep: DFF<Bits<K>>,
@@ -52,18 +43,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
@@ -84,36 +65,36 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
         dff_setup!(self, clock, out_valid, skid_valid, out_data, out_keep, out_last, out_user, skid_data, skid_keep, skid_last, skid_user);
         self.out_valid.reset.next = self.reset.val();
         self.skid_valid.reset.next = self.reset.val();
-        self.s_tready.next = !self.skid_valid.q.val();
-        self.m_tvalid.next = self.out_valid.q.val();
-        self.m_tdata.next = self.out_data.q.val();
-        self.m_tkeep.next = self.out_keep.q.val();
-        self.m_tlast.next = self.out_last.q.val();
-        self.m_tuser.next = self.out_user.q.val();
+        self.s.tready.next = !self.skid_valid.q.val();
+        self.m.tvalid.next = self.out_valid.q.val();
+        self.m.tdata.next = self.out_data.q.val();
+        self.m.tkeep.next = self.out_keep.q.val();
+        self.m.tlast.next = self.out_last.q.val();
+        self.m.tuser.next = self.out_user.q.val();
         if self.skid_valid.q.val() {
             // The output register is full (it always is while the skid is).
-            if self.m_tready.val() {
+            if self.m.tready.val() {
                 self.out_data.d.next = self.skid_data.q.val();
                 self.out_keep.d.next = self.skid_keep.q.val();
                 self.out_last.d.next = self.skid_last.q.val();
                 self.out_user.d.next = self.skid_user.q.val();
                 self.skid_valid.d.next = false;
             }
-        } else if self.s_tvalid.val() {
-            if !self.out_valid.q.val() | self.m_tready.val() {
-                self.out_data.d.next = self.s_tdata.val();
-                self.out_keep.d.next = self.s_tkeep.val();
-                self.out_last.d.next = self.s_tlast.val();
-                self.out_user.d.next = self.s_tuser.val();
+        } else if self.s.tvalid.val() {
+            if !self.out_valid.q.val() | self.m.tready.val() {
+                self.out_data.d.next = self.s.tdata.val();
+                self.out_keep.d.next = self.s.tkeep.val();
+                self.out_last.d.next = self.s.tlast.val();
+                self.out_user.d.next = self.s.tuser.val();
                 self.out_valid.d.next = true;
             } else {
-                self.skid_data.d.next = self.s_tdata.val();
-                self.skid_keep.d.next = self.s_tkeep.val();
-                self.skid_last.d.next = self.s_tlast.val();
-                self.skid_user.d.next = self.s_tuser.val();
+                self.skid_data.d.next = self.s.tdata.val();
+                self.skid_keep.d.next = self.s.tkeep.val();
+                self.skid_last.d.next = self.s.tlast.val();
+                self.skid_user.d.next = self.s.tuser.val();
                 self.skid_valid.d.next = true;
             }
-        } else if self.m_tready.val() {
+        } else if self.m.tready.val() {
             self.out_valid.d.next = false;
         }
     }

@@ -25,6 +25,7 @@
 //! - `m_tdata` … `m_tready`: packets for the MAC.
 //! - `router_mac_lo`, `router_mac_hi` in: the router MAC (bits 31:0, 47:32),
 //!   as in the ingress' `ROUTER_MAC_LO`/`_HI` registers.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::meta::ROUTED_BIT;
 use crate::prim::widgets::{DffR, KeepExpand};
 use rust_hdl::prelude::*;
@@ -51,18 +52,8 @@ pub fn lanes_of<const K: usize>(base: usize, lo: usize, hi: usize) -> Bits<K> {
 pub struct EgressRewrite<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub router_mac_lo: Signal<In, Bits<32>>,
     pub router_mac_hi: Signal<In, Bits<32>>,
     mask0: Constant<Bits<K>>,
@@ -89,18 +80,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for EgressRewrite<D
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             router_mac_lo: Default::default(),
             router_mac_hi: Default::default(),
             mask0: Constant::new(lanes_of::<K>(0, SRC_MAC_BYTE, 12)),
@@ -127,7 +108,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for EgressRewrite<D, 
         self.routed_q.reset.next = self.reset.val();
         self.routed.next = self.routed_q.q.val();
         if self.bidx.q.val() == 0 {
-            self.routed.next = self.s_tuser.val().get_bit(self.routed_bit.val().index());
+            self.routed.next = self.s.tuser.val().get_bit(self.routed_bit.val().index());
         }
         // MAC values hold the first byte on the wire in bits 47:40; frame
         // byte j is lane j (bits 8j+7:8j).
@@ -141,23 +122,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for EgressRewrite<D, 
             | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(0)) << 88);
         self.exp0.keep.next = self.mask0.val();
         self.exp1.keep.next = self.mask1.val();
-        self.m_tdata.next = self.s_tdata.val();
+        self.m.tdata.next = self.s.tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {
-            self.m_tdata.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 96>(self.rv.val()) & self.exp0.mask.val());
+            self.m.tdata.next = (self.s.tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 96>(self.rv.val()) & self.exp0.mask.val());
         }
         if self.routed.val() & (self.bidx.q.val() == 1) {
-            self.m_tdata.next = (self.s_tdata.val() & !self.exp1.mask.val())
+            self.m.tdata.next = (self.s.tdata.val() & !self.exp1.mask.val())
                 | (bit_cast::<D, 96>(self.rv.val() >> self.shift1.val()) & self.exp1.mask.val());
         }
-        self.m_tkeep.next = self.s_tkeep.val();
-        self.m_tlast.next = self.s_tlast.val();
-        self.m_tuser.next = self.s_tuser.val();
-        self.m_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.m_tready.val();
-        self.xfer.next = self.s_tvalid.val() & self.m_tready.val();
+        self.m.tkeep.next = self.s.tkeep.val();
+        self.m.tlast.next = self.s.tlast.val();
+        self.m.tuser.next = self.s.tuser.val();
+        self.m.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.m.tready.val();
+        self.xfer.next = self.s.tvalid.val() & self.m.tready.val();
         if self.xfer.val() {
             self.routed_q.d.next = self.routed.val();
-            if self.s_tlast.val() {
+            if self.s.tlast.val() {
                 self.bidx.d.next = 0.into();
             } else if self.bidx.q.val() != 2 {
                 self.bidx.d.next = self.bidx.q.val() + 1;
@@ -200,7 +181,7 @@ mod tests {
         };
         uut.router_mac_lo.next = (rmac & 0xffff_ffff).into();
         uut.router_mac_hi.next = (rmac >> 32).into();
-        uut.m_tready.next = true;
+        uut.m.tready.next = true;
         uut.reset.next = true;
         step(&mut uut, true);
         step(&mut uut, false);
@@ -214,18 +195,18 @@ mod tests {
                 }
                 keep = keep.replace_bit(i, true);
             }
-            uut.s_tdata.next = d;
-            uut.s_tkeep.next = keep;
-            uut.s_tlast.next = last;
-            uut.s_tuser.next = Bits::<128>::default().replace_bit(ROUTED_BIT, routed);
-            uut.s_tvalid.next = true;
+            uut.s.tdata.next = d;
+            uut.s.tkeep.next = keep;
+            uut.s.tlast.next = last;
+            uut.s.tuser.next = Bits::<128>::default().replace_bit(ROUTED_BIT, routed);
+            uut.s.tvalid.next = true;
             step(&mut uut, clock);
-            assert!(uut.s_tready.val() && uut.m_tvalid.val());
-            let o = uut.m_tdata.val();
+            assert!(uut.s.tready.val() && uut.m.tvalid.val());
+            let o = uut.m.tdata.val();
             for i in 0..bytes.len() {
                 cur.push((0..8).fold(0u8, |a, k| a | (o.get_bit(8 * i + k) as u8) << k));
             }
-            if uut.m_tlast.val() {
+            if uut.m.tlast.val() {
                 out.push(std::mem::take(&mut cur));
             }
             clock = true;

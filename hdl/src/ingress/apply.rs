@@ -7,6 +7,7 @@
 //! packet returned to its sender can be addressed to it.
 //! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
 //! and the PHV beside it).
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::egress::rewrite::lanes_of;
 use crate::ingress::lookup::res;
@@ -25,21 +26,11 @@ use rust_hdl::prelude::*;
 pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
+    pub s: AxisSink<D, K, U>,
     pub s_phv: Signal<In, Bits<PHV_BITS>>,
     pub s_res: Signal<In, Bits<128>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
+    pub m: AxisSource<D, K, U>,
     pub m_phv: Signal<Out, Bits<PHV_BITS>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
     user_keep: Constant<Bits<U>>,
     wide: Constant<Bit>,
     l3c: Signal<Local, Bits<2>>,
@@ -78,21 +69,11 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
+            s: Default::default(),
             s_phv: Default::default(),
             s_res: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
+            m: Default::default(),
             m_phv: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
             user_keep: Constant::new(keep),
             wide: Constant::new(wide),
             l3c: Default::default(),
@@ -139,13 +120,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
             | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
             | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(0)) << 40);
         self.exp0.keep.next = self.mask0.val();
-        self.data.next = self.s_tdata.val();
+        self.data.next = self.s.tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {
-            self.data.next = (self.s_tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
+            self.data.next = (self.s.tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
         }
-        self.out.s_tdata.next = self.data.val();
-        self.out.s_tkeep.next = self.s_tkeep.val();
-        self.out.s_tlast.next = self.s_tlast.val();
+        self.out.s.tdata.next = self.data.val();
+        self.out.s.tkeep.next = self.s.tkeep.val();
+        self.out.s.tlast.next = self.s.tlast.val();
         // Header-location fields (meta.rs; PHV l3 codes IPv4 1 and IPv6 2 are
         // the tuser l3 codes, every other l3 is 0). Literal PHV offsets are
         // checked against phv::field in the constructor.
@@ -158,36 +139,36 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
             | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(87)) << 4)
             | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(164)) << 11)
             | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(126)) << 18);
-        self.user.next = (self.s_tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+        self.user.next = (self.s.tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
         if self.wide.val() {
-            self.user.next = (self.s_tuser.val() & self.user_keep.val())
+            self.user.next = (self.s.tuser.val() & self.user_keep.val())
                 | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
                 | (bit_cast::<U, 32>(self.info.val()) << 56);
         }
-        self.out.s_tuser.next = self.user.val();
-        self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
-        self.side.s_tdata.next = self.s_phv.val();
-        self.side.s_tkeep.next = 0xFFFF_FFFF_u64.into();
-        self.side.s_tlast.next = self.s_tlast.val();
-        self.side.s_tuser.next = 0.into();
-        self.side.s_tvalid.next = self.s_tvalid.val() & !self.drop.val();
+        self.out.s.tuser.next = self.user.val();
+        self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();
+        self.side.s.tdata.next = self.s_phv.val();
+        self.side.s.tkeep.next = 0xFFFF_FFFF_u64.into();
+        self.side.s.tlast.next = self.s.tlast.val();
+        self.side.s.tuser.next = 0.into();
+        self.side.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();
         // A dropped packet is consumed at full speed.
-        self.s_tready.next = self.drop.val() | self.out.s_tready.val();
-        self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        self.s.tready.next = self.drop.val() | self.out.s.tready.val();
+        self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
         if self.xfer.val() {
-            if self.s_tlast.val() {
+            if self.s.tlast.val() {
                 self.bidx.d.next = 0.into();
             } else {
                 self.bidx.d.next = 1.into();
             }
         }
-        self.m_tdata.next = self.out.m_tdata.val();
-        self.m_tkeep.next = self.out.m_tkeep.val();
-        self.m_tlast.next = self.out.m_tlast.val();
-        self.m_tuser.next = self.out.m_tuser.val();
-        self.m_tvalid.next = self.out.m_tvalid.val();
-        self.m_phv.next = self.side.m_tdata.val();
-        self.out.m_tready.next = self.m_tready.val();
-        self.side.m_tready.next = self.m_tready.val();
+        self.m.tdata.next = self.out.m.tdata.val();
+        self.m.tkeep.next = self.out.m.tkeep.val();
+        self.m.tlast.next = self.out.m.tlast.val();
+        self.m.tuser.next = self.out.m.tuser.val();
+        self.m.tvalid.next = self.out.m.tvalid.val();
+        self.m_phv.next = self.side.m.tdata.val();
+        self.out.m.tready.next = self.m.tready.val();
+        self.side.m.tready.next = self.m.tready.val();
     }
 }

@@ -24,6 +24,7 @@
 //! match-action layout of a switch ASIC). The PHV stages must then keep order,
 //! take one PHV per cycle and never stall. Every stage takes
 //! one packet per cycle: back-to-back single-beat packets flow at one per cycle.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::pkt_fifo::PktFifo;
 use crate::ingress::phv::{field, PHV_BITS};
 use crate::meta::LENGTH_LSB;
@@ -172,19 +173,9 @@ impl Logic for PhvPack {
 pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub m_phv: Signal<Out, Bits<PHV_BITS>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
     pub m_res: Signal<Out, Bits<RES_BITS>>,
     pub x_valid: Signal<Out, Bit>,
     pub x_phv: Signal<Out, Bits<PHV_BITS>>,
@@ -371,16 +362,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             m_phv: Default::default(),
             m_res: Default::default(),
             x_valid: Default::default(),
@@ -388,8 +371,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             x_res_valid: Default::default(),
             x_res_phv: Default::default(),
             x_res: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
             pkts: Default::default(),
             clr_pkts: Default::default(),
             malformed: vec_of(REASONS),
@@ -694,27 +675,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- input: admission, window slots, length mask ----
         self.gate.next = !self.first.q.val() | (self.inflight.q.val() < self.phv_room.val());
-        self.s_tready.next = self.data.s_tready.val() & self.gate.val() & !self.reset.val();
-        self.beat_in.next = self.s_tvalid.val() & self.s_tready.val();
-        self.data.s_tdata.next = self.s_tdata.val();
-        self.data.s_tkeep.next = self.s_tkeep.val();
-        self.data.s_tlast.next = self.s_tlast.val();
-        self.data.s_tuser.next = self.s_tuser.val();
-        self.data.s_tvalid.next = self.s_tvalid.val() & self.gate.val() & !self.reset.val();
+        self.s.tready.next = self.data.s.tready.val() & self.gate.val() & !self.reset.val();
+        self.beat_in.next = self.s.tvalid.val() & self.s.tready.val();
+        self.data.s.tdata.next = self.s.tdata.val();
+        self.data.s.tkeep.next = self.s.tkeep.val();
+        self.data.s.tlast.next = self.s.tlast.val();
+        self.data.s.tuser.next = self.s.tuser.val();
+        self.data.s.tvalid.next = self.s.tvalid.val() & self.gate.val() & !self.reset.val();
         self.data.s_abort.next = false;
         self.data.clear_drops.next = false;
         self.cur.next = self.widx.q.val();
         if self.first.q.val() {
             self.cur.next = 0.into();
         }
-        self.din_wide.next = bit_cast::<1024, D>(self.s_tdata.val());
-        self.len_in.next = self.s_tuser.val().get_bits::<16>(self.length_lsb.val().index());
+        self.din_wide.next = bit_cast::<1024, D>(self.s.tdata.val());
+        self.len_in.next = self.s.tuser.val().get_bits::<16>(self.length_lsb.val().index());
         self.go.d.next = false;
         if self.beat_in.val() {
-            self.first.d.next = self.s_tlast.val();
+            self.first.d.next = self.s.tlast.val();
             if self.cur.val() < self.nb_slots.val() {
                 self.widx.d.next = self.cur.val() + 1;
-                self.go.d.next = self.s_tlast.val() | (self.cur.val() == self.last_slot.val());
+                self.go.d.next = self.s.tlast.val() | (self.cur.val() == self.last_slot.val());
             }
             for j in 0..self.slots.len() {
                 if self.cur.val().index() == j {
@@ -1223,16 +1204,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.x_valid.next = self.r4_v.q.val();
         self.x_phv.next = self.pack.phv.val();
         if self.external.val() {
-            self.phvq.s_tdata.next =
+            self.phvq.s.tdata.next =
                 bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
-            self.phvq.s_tvalid.next = self.x_res_valid.val();
+            self.phvq.s.tvalid.next = self.x_res_valid.val();
         } else {
-            self.phvq.s_tdata.next = bit_cast::<384, PHV_BITS>(self.pack.phv.val());
-            self.phvq.s_tvalid.next = self.r4_v.q.val();
+            self.phvq.s.tdata.next = bit_cast::<384, PHV_BITS>(self.pack.phv.val());
+            self.phvq.s.tvalid.next = self.r4_v.q.val();
         }
-        self.phvq.s_tkeep.next = 0xFFFF_FFFF_FFFF_u64.into();
-        self.phvq.s_tlast.next = true;
-        self.phvq.s_tuser.next = 0.into();
+        self.phvq.s.tkeep.next = 0xFFFF_FFFF_FFFF_u64.into();
+        self.phvq.s.tlast.next = true;
+        self.phvq.s.tuser.next = 0.into();
         self.phvq.s_abort.next = false;
         self.phvq.clear_drops.next = false;
         if self.r4_v.q.val() {
@@ -1255,16 +1236,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkts.next = self.n_pkts.q.val();
 
         // ---- output: each packet with its PHV ----
-        self.m_tdata.next = self.data.m_tdata.val();
-        self.m_tkeep.next = self.data.m_tkeep.val();
-        self.m_tlast.next = self.data.m_tlast.val();
-        self.m_tuser.next = self.data.m_tuser.val();
-        self.m_phv.next = self.phvq.m_tdata.val().get_bits::<PHV_BITS>(0);
-        self.m_res.next = self.phvq.m_tdata.val().get_bits::<RES_BITS>(self.res_shift.val().index());
-        self.m_tvalid.next = self.data.m_tvalid.val() & self.phvq.m_tvalid.val();
-        self.data.m_tready.next = self.m_tready.val() & self.phvq.m_tvalid.val();
-        self.phvq.m_tready.next = self.m_tready.val() & self.data.m_tvalid.val() & self.data.m_tlast.val();
-        self.pop_pkt.next = self.m_tvalid.val() & self.m_tready.val() & self.m_tlast.val();
+        self.m.tdata.next = self.data.m.tdata.val();
+        self.m.tkeep.next = self.data.m.tkeep.val();
+        self.m.tlast.next = self.data.m.tlast.val();
+        self.m.tuser.next = self.data.m.tuser.val();
+        self.m_phv.next = self.phvq.m.tdata.val().get_bits::<PHV_BITS>(0);
+        self.m_res.next = self.phvq.m.tdata.val().get_bits::<RES_BITS>(self.res_shift.val().index());
+        self.m.tvalid.next = self.data.m.tvalid.val() & self.phvq.m.tvalid.val();
+        self.data.m.tready.next = self.m.tready.val() & self.phvq.m.tvalid.val();
+        self.phvq.m.tready.next = self.m.tready.val() & self.data.m.tvalid.val() & self.data.m.tlast.val();
+        self.pop_pkt.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val();
         self.inflight.d.next = self.inflight.q.val() + bit_cast::<8, 1>((self.beat_in.val() & self.first.q.val()).into())
             - bit_cast::<8, 1>(self.pop_pkt.val().into());
     }

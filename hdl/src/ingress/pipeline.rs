@@ -7,9 +7,11 @@
 //!
 //! The switch has `datapath.pipelines` of these; pipeline `n` serves ports
 //! `n * P .. (n + 1) * P` with `P = ports / pipelines`.
+use crate::axil::bundle::AxilSlave;
 use crate::axil::regs::AxilRegs;
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::config::{parse_mac, Config};
 use crate::gen::unroll;
 use crate::ingress::apply::IngressApply;
@@ -228,35 +230,10 @@ pub mod regidx {
 pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Vec<Signal<In, Bits<D>>>,
-    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
-    pub s_tlast: Vec<Signal<In, Bit>>,
-    pub s_tvalid: Vec<Signal<In, Bit>>,
-    pub s_tready: Vec<Signal<Out, Bit>>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
+    pub s: Vec<AxisPlainSink<D, K>>,
+    pub m: AxisSource<D, K, U>,
     pub m_phv: Signal<Out, Bits<PHV_BITS>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
-    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    pub s_axil: AxilSlave<REG_ADDR_BITS>,
     pub port_base: Signal<In, Bits<8>>,
     pub router_mac_lo: Signal<Out, Bits<32>>,
     pub router_mac_hi: Signal<Out, Bits<32>>,
@@ -288,35 +265,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: vec_of(ports),
-            s_tkeep: vec_of(ports),
-            s_tlast: vec_of(ports),
-            s_tvalid: vec_of(ports),
-            s_tready: vec_of(ports),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
+            s: vec_of(ports),
+            m: Default::default(),
             m_phv: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s_axil: Default::default(),
             port_base: Default::default(),
             router_mac_lo: Default::default(),
             router_mac_hi: Default::default(),
@@ -378,127 +330,127 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.apply.clock.next = self.clock.val();
         self.apply.reset.next = self.reset.val();
         // Register map.
-        self.split.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.split.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.split.s_axil_awready.val();
-        self.split.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.split.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.split.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.split.s_axil_wready.val();
-        self.s_axil_bresp.next = self.split.s_axil_bresp.val();
-        self.s_axil_bvalid.next = self.split.s_axil_bvalid.val();
-        self.split.s_axil_bready.next = self.s_axil_bready.val();
-        self.split.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.split.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.split.s_axil_arready.val();
-        self.s_axil_rdata.next = self.split.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.split.s_axil_rresp.val();
-        self.s_axil_rvalid.next = self.split.s_axil_rvalid.val();
-        self.split.s_axil_rready.next = self.s_axil_rready.val();
-        self.ctl.s_axil_awaddr.next = self.split.m_axil_awaddr[0].val();
-        self.ctl.s_axil_awvalid.next = self.split.m_axil_awvalid[0].val();
-        self.split.m_axil_awready[0].next = self.ctl.s_axil_awready.val();
-        self.ctl.s_axil_wdata.next = self.split.m_axil_wdata[0].val();
-        self.ctl.s_axil_wstrb.next = self.split.m_axil_wstrb[0].val();
-        self.ctl.s_axil_wvalid.next = self.split.m_axil_wvalid[0].val();
-        self.split.m_axil_wready[0].next = self.ctl.s_axil_wready.val();
-        self.split.m_axil_bresp[0].next = self.ctl.s_axil_bresp.val();
-        self.split.m_axil_bvalid[0].next = self.ctl.s_axil_bvalid.val();
-        self.ctl.s_axil_bready.next = self.split.m_axil_bready[0].val();
-        self.ctl.s_axil_araddr.next = self.split.m_axil_araddr[0].val();
-        self.ctl.s_axil_arvalid.next = self.split.m_axil_arvalid[0].val();
-        self.split.m_axil_arready[0].next = self.ctl.s_axil_arready.val();
-        self.split.m_axil_rdata[0].next = self.ctl.s_axil_rdata.val();
-        self.split.m_axil_rresp[0].next = self.ctl.s_axil_rresp.val();
-        self.split.m_axil_rvalid[0].next = self.ctl.s_axil_rvalid.val();
-        self.ctl.s_axil_rready.next = self.split.m_axil_rready[0].val();
-        self.routes.s_axil_awaddr.next = self.split.m_axil_awaddr[1].val();
-        self.routes.s_axil_awvalid.next = self.split.m_axil_awvalid[1].val();
-        self.split.m_axil_awready[1].next = self.routes.s_axil_awready.val();
-        self.routes.s_axil_wdata.next = self.split.m_axil_wdata[1].val();
-        self.routes.s_axil_wstrb.next = self.split.m_axil_wstrb[1].val();
-        self.routes.s_axil_wvalid.next = self.split.m_axil_wvalid[1].val();
-        self.split.m_axil_wready[1].next = self.routes.s_axil_wready.val();
-        self.split.m_axil_bresp[1].next = self.routes.s_axil_bresp.val();
-        self.split.m_axil_bvalid[1].next = self.routes.s_axil_bvalid.val();
-        self.routes.s_axil_bready.next = self.split.m_axil_bready[1].val();
-        self.routes.s_axil_araddr.next = self.split.m_axil_araddr[1].val();
-        self.routes.s_axil_arvalid.next = self.split.m_axil_arvalid[1].val();
-        self.split.m_axil_arready[1].next = self.routes.s_axil_arready.val();
-        self.split.m_axil_rdata[1].next = self.routes.s_axil_rdata.val();
-        self.split.m_axil_rresp[1].next = self.routes.s_axil_rresp.val();
-        self.split.m_axil_rvalid[1].next = self.routes.s_axil_rvalid.val();
-        self.routes.s_axil_rready.next = self.split.m_axil_rready[1].val();
-        self.l2t.s_axil_awaddr.next = self.split.m_axil_awaddr[2].val();
-        self.l2t.s_axil_awvalid.next = self.split.m_axil_awvalid[2].val();
-        self.split.m_axil_awready[2].next = self.l2t.s_axil_awready.val();
-        self.l2t.s_axil_wdata.next = self.split.m_axil_wdata[2].val();
-        self.l2t.s_axil_wstrb.next = self.split.m_axil_wstrb[2].val();
-        self.l2t.s_axil_wvalid.next = self.split.m_axil_wvalid[2].val();
-        self.split.m_axil_wready[2].next = self.l2t.s_axil_wready.val();
-        self.split.m_axil_bresp[2].next = self.l2t.s_axil_bresp.val();
-        self.split.m_axil_bvalid[2].next = self.l2t.s_axil_bvalid.val();
-        self.l2t.s_axil_bready.next = self.split.m_axil_bready[2].val();
-        self.l2t.s_axil_araddr.next = self.split.m_axil_araddr[2].val();
-        self.l2t.s_axil_arvalid.next = self.split.m_axil_arvalid[2].val();
-        self.split.m_axil_arready[2].next = self.l2t.s_axil_arready.val();
-        self.split.m_axil_rdata[2].next = self.l2t.s_axil_rdata.val();
-        self.split.m_axil_rresp[2].next = self.l2t.s_axil_rresp.val();
-        self.split.m_axil_rvalid[2].next = self.l2t.s_axil_rvalid.val();
-        self.l2t.s_axil_rready.next = self.split.m_axil_rready[2].val();
-        self.nht.s_axil_awaddr.next = self.split.m_axil_awaddr[3].val();
-        self.nht.s_axil_awvalid.next = self.split.m_axil_awvalid[3].val();
-        self.split.m_axil_awready[3].next = self.nht.s_axil_awready.val();
-        self.nht.s_axil_wdata.next = self.split.m_axil_wdata[3].val();
-        self.nht.s_axil_wstrb.next = self.split.m_axil_wstrb[3].val();
-        self.nht.s_axil_wvalid.next = self.split.m_axil_wvalid[3].val();
-        self.split.m_axil_wready[3].next = self.nht.s_axil_wready.val();
-        self.split.m_axil_bresp[3].next = self.nht.s_axil_bresp.val();
-        self.split.m_axil_bvalid[3].next = self.nht.s_axil_bvalid.val();
-        self.nht.s_axil_bready.next = self.split.m_axil_bready[3].val();
-        self.nht.s_axil_araddr.next = self.split.m_axil_araddr[3].val();
-        self.nht.s_axil_arvalid.next = self.split.m_axil_arvalid[3].val();
-        self.split.m_axil_arready[3].next = self.nht.s_axil_arready.val();
-        self.split.m_axil_rdata[3].next = self.nht.s_axil_rdata.val();
-        self.split.m_axil_rresp[3].next = self.nht.s_axil_rresp.val();
-        self.split.m_axil_rvalid[3].next = self.nht.s_axil_rvalid.val();
-        self.nht.s_axil_rready.next = self.split.m_axil_rready[3].val();
-        self.ctr.s_axil_awaddr.next = self.split.m_axil_awaddr[4].val();
-        self.ctr.s_axil_awvalid.next = self.split.m_axil_awvalid[4].val();
-        self.split.m_axil_awready[4].next = self.ctr.s_axil_awready.val();
-        self.ctr.s_axil_wdata.next = self.split.m_axil_wdata[4].val();
-        self.ctr.s_axil_wstrb.next = self.split.m_axil_wstrb[4].val();
-        self.ctr.s_axil_wvalid.next = self.split.m_axil_wvalid[4].val();
-        self.split.m_axil_wready[4].next = self.ctr.s_axil_wready.val();
-        self.split.m_axil_bresp[4].next = self.ctr.s_axil_bresp.val();
-        self.split.m_axil_bvalid[4].next = self.ctr.s_axil_bvalid.val();
-        self.ctr.s_axil_bready.next = self.split.m_axil_bready[4].val();
-        self.ctr.s_axil_araddr.next = self.split.m_axil_araddr[4].val();
-        self.ctr.s_axil_arvalid.next = self.split.m_axil_arvalid[4].val();
-        self.split.m_axil_arready[4].next = self.ctr.s_axil_arready.val();
-        self.split.m_axil_rdata[4].next = self.ctr.s_axil_rdata.val();
-        self.split.m_axil_rresp[4].next = self.ctr.s_axil_rresp.val();
-        self.split.m_axil_rvalid[4].next = self.ctr.s_axil_rvalid.val();
-        self.ctr.s_axil_rready.next = self.split.m_axil_rready[4].val();
+        self.split.s_axil.awaddr.next = self.s_axil.awaddr.val();
+        self.split.s_axil.awvalid.next = self.s_axil.awvalid.val();
+        self.s_axil.awready.next = self.split.s_axil.awready.val();
+        self.split.s_axil.wdata.next = self.s_axil.wdata.val();
+        self.split.s_axil.wstrb.next = self.s_axil.wstrb.val();
+        self.split.s_axil.wvalid.next = self.s_axil.wvalid.val();
+        self.s_axil.wready.next = self.split.s_axil.wready.val();
+        self.s_axil.bresp.next = self.split.s_axil.bresp.val();
+        self.s_axil.bvalid.next = self.split.s_axil.bvalid.val();
+        self.split.s_axil.bready.next = self.s_axil.bready.val();
+        self.split.s_axil.araddr.next = self.s_axil.araddr.val();
+        self.split.s_axil.arvalid.next = self.s_axil.arvalid.val();
+        self.s_axil.arready.next = self.split.s_axil.arready.val();
+        self.s_axil.rdata.next = self.split.s_axil.rdata.val();
+        self.s_axil.rresp.next = self.split.s_axil.rresp.val();
+        self.s_axil.rvalid.next = self.split.s_axil.rvalid.val();
+        self.split.s_axil.rready.next = self.s_axil.rready.val();
+        self.ctl.s_axil.awaddr.next = self.split.m_axil[0].awaddr.val();
+        self.ctl.s_axil.awvalid.next = self.split.m_axil[0].awvalid.val();
+        self.split.m_axil[0].awready.next = self.ctl.s_axil.awready.val();
+        self.ctl.s_axil.wdata.next = self.split.m_axil[0].wdata.val();
+        self.ctl.s_axil.wstrb.next = self.split.m_axil[0].wstrb.val();
+        self.ctl.s_axil.wvalid.next = self.split.m_axil[0].wvalid.val();
+        self.split.m_axil[0].wready.next = self.ctl.s_axil.wready.val();
+        self.split.m_axil[0].bresp.next = self.ctl.s_axil.bresp.val();
+        self.split.m_axil[0].bvalid.next = self.ctl.s_axil.bvalid.val();
+        self.ctl.s_axil.bready.next = self.split.m_axil[0].bready.val();
+        self.ctl.s_axil.araddr.next = self.split.m_axil[0].araddr.val();
+        self.ctl.s_axil.arvalid.next = self.split.m_axil[0].arvalid.val();
+        self.split.m_axil[0].arready.next = self.ctl.s_axil.arready.val();
+        self.split.m_axil[0].rdata.next = self.ctl.s_axil.rdata.val();
+        self.split.m_axil[0].rresp.next = self.ctl.s_axil.rresp.val();
+        self.split.m_axil[0].rvalid.next = self.ctl.s_axil.rvalid.val();
+        self.ctl.s_axil.rready.next = self.split.m_axil[0].rready.val();
+        self.routes.s_axil.awaddr.next = self.split.m_axil[1].awaddr.val();
+        self.routes.s_axil.awvalid.next = self.split.m_axil[1].awvalid.val();
+        self.split.m_axil[1].awready.next = self.routes.s_axil.awready.val();
+        self.routes.s_axil.wdata.next = self.split.m_axil[1].wdata.val();
+        self.routes.s_axil.wstrb.next = self.split.m_axil[1].wstrb.val();
+        self.routes.s_axil.wvalid.next = self.split.m_axil[1].wvalid.val();
+        self.split.m_axil[1].wready.next = self.routes.s_axil.wready.val();
+        self.split.m_axil[1].bresp.next = self.routes.s_axil.bresp.val();
+        self.split.m_axil[1].bvalid.next = self.routes.s_axil.bvalid.val();
+        self.routes.s_axil.bready.next = self.split.m_axil[1].bready.val();
+        self.routes.s_axil.araddr.next = self.split.m_axil[1].araddr.val();
+        self.routes.s_axil.arvalid.next = self.split.m_axil[1].arvalid.val();
+        self.split.m_axil[1].arready.next = self.routes.s_axil.arready.val();
+        self.split.m_axil[1].rdata.next = self.routes.s_axil.rdata.val();
+        self.split.m_axil[1].rresp.next = self.routes.s_axil.rresp.val();
+        self.split.m_axil[1].rvalid.next = self.routes.s_axil.rvalid.val();
+        self.routes.s_axil.rready.next = self.split.m_axil[1].rready.val();
+        self.l2t.s_axil.awaddr.next = self.split.m_axil[2].awaddr.val();
+        self.l2t.s_axil.awvalid.next = self.split.m_axil[2].awvalid.val();
+        self.split.m_axil[2].awready.next = self.l2t.s_axil.awready.val();
+        self.l2t.s_axil.wdata.next = self.split.m_axil[2].wdata.val();
+        self.l2t.s_axil.wstrb.next = self.split.m_axil[2].wstrb.val();
+        self.l2t.s_axil.wvalid.next = self.split.m_axil[2].wvalid.val();
+        self.split.m_axil[2].wready.next = self.l2t.s_axil.wready.val();
+        self.split.m_axil[2].bresp.next = self.l2t.s_axil.bresp.val();
+        self.split.m_axil[2].bvalid.next = self.l2t.s_axil.bvalid.val();
+        self.l2t.s_axil.bready.next = self.split.m_axil[2].bready.val();
+        self.l2t.s_axil.araddr.next = self.split.m_axil[2].araddr.val();
+        self.l2t.s_axil.arvalid.next = self.split.m_axil[2].arvalid.val();
+        self.split.m_axil[2].arready.next = self.l2t.s_axil.arready.val();
+        self.split.m_axil[2].rdata.next = self.l2t.s_axil.rdata.val();
+        self.split.m_axil[2].rresp.next = self.l2t.s_axil.rresp.val();
+        self.split.m_axil[2].rvalid.next = self.l2t.s_axil.rvalid.val();
+        self.l2t.s_axil.rready.next = self.split.m_axil[2].rready.val();
+        self.nht.s_axil.awaddr.next = self.split.m_axil[3].awaddr.val();
+        self.nht.s_axil.awvalid.next = self.split.m_axil[3].awvalid.val();
+        self.split.m_axil[3].awready.next = self.nht.s_axil.awready.val();
+        self.nht.s_axil.wdata.next = self.split.m_axil[3].wdata.val();
+        self.nht.s_axil.wstrb.next = self.split.m_axil[3].wstrb.val();
+        self.nht.s_axil.wvalid.next = self.split.m_axil[3].wvalid.val();
+        self.split.m_axil[3].wready.next = self.nht.s_axil.wready.val();
+        self.split.m_axil[3].bresp.next = self.nht.s_axil.bresp.val();
+        self.split.m_axil[3].bvalid.next = self.nht.s_axil.bvalid.val();
+        self.nht.s_axil.bready.next = self.split.m_axil[3].bready.val();
+        self.nht.s_axil.araddr.next = self.split.m_axil[3].araddr.val();
+        self.nht.s_axil.arvalid.next = self.split.m_axil[3].arvalid.val();
+        self.split.m_axil[3].arready.next = self.nht.s_axil.arready.val();
+        self.split.m_axil[3].rdata.next = self.nht.s_axil.rdata.val();
+        self.split.m_axil[3].rresp.next = self.nht.s_axil.rresp.val();
+        self.split.m_axil[3].rvalid.next = self.nht.s_axil.rvalid.val();
+        self.nht.s_axil.rready.next = self.split.m_axil[3].rready.val();
+        self.ctr.s_axil.awaddr.next = self.split.m_axil[4].awaddr.val();
+        self.ctr.s_axil.awvalid.next = self.split.m_axil[4].awvalid.val();
+        self.split.m_axil[4].awready.next = self.ctr.s_axil.awready.val();
+        self.ctr.s_axil.wdata.next = self.split.m_axil[4].wdata.val();
+        self.ctr.s_axil.wstrb.next = self.split.m_axil[4].wstrb.val();
+        self.ctr.s_axil.wvalid.next = self.split.m_axil[4].wvalid.val();
+        self.split.m_axil[4].wready.next = self.ctr.s_axil.wready.val();
+        self.split.m_axil[4].bresp.next = self.ctr.s_axil.bresp.val();
+        self.split.m_axil[4].bvalid.next = self.ctr.s_axil.bvalid.val();
+        self.ctr.s_axil.bready.next = self.split.m_axil[4].bready.val();
+        self.ctr.s_axil.araddr.next = self.split.m_axil[4].araddr.val();
+        self.ctr.s_axil.arvalid.next = self.split.m_axil[4].arvalid.val();
+        self.split.m_axil[4].arready.next = self.ctr.s_axil.arready.val();
+        self.split.m_axil[4].rdata.next = self.ctr.s_axil.rdata.val();
+        self.split.m_axil[4].rresp.next = self.ctr.s_axil.rresp.val();
+        self.split.m_axil[4].rvalid.next = self.ctr.s_axil.rvalid.val();
+        self.ctr.s_axil.rready.next = self.split.m_axil[4].rready.val();
         // Ports: receive check -> arbiter.
         for p in 0..self.rx.len() {
             self.rx[p].clock.next = self.clock.val();
             self.rx[p].reset.next = self.reset.val();
-            self.rx[p].s_tdata.next = self.s_tdata[p].val();
-            self.rx[p].s_tkeep.next = self.s_tkeep[p].val();
-            self.rx[p].s_tlast.next = self.s_tlast[p].val();
-            self.rx[p].s_tvalid.next = self.s_tvalid[p].val();
-            self.s_tready[p].next = self.rx[p].s_tready.val();
+            self.rx[p].s.tdata.next = self.s[p].tdata.val();
+            self.rx[p].s.tkeep.next = self.s[p].tkeep.val();
+            self.rx[p].s.tlast.next = self.s[p].tlast.val();
+            self.rx[p].s.tvalid.next = self.s[p].tvalid.val();
+            self.s[p].tready.next = self.rx[p].s.tready.val();
             self.rx[p].port_id.next = self.port_base.val() + self.port_offs[p].val();
             self.rx[p].strip_fcs.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_STRIP_FCS_BIT);
             self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(0);
             self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(16);
-            self.arb.s_tdata[p].next = self.rx[p].m_tdata.val();
-            self.arb.s_tkeep[p].next = self.rx[p].m_tkeep.val();
-            self.arb.s_tlast[p].next = self.rx[p].m_tlast.val();
-            self.arb.s_tuser[p].next = self.rx[p].m_tuser.val();
-            self.arb.s_tvalid[p].next = self.rx[p].m_tvalid.val();
-            self.rx[p].m_tready.next = self.arb.s_tready[p].val();
+            self.arb.s[p].tdata.next = self.rx[p].m.tdata.val();
+            self.arb.s[p].tkeep.next = self.rx[p].m.tkeep.val();
+            self.arb.s[p].tlast.next = self.rx[p].m.tlast.val();
+            self.arb.s[p].tuser.next = self.rx[p].m.tuser.val();
+            self.arb.s[p].tvalid.next = self.rx[p].m.tvalid.val();
+            self.rx[p].m.tready.next = self.arb.s[p].tready.val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].next = self.rx[p].rx_pkts.val();
             self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_BYTES].next = self.rx[p].rx_bytes.val();
@@ -517,12 +469,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_OCC_PKTS].next = self.rx[p].occ_pkts.val();
         }
         // A single-port pipeline still has a two-input arbiter: input 1 idles.
-        for i in self.rx.len()..self.arb.s_tvalid.len() {
-            self.arb.s_tdata[i].next = 0.into();
-            self.arb.s_tkeep[i].next = 0.into();
-            self.arb.s_tlast[i].next = false;
-            self.arb.s_tuser[i].next = 0.into();
-            self.arb.s_tvalid[i].next = false;
+        for i in self.rx.len()..self.arb.s.len() {
+            self.arb.s[i].tdata.next = 0.into();
+            self.arb.s[i].tkeep.next = 0.into();
+            self.arb.s[i].tlast.next = false;
+            self.arb.s[i].tuser.next = 0.into();
+            self.arb.s[i].tvalid.next = false;
         }
         self.arb.drr_enable.next = self.ctl.rw[RW_ARB_POLICY].val().get_bit(0);
         self.arb.strict.next = false;
@@ -530,12 +482,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.quantum[i].next = self.ctl.rw[RW_ARB_QUANTUM + i].val() & self.quantum_mask.val();
         }
         // Arbiter -> parser; the PHVs loop through classify and lookup.
-        self.parser.s_tdata.next = self.arb.m_tdata.val();
-        self.parser.s_tkeep.next = self.arb.m_tkeep.val();
-        self.parser.s_tlast.next = self.arb.m_tlast.val();
-        self.parser.s_tuser.next = self.arb.m_tuser.val();
-        self.parser.s_tvalid.next = self.arb.m_tvalid.val();
-        self.arb.m_tready.next = self.parser.s_tready.val();
+        self.parser.s.tdata.next = self.arb.m.tdata.val();
+        self.parser.s.tkeep.next = self.arb.m.tkeep.val();
+        self.parser.s.tlast.next = self.arb.m.tlast.val();
+        self.parser.s.tuser.next = self.arb.m.tuser.val();
+        self.parser.s.tvalid.next = self.arb.m.tvalid.val();
+        self.arb.m.tready.next = self.parser.s.tready.val();
         self.classify.s_valid.next = self.parser.x_valid.val();
         self.classify.s_phv.next = self.parser.x_phv.val();
         self.classify.router_mac_lo.next = self.ctl.rw[RW_ROUTER_MAC_LO].val();
@@ -563,23 +515,23 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.parser.x_res_phv.next = self.lookup.m_phv.val();
         self.parser.x_res.next = self.lookup.m_res.val();
         // Parser -> apply -> out.
-        self.apply.s_tdata.next = self.parser.m_tdata.val();
-        self.apply.s_tkeep.next = self.parser.m_tkeep.val();
-        self.apply.s_tlast.next = self.parser.m_tlast.val();
-        self.apply.s_tuser.next = self.parser.m_tuser.val();
+        self.apply.s.tdata.next = self.parser.m.tdata.val();
+        self.apply.s.tkeep.next = self.parser.m.tkeep.val();
+        self.apply.s.tlast.next = self.parser.m.tlast.val();
+        self.apply.s.tuser.next = self.parser.m.tuser.val();
         self.apply.s_phv.next = self.parser.m_phv.val();
         self.apply.s_res.next = self.parser.m_res.val();
-        self.apply.s_tvalid.next = self.parser.m_tvalid.val();
-        self.parser.m_tready.next = self.apply.s_tready.val();
+        self.apply.s.tvalid.next = self.parser.m.tvalid.val();
+        self.parser.m.tready.next = self.apply.s.tready.val();
         self.router_mac_lo.next = self.ctl.rw[RW_ROUTER_MAC_LO].val();
         self.router_mac_hi.next = self.ctl.rw[RW_ROUTER_MAC_HI].val();
-        self.m_tdata.next = self.apply.m_tdata.val();
-        self.m_tkeep.next = self.apply.m_tkeep.val();
-        self.m_tlast.next = self.apply.m_tlast.val();
-        self.m_tuser.next = self.apply.m_tuser.val();
+        self.m.tdata.next = self.apply.m.tdata.val();
+        self.m.tkeep.next = self.apply.m.tkeep.val();
+        self.m.tlast.next = self.apply.m.tlast.val();
+        self.m.tuser.next = self.apply.m.tuser.val();
         self.m_phv.next = self.apply.m_phv.val();
-        self.m_tvalid.next = self.apply.m_tvalid.val();
-        self.apply.m_tready.next = self.m_tready.val();
+        self.m.tvalid.next = self.apply.m.tvalid.val();
+        self.apply.m.tready.next = self.m.tready.val();
         // Pipeline counters.
         self.ctr.ro[RO_PARSER_PKTS].next = self.parser.pkts.val();
         self.parser.clr_pkts.next = self.ctr.ro_clear[RO_PARSER_PKTS].val();

@@ -11,6 +11,7 @@
 //! frame is discarded whole; an oversize frame is aborted as soon as it passes
 //! `max_frame`, so it never fills the FIFO. The FIFO is built
 //! [`PktFifo::with_length`]: `tuser.length` is valid from the first beat out.
+use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::axis::pkt_fifo::PktFifo;
 use crate::meta::LENGTH_LSB;
 use crate::prim::crc::Crc32Beat;
@@ -40,17 +41,8 @@ use rust_hdl::prelude::*;
 pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisPlainSink<D, K>,
+    pub m: AxisSource<D, K, U>,
     pub port_id: Signal<In, Bits<8>>,
     pub min_frame: Signal<In, Bits<16>>,
     pub max_frame: Signal<In, Bits<16>>,
@@ -112,17 +104,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             port_id: Default::default(),
             min_frame: Default::default(),
             max_frame: Default::default(),
@@ -203,11 +186,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.fifo.reset.next = self.reset.val();
 
         // ---- input: length, CRC ----
-        self.s_tready.next = !self.reset.val();
-        self.beat_in.next = self.s_tvalid.val() & !self.reset.val();
-        self.keep_count.keep.next = self.s_tkeep.val();
+        self.s.tready.next = !self.reset.val();
+        self.beat_in.next = self.s.tvalid.val() & !self.reset.val();
+        self.keep_count.keep.next = self.s.tkeep.val();
         self.nb_in.next = self.lanes.val();
-        if self.s_tlast.val() {
+        if self.s.tlast.val() {
             self.nb_in.next = self.keep_count.count.val();
         }
         if self.first.q.val() {
@@ -222,8 +205,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.fcs_crc.valid.next = self.beat_in.val();
         self.fcs_crc.start.next = self.first.q.val();
-        self.fcs_crc.data.next = self.s_tdata.val();
-        self.fcs_crc.keep.next = self.s_tkeep.val();
+        self.fcs_crc.data.next = self.s.tdata.val();
+        self.fcs_crc.keep.next = self.s.tkeep.val();
 
         // ---- one-beat hold, FCS strip ----
         self.strip_n.next = 0.into();
@@ -232,16 +215,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         // A last beat holding only (part of) the FCS folds into the beat before.
         self.merge.next = self.beat_in.val()
-            & self.s_tlast.val()
+            & self.s.tlast.val()
             & self.h_valid.q.val()
             & !self.h_last.q.val()
             & (self.nb_in.val() <= self.strip_n.val());
         self.out_valid.next = self.h_valid.q.val() & (self.beat_in.val() | self.h_last.q.val()) & !self.merge.val();
         if self.beat_in.val() {
-            self.first.d.next = self.s_tlast.val();
+            self.first.d.next = self.s.tlast.val();
             self.len.d.next = self.len_next.val();
             self.over.d.next = self.over_next.val();
-            if self.s_tlast.val() {
+            if self.s.tlast.val() {
                 self.v_empty.d.next = self.len_next.val() == 0;
                 self.v_runt.d.next = (self.len_next.val() < bit_cast::<32, 16>(self.min_frame.val())) | (self.len_next.val() <= 4);
                 self.v_over.d.next = self.over_next.val();
@@ -251,10 +234,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.h_nb.d.next = self.h_nb.q.val() + self.nb_in.val() - self.strip_n.val();
             } else {
                 self.h_valid.d.next = true;
-                self.h_data.d.next = self.s_tdata.val();
-                self.h_last.d.next = self.s_tlast.val();
+                self.h_data.d.next = self.s.tdata.val();
+                self.h_last.d.next = self.s.tlast.val();
                 self.h_nb.d.next = self.nb_in.val();
-                if self.s_tlast.val() {
+                if self.s.tlast.val() {
                     if self.nb_in.val() > self.strip_n.val() {
                         self.h_nb.d.next = self.nb_in.val() - self.strip_n.val();
                     } else {
@@ -268,14 +251,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- verdict on the last beat, into the FIFO ----
         self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();
-        self.fifo.s_tdata.next = self.h_data.q.val();
-        self.fifo.s_tkeep.next = self.all_keep.val();
+        self.fifo.s.tdata.next = self.h_data.q.val();
+        self.fifo.s.tkeep.next = self.all_keep.val();
         if self.h_last.q.val() {
-            self.fifo.s_tkeep.next = !(self.all_keep.val() << self.h_nb.q.val());
+            self.fifo.s.tkeep.next = !(self.all_keep.val() << self.h_nb.q.val());
         }
-        self.fifo.s_tlast.next = self.h_last.q.val();
-        self.fifo.s_tuser.next = bit_cast::<U, 8>(self.port_id.val());
-        self.fifo.s_tvalid.next = self.out_valid.val();
+        self.fifo.s.tlast.next = self.h_last.q.val();
+        self.fifo.s.tuser.next = bit_cast::<U, 8>(self.port_id.val());
+        self.fifo.s.tvalid.next = self.out_valid.val();
         self.fifo.s_abort.next = (self.h_last.q.val() & self.bad_last.val()) | (!self.h_last.q.val() & self.over.q.val());
         self.fifo.clear_drops.next = self.clr_drop_overflow.val();
         self.verdict.next = self.out_valid.val() & self.h_last.q.val();
@@ -292,17 +275,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // ---- output ----
-        self.m_tdata.next = self.fifo.m_tdata.val();
-        self.m_tkeep.next = self.fifo.m_tkeep.val();
-        self.m_tlast.next = self.fifo.m_tlast.val();
-        self.m_tuser.next = self.fifo.m_tuser.val();
-        self.m_tvalid.next = self.fifo.m_tvalid.val();
-        self.fifo.m_tready.next = self.m_tready.val();
-        self.pkt_out.next = self.fifo.m_tvalid.val() & self.m_tready.val() & self.fifo.m_tlast.val();
+        self.m.tdata.next = self.fifo.m.tdata.val();
+        self.m.tkeep.next = self.fifo.m.tkeep.val();
+        self.m.tlast.next = self.fifo.m.tlast.val();
+        self.m.tuser.next = self.fifo.m.tuser.val();
+        self.m.tvalid.next = self.fifo.m.tvalid.val();
+        self.fifo.m.tready.next = self.m.tready.val();
+        self.pkt_out.next = self.fifo.m.tvalid.val() & self.m.tready.val() & self.fifo.m.tlast.val();
         if self.pkt_out.val() {
             self.n_pkts.d.next = self.n_pkts.q.val() + 1;
             self.n_bytes.d.next =
-                self.n_bytes.q.val() + bit_cast::<32, 16>(self.fifo.m_tuser.val().get_bits::<16>(self.length_lsb.val().index()));
+                self.n_bytes.q.val() + bit_cast::<32, 16>(self.fifo.m.tuser.val().get_bits::<16>(self.length_lsb.val().index()));
         }
         if self.clr_rx_pkts.val() {
             self.n_pkts.d.next = 0.into();

@@ -66,6 +66,7 @@
 //!   sharing the queues' occupancy (`docs/switch.md`), the switch holds all
 //!   but one pipeline that wants a port in a cycle, so no two pipelines
 //!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::meta::{
     DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT, SRC_PORT_LSB,
@@ -111,18 +112,8 @@ pub const COUNTER_NAMES: [&str; N_COUNTERS] = [
 pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub occ_bytes: Vec<Signal<In, Bits<32>>>,
     pub occ_words: Vec<Signal<In, Bits<32>>>,
     pub occ_dod_words: Signal<In, Bits<32>>,
@@ -211,18 +202,8 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             occ_bytes: vec_of(2 * ports),
             occ_words: vec_of(2 * ports),
             occ_dod_words: Default::default(),
@@ -310,12 +291,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
 
         // The decision, at the first beat (tuser carries TmPre's fields).
         self.first.next = !self.in_pkt.q.val();
-        self.dest.next = self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB);
-        self.src.next = self.s_tuser.val().get_bits::<8>(SRC_PORT_LSB);
-        self.len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(LENGTH_LSB));
-        self.kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(PRE_KL_LSB));
-        self.w_kl.next = bit_cast::<32, 8>(self.s_tuser.val().get_bits::<8>(PRE_W_KL_LSB));
-        self.w_len.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
+        self.dest.next = self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.src.next = self.s.tuser.val().get_bits::<8>(SRC_PORT_LSB);
+        self.len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
+        self.kl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_KL_LSB));
+        self.w_kl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_W_KL_LSB));
+        self.w_len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
 
         // Occupancy of the header and data queues of dest and the header queue of src.
         self.hd_b.next = 0.into();
@@ -349,7 +330,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
 
         self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
-        self.recirc.next = self.s_tuser.val().get_bit(RECIRC_BIT);
+        self.recirc.next = self.s.tuser.val().get_bit(RECIRC_BIT);
 
         // The decision (module docs): codes 3, 4, 7 are the trim path.
         self.tpath.next = 7.into();
@@ -361,10 +342,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if (self.dest.val() >= self.ports.val()) | !self.len.val().any() {
             self.code.next = 0.into();
         } else if self.recirc.val()
-            | (self.s_tuser.val().get_bit(METER_TRIM_BIT) & self.s_tuser.val().get_bit(TRIM_OK_BIT) & !self.s_tuser.val().get_bit(PRIO_BIT))
+            | (self.s.tuser.val().get_bit(METER_TRIM_BIT) & self.s.tuser.val().get_bit(TRIM_OK_BIT) & !self.s.tuser.val().get_bit(PRIO_BIT))
         {
             self.code.next = self.tpath.val();
-        } else if self.s_tuser.val().get_bit(PRIO_BIT) {
+        } else if self.s.tuser.val().get_bit(PRIO_BIT) {
             if self.fit_h.val() {
                 self.code.next = 1.into();
             } else {
@@ -372,7 +353,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             }
         } else if self.fit_d.val() {
             self.code.next = 2.into();
-        } else if !self.s_tuser.val().get_bit(TRIM_OK_BIT) {
+        } else if !self.s.tuser.val().get_bit(TRIM_OK_BIT) {
             self.code.next = 6.into();
         } else if self.meter_en.val() {
             if self.fit_dod.val() {
@@ -405,7 +386,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if self.code.val() == 4 {
             self.flagv.next = 3.into();
         }
-        self.new_user.next = (self.s_tuser.val() & self.user_clear.val())
+        self.new_user.next = (self.s.tuser.val() & self.user_clear.val())
             | (bit_cast::<U, 8>(self.qport.val()) << 8)
             | (bit_cast::<U, 16>(self.ulen.val()) << 16)
             | (bit_cast::<U, 8>(self.flagv.val()) << 32)
@@ -417,24 +398,24 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
 
         // Stream: the first beat decides, later beats follow the decision.
-        self.out.s_tdata.next = self.s_tdata.val();
-        self.out.s_tkeep.next = self.s_tkeep.val();
-        self.out.s_tlast.next = self.s_tlast.val();
-        self.out.s_tuser.next = self.user_r.q.val();
+        self.out.s.tdata.next = self.s.tdata.val();
+        self.out.s.tkeep.next = self.s.tkeep.val();
+        self.out.s.tlast.next = self.s.tlast.val();
+        self.out.s.tuser.next = self.user_r.q.val();
         if self.first.val() {
-            self.out.s_tuser.next = self.new_user.val();
+            self.out.s.tuser.next = self.new_user.val();
         }
-        self.want.next = self.s_tvalid.val() & self.first.val();
+        self.want.next = self.s.tvalid.val() & self.first.val();
         self.want_dest.next = self.dest.val();
         self.want_src.next = self.src.val();
         if self.first.val() {
-            self.s_tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s_tready.val());
-            self.out.s_tvalid.next = self.s_tvalid.val() & !self.hold.val() & !self.drop_now.val();
+            self.s.tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s.tready.val());
+            self.out.s.tvalid.next = self.s.tvalid.val() & !self.hold.val() & !self.drop_now.val();
         } else {
-            self.s_tready.next = self.drop_cur.q.val() | self.out.s_tready.val();
-            self.out.s_tvalid.next = self.s_tvalid.val() & !self.drop_cur.q.val();
+            self.s.tready.next = self.drop_cur.q.val() | self.out.s.tready.val();
+            self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop_cur.q.val();
         }
-        self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+        self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
         self.dec_valid.next = self.xfer.val() & self.first.val();
         self.dec_code.next = self.code.val();
         self.dec_recirc.next = self.recirc.val();
@@ -449,7 +430,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.enq_words.next = self.w_kl.val();
         }
         if self.xfer.val() {
-            self.in_pkt.d.next = !self.s_tlast.val();
+            self.in_pkt.d.next = !self.s.tlast.val();
             if self.first.val() {
                 self.drop_cur.d.next = self.drop_now.val();
                 self.user_r.d.next = self.new_user.val();
@@ -470,12 +451,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             }
         }
 
-        self.m_tdata.next = self.out.m_tdata.val();
-        self.m_tkeep.next = self.out.m_tkeep.val();
-        self.m_tlast.next = self.out.m_tlast.val();
-        self.m_tuser.next = self.out.m_tuser.val();
-        self.m_tvalid.next = self.out.m_tvalid.val();
-        self.out.m_tready.next = self.m_tready.val();
+        self.m.tdata.next = self.out.m.tdata.val();
+        self.m.tkeep.next = self.out.m.tkeep.val();
+        self.m.tlast.next = self.out.m.tlast.val();
+        self.m.tuser.next = self.out.m.tuser.val();
+        self.m.tvalid.next = self.out.m.tvalid.val();
+        self.out.m.tready.next = self.m.tready.val();
     }
 }
 
@@ -494,18 +475,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
 pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub trim_len: Signal<In, Bits<24>>,
     pre: AxisSkid<D, K, U>,
     pre_clear: Constant<Bits<U>>,
@@ -529,18 +500,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             trim_len: Default::default(),
             pre: Default::default(),
             pre_clear: Constant::new(pc),
@@ -561,25 +522,25 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
     fn update(&mut self) {
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.len_in.next = bit_cast::<32, 16>(self.s_tuser.val().get_bits::<16>(LENGTH_LSB));
+        self.len_in.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
         // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
         // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
-        self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L3_OFF_LSB)) + 40;
-        if self.s_tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L3_OFF_LSB))
-                + (bit_cast::<32, 4>(self.s_tuser.val().get_bits::<4>(IHL_LSB)) << 2);
+        self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB)) + 40;
+        if self.s.tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB))
+                + (bit_cast::<32, 4>(self.s.tuser.val().get_bits::<4>(IHL_LSB)) << 2);
         }
-        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_UDP {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L4_OFF_LSB)) + 8;
+        if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_UDP {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 8;
         }
-        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s_tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
+        if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
+            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
         }
         self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
-        if self.s_tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
+        if self.s.tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
             self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
         }
-        if self.s_tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
+        if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
             self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
         }
         self.kl_in.next = self.tlen.val();
@@ -592,22 +553,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
         if self.kl_in.val() > self.len_in.val() {
             self.kl_in.next = self.len_in.val();
         }
-        self.pre.s_tdata.next = self.s_tdata.val();
-        self.pre.s_tkeep.next = self.s_tkeep.val();
-        self.pre.s_tlast.next = self.s_tlast.val();
+        self.pre.s.tdata.next = self.s.tdata.val();
+        self.pre.s.tkeep.next = self.s.tkeep.val();
+        self.pre.s.tlast.next = self.s.tlast.val();
         self.w_kl_in.next = (self.kl_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
         self.w_len_in.next = (self.len_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
-        self.pre.s_tuser.next = (self.s_tuser.val() & self.pre_clear.val())
+        self.pre.s.tuser.next = (self.s.tuser.val() & self.pre_clear.val())
             | (bit_cast::<U, 8>(self.kl_in.val().get_bits::<8>(0)) << 96)
             | (bit_cast::<U, 8>(self.w_kl_in.val().get_bits::<8>(0)) << 104)
             | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
-        self.pre.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.pre.s_tready.val();
-        self.m_tdata.next = self.pre.m_tdata.val();
-        self.m_tkeep.next = self.pre.m_tkeep.val();
-        self.m_tlast.next = self.pre.m_tlast.val();
-        self.m_tuser.next = self.pre.m_tuser.val();
-        self.m_tvalid.next = self.pre.m_tvalid.val();
-        self.pre.m_tready.next = self.m_tready.val();
+        self.pre.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.pre.s.tready.val();
+        self.m.tdata.next = self.pre.m.tdata.val();
+        self.m.tkeep.next = self.pre.m.tkeep.val();
+        self.m.tlast.next = self.pre.m.tlast.val();
+        self.m.tuser.next = self.pre.m.tuser.val();
+        self.m.tvalid.next = self.pre.m.tvalid.val();
+        self.pre.m.tready.next = self.m.tready.val();
     }
 }

@@ -46,8 +46,10 @@
 //!   `occ_ext_w[q]` in, what the other pipelines hold there (admission
 //!   decides on the sum); `want`, `want_dest`, `want_src` out and `hold` in,
 //!   admission's request and stall ([`TmAdmit`]).
+use crate::axil::bundle::AxilSlave;
 use crate::axil::regs::AxilRegs;
 use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::config::{Config, Tm};
@@ -260,35 +262,9 @@ pub mod regidx {
 pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
-    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
-    pub m_tlast: Vec<Signal<Out, Bit>>,
-    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
-    pub m_tvalid: Vec<Signal<Out, Bit>>,
-    pub m_tready: Vec<Signal<In, Bit>>,
-    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: Vec<AxisSource<D, K, U>>,
+    pub s_axil: AxilSlave<REG_ADDR_BITS>,
     pub notify_out: Vec<Signal<Out, Bit>>,
     pub notify_in: Vec<Signal<In, Bit>>,
     pub dec_valid: Signal<Out, Bit>,
@@ -344,35 +320,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: vec_of(ports),
-            m_tkeep: vec_of(ports),
-            m_tlast: vec_of(ports),
-            m_tuser: vec_of(ports),
-            m_tvalid: vec_of(ports),
-            m_tready: vec_of(ports),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s: Default::default(),
+            m: vec_of(ports),
+            s_axil: Default::default(),
             notify_out: vec_of(ports),
             notify_in: vec_of(ports),
             dec_valid: Default::default(),
@@ -442,23 +392,23 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         // Register file.
-        self.regs.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.regs.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.regs.s_axil_awready.val();
-        self.regs.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.regs.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.regs.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.regs.s_axil_wready.val();
-        self.s_axil_bresp.next = self.regs.s_axil_bresp.val();
-        self.s_axil_bvalid.next = self.regs.s_axil_bvalid.val();
-        self.regs.s_axil_bready.next = self.s_axil_bready.val();
-        self.regs.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.regs.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.regs.s_axil_arready.val();
-        self.s_axil_rdata.next = self.regs.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.regs.s_axil_rresp.val();
-        self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
-        self.regs.s_axil_rready.next = self.s_axil_rready.val();
+        self.regs.s_axil.awaddr.next = self.s_axil.awaddr.val();
+        self.regs.s_axil.awvalid.next = self.s_axil.awvalid.val();
+        self.s_axil.awready.next = self.regs.s_axil.awready.val();
+        self.regs.s_axil.wdata.next = self.s_axil.wdata.val();
+        self.regs.s_axil.wstrb.next = self.s_axil.wstrb.val();
+        self.regs.s_axil.wvalid.next = self.s_axil.wvalid.val();
+        self.s_axil.wready.next = self.regs.s_axil.wready.val();
+        self.s_axil.bresp.next = self.regs.s_axil.bresp.val();
+        self.s_axil.bvalid.next = self.regs.s_axil.bvalid.val();
+        self.regs.s_axil.bready.next = self.s_axil.bready.val();
+        self.regs.s_axil.araddr.next = self.s_axil.araddr.val();
+        self.regs.s_axil.arvalid.next = self.s_axil.arvalid.val();
+        self.s_axil.arready.next = self.regs.s_axil.arready.val();
+        self.s_axil.rdata.next = self.regs.s_axil.rdata.val();
+        self.s_axil.rresp.next = self.regs.s_axil.rresp.val();
+        self.s_axil.rvalid.next = self.regs.s_axil.rvalid.val();
+        self.regs.s_axil.rready.next = self.s_axil.rready.val();
 
         // Input -> meter stage -> recirculation mux (DoD FIFO first) ->
         // admission -> trimmer -> demux by queue index.
@@ -474,12 +424,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dod.reset.next = self.reset.val();
         self.occ_dod.clock.next = self.clock.val();
         self.occ_dod.reset.next = self.reset.val();
-        self.meter.s_tdata.next = self.s_tdata.val();
-        self.meter.s_tkeep.next = self.s_tkeep.val();
-        self.meter.s_tlast.next = self.s_tlast.val();
-        self.meter.s_tuser.next = self.s_tuser.val();
-        self.meter.s_tvalid.next = self.s_tvalid.val();
-        self.s_tready.next = self.meter.s_tready.val();
+        self.meter.s.tdata.next = self.s.tdata.val();
+        self.meter.s.tkeep.next = self.s.tkeep.val();
+        self.meter.s.tlast.next = self.s.tlast.val();
+        self.meter.s.tuser.next = self.s.tuser.val();
+        self.meter.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.meter.s.tready.val();
         self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.bank.req_valid.next = self.meter.req_valid.val();
         self.bank.req_port.next = self.meter.req_port.val();
@@ -497,33 +447,33 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.recirc.strict.next = true;
         self.recirc.quantum[0].next = 0.into();
         self.recirc.quantum[1].next = 0.into();
-        self.recirc.s_tdata[0].next = self.dod.m_tdata.val();
-        self.recirc.s_tkeep[0].next = self.dod.m_tkeep.val();
-        self.recirc.s_tlast[0].next = self.dod.m_tlast.val();
-        self.recirc.s_tuser[0].next = self.dod.m_tuser.val();
-        self.recirc.s_tvalid[0].next = self.dod.m_tvalid.val();
-        self.dod.m_tready.next = self.recirc.s_tready[0].val();
-        self.recirc.s_tdata[1].next = self.meter.m_tdata.val();
-        self.recirc.s_tkeep[1].next = self.meter.m_tkeep.val();
-        self.recirc.s_tlast[1].next = self.meter.m_tlast.val();
-        self.recirc.s_tuser[1].next = self.meter.m_tuser.val();
-        self.recirc.s_tvalid[1].next = self.meter.m_tvalid.val();
-        self.meter.m_tready.next = self.recirc.s_tready[1].val();
+        self.recirc.s[0].tdata.next = self.dod.m.tdata.val();
+        self.recirc.s[0].tkeep.next = self.dod.m.tkeep.val();
+        self.recirc.s[0].tlast.next = self.dod.m.tlast.val();
+        self.recirc.s[0].tuser.next = self.dod.m.tuser.val();
+        self.recirc.s[0].tvalid.next = self.dod.m.tvalid.val();
+        self.dod.m.tready.next = self.recirc.s[0].tready.val();
+        self.recirc.s[1].tdata.next = self.meter.m.tdata.val();
+        self.recirc.s[1].tkeep.next = self.meter.m.tkeep.val();
+        self.recirc.s[1].tlast.next = self.meter.m.tlast.val();
+        self.recirc.s[1].tuser.next = self.meter.m.tuser.val();
+        self.recirc.s[1].tvalid.next = self.meter.m.tvalid.val();
+        self.meter.m.tready.next = self.recirc.s[1].tready.val();
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.pre.s_tdata.next = self.recirc.m_tdata.val();
-        self.pre.s_tkeep.next = self.recirc.m_tkeep.val();
-        self.pre.s_tlast.next = self.recirc.m_tlast.val();
-        self.pre.s_tuser.next = self.recirc.m_tuser.val();
-        self.pre.s_tvalid.next = self.recirc.m_tvalid.val();
-        self.recirc.m_tready.next = self.pre.s_tready.val();
+        self.pre.s.tdata.next = self.recirc.m.tdata.val();
+        self.pre.s.tkeep.next = self.recirc.m.tkeep.val();
+        self.pre.s.tlast.next = self.recirc.m.tlast.val();
+        self.pre.s.tuser.next = self.recirc.m.tuser.val();
+        self.pre.s.tvalid.next = self.recirc.m.tvalid.val();
+        self.recirc.m.tready.next = self.pre.s.tready.val();
         self.pre.trim_len.next = self.regs.rw[RW_TRIM_LEN].val().get_bits::<24>(0);
-        self.admit.s_tdata.next = self.pre.m_tdata.val();
-        self.admit.s_tkeep.next = self.pre.m_tkeep.val();
-        self.admit.s_tlast.next = self.pre.m_tlast.val();
-        self.admit.s_tuser.next = self.pre.m_tuser.val();
-        self.admit.s_tvalid.next = self.pre.m_tvalid.val();
-        self.pre.m_tready.next = self.admit.s_tready.val();
+        self.admit.s.tdata.next = self.pre.m.tdata.val();
+        self.admit.s.tkeep.next = self.pre.m.tkeep.val();
+        self.admit.s.tlast.next = self.pre.m.tlast.val();
+        self.admit.s.tuser.next = self.pre.m.tuser.val();
+        self.admit.s.tvalid.next = self.pre.m.tvalid.val();
+        self.pre.m.tready.next = self.admit.s.tready.val();
         self.admit.rts_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_RTS_BIT);
         self.admit.meter_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.dec_valid.next = self.admit.dec_valid.val();
@@ -536,12 +486,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.hold.next = self.hold.val();
         // DoD FIFO: demux output 2N (a one-pass loop names the index).
         for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
-            self.dod.s_tdata.next = self.demux.m_tdata[q].val();
-            self.dod.s_tkeep.next = self.demux.m_tkeep[q].val();
-            self.dod.s_tlast.next = self.demux.m_tlast[q].val();
-            self.dod.s_tuser.next = self.demux.m_tuser[q].val();
-            self.dod.s_tvalid.next = self.demux.m_tvalid[q].val();
-            self.demux.m_tready[q].next = self.dod.s_tready.val();
+            self.dod.s.tdata.next = self.demux.m[q].tdata.val();
+            self.dod.s.tkeep.next = self.demux.m[q].tkeep.val();
+            self.dod.s.tlast.next = self.demux.m[q].tlast.val();
+            self.dod.s.tuser.next = self.demux.m[q].tuser.val();
+            self.dod.s.tvalid.next = self.demux.m[q].tvalid.val();
+            self.demux.m[q].tready.next = self.dod.s.tready.val();
         }
         self.dod.s_abort.next = false;
         self.dod.clear_drops.next = false;
@@ -568,20 +518,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.admit.limit_h.next = self.regs.rw[RW_LIMIT_H].val() & self.mask24.val();
         self.admit.limit_d.next = self.regs.rw[RW_LIMIT_D].val() & self.mask24.val();
-        self.trimmer.s_tdata.next = self.admit.m_tdata.val();
-        self.trimmer.s_tkeep.next = self.admit.m_tkeep.val();
-        self.trimmer.s_tlast.next = self.admit.m_tlast.val();
-        self.trimmer.s_tuser.next = self.admit.m_tuser.val();
-        self.trimmer.s_tvalid.next = self.admit.m_tvalid.val();
-        self.admit.m_tready.next = self.trimmer.s_tready.val();
+        self.trimmer.s.tdata.next = self.admit.m.tdata.val();
+        self.trimmer.s.tkeep.next = self.admit.m.tkeep.val();
+        self.trimmer.s.tlast.next = self.admit.m.tlast.val();
+        self.trimmer.s.tuser.next = self.admit.m.tuser.val();
+        self.trimmer.s.tvalid.next = self.admit.m.tvalid.val();
+        self.admit.m.tready.next = self.trimmer.s.tready.val();
         self.trimmer.dscp_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DSCP_BIT);
         self.trimmer.dscp.next = self.regs.rw[RW_DSCP_TRIMMED].val().get_bits::<6>(0);
-        self.demux.s_tdata.next = self.trimmer.m_tdata.val();
-        self.demux.s_tkeep.next = self.trimmer.m_tkeep.val();
-        self.demux.s_tlast.next = self.trimmer.m_tlast.val();
-        self.demux.s_tuser.next = self.trimmer.m_tuser.val();
-        self.demux.s_tvalid.next = self.trimmer.m_tvalid.val();
-        self.trimmer.m_tready.next = self.demux.s_tready.val();
+        self.demux.s.tdata.next = self.trimmer.m.tdata.val();
+        self.demux.s.tkeep.next = self.trimmer.m.tkeep.val();
+        self.demux.s.tlast.next = self.trimmer.m.tlast.val();
+        self.demux.s.tuser.next = self.trimmer.m.tuser.val();
+        self.demux.s.tvalid.next = self.trimmer.m.tvalid.val();
+        self.trimmer.m.tready.next = self.demux.s.tready.val();
         self.demux.clear_drops.next = false;
 
         // Counters (TmRegs order): admission's, cut_pkts, OCC_DOD_WORDS.
@@ -598,28 +548,28 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.port.len() {
             self.port[p].clock.next = self.clock.val();
             self.port[p].reset.next = self.reset.val();
-            self.port[p].h_tdata.next = self.demux.m_tdata[2 * p].val();
-            self.port[p].h_tkeep.next = self.demux.m_tkeep[2 * p].val();
-            self.port[p].h_tlast.next = self.demux.m_tlast[2 * p].val();
-            self.port[p].h_tuser.next = self.demux.m_tuser[2 * p].val();
-            self.port[p].h_tvalid.next = self.demux.m_tvalid[2 * p].val();
-            self.demux.m_tready[2 * p].next = self.port[p].h_tready.val();
-            self.port[p].d_tdata.next = self.demux.m_tdata[2 * p + 1].val();
-            self.port[p].d_tkeep.next = self.demux.m_tkeep[2 * p + 1].val();
-            self.port[p].d_tlast.next = self.demux.m_tlast[2 * p + 1].val();
-            self.port[p].d_tuser.next = self.demux.m_tuser[2 * p + 1].val();
-            self.port[p].d_tvalid.next = self.demux.m_tvalid[2 * p + 1].val();
-            self.demux.m_tready[2 * p + 1].next = self.port[p].d_tready.val();
+            self.port[p].h.tdata.next = self.demux.m[2 * p].tdata.val();
+            self.port[p].h.tkeep.next = self.demux.m[2 * p].tkeep.val();
+            self.port[p].h.tlast.next = self.demux.m[2 * p].tlast.val();
+            self.port[p].h.tuser.next = self.demux.m[2 * p].tuser.val();
+            self.port[p].h.tvalid.next = self.demux.m[2 * p].tvalid.val();
+            self.demux.m[2 * p].tready.next = self.port[p].h.tready.val();
+            self.port[p].d.tdata.next = self.demux.m[2 * p + 1].tdata.val();
+            self.port[p].d.tkeep.next = self.demux.m[2 * p + 1].tkeep.val();
+            self.port[p].d.tlast.next = self.demux.m[2 * p + 1].tlast.val();
+            self.port[p].d.tuser.next = self.demux.m[2 * p + 1].tuser.val();
+            self.port[p].d.tvalid.next = self.demux.m[2 * p + 1].tvalid.val();
+            self.demux.m[2 * p + 1].tready.next = self.port[p].d.tready.val();
             self.port[p].drr_enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
             self.port[p].strict.next = !self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
             self.port[p].quantum_h.next = self.regs.rw[RW_QUANTUM_H].val();
             self.port[p].quantum_d.next = self.regs.rw[RW_QUANTUM_D].val();
-            self.m_tdata[p].next = self.port[p].m_tdata.val();
-            self.m_tkeep[p].next = self.port[p].m_tkeep.val();
-            self.m_tlast[p].next = self.port[p].m_tlast.val();
-            self.m_tuser[p].next = self.port[p].m_tuser.val();
-            self.m_tvalid[p].next = self.port[p].m_tvalid.val();
-            self.port[p].m_tready.next = self.m_tready[p].val();
+            self.m[p].tdata.next = self.port[p].m.tdata.val();
+            self.m[p].tkeep.next = self.port[p].m.tkeep.val();
+            self.m[p].tlast.next = self.port[p].m.tlast.val();
+            self.m[p].tuser.next = self.port[p].m.tuser.val();
+            self.m[p].tvalid.next = self.port[p].m.tvalid.val();
+            self.port[p].m.tready.next = self.m[p].tready.val();
             self.occ.deq[2 * p].next = self.port[p].deq_h.val();
             self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
             self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();
@@ -628,7 +578,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.tx_trim[p].clock.next = self.clock.val();
             self.tx_trim[p].reset.next = self.reset.val();
             self.tx_trim[p].d.next = self.tx_trim[p].q.val();
-            if self.m_tvalid[p].val() & self.m_tready[p].val() & self.m_tlast[p].val() & self.m_tuser[p].val().get_bit(TRIMMED_BIT) {
+            if self.m[p].tvalid.val() & self.m[p].tready.val() & self.m[p].tlast.val() & self.m[p].tuser.val().get_bit(TRIMMED_BIT) {
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
             }
             // Per port, TmRegs::PORT_REGS order (regidx).
@@ -702,24 +652,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 pub struct TmPort<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub h_tdata: Signal<In, Bits<D>>,
-    pub h_tkeep: Signal<In, Bits<K>>,
-    pub h_tlast: Signal<In, Bit>,
-    pub h_tuser: Signal<In, Bits<U>>,
-    pub h_tvalid: Signal<In, Bit>,
-    pub h_tready: Signal<Out, Bit>,
-    pub d_tdata: Signal<In, Bits<D>>,
-    pub d_tkeep: Signal<In, Bits<K>>,
-    pub d_tlast: Signal<In, Bit>,
-    pub d_tuser: Signal<In, Bits<U>>,
-    pub d_tvalid: Signal<In, Bit>,
-    pub d_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub h: AxisSink<D, K, U>,
+    pub d: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub drr_enable: Signal<In, Bit>,
     pub strict: Signal<In, Bit>,
     pub quantum_h: Signal<In, Bits<32>>,
@@ -739,24 +674,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            h_tdata: Default::default(),
-            h_tkeep: Default::default(),
-            h_tlast: Default::default(),
-            h_tuser: Default::default(),
-            h_tvalid: Default::default(),
-            h_tready: Default::default(),
-            d_tdata: Default::default(),
-            d_tkeep: Default::default(),
-            d_tlast: Default::default(),
-            d_tuser: Default::default(),
-            d_tvalid: Default::default(),
-            d_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            h: Default::default(),
+            d: Default::default(),
+            m: Default::default(),
             drr_enable: Default::default(),
             strict: Default::default(),
             quantum_h: Default::default(),
@@ -782,53 +702,53 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dq.reset.next = self.reset.val();
         self.sched.clock.next = self.clock.val();
         self.sched.reset.next = self.reset.val();
-        self.hq.s_tdata.next = self.h_tdata.val();
-        self.hq.s_tkeep.next = self.h_tkeep.val();
-        self.hq.s_tlast.next = self.h_tlast.val();
-        self.hq.s_tuser.next = self.h_tuser.val();
-        self.hq.s_tvalid.next = self.h_tvalid.val();
-        self.h_tready.next = self.hq.s_tready.val();
+        self.hq.s.tdata.next = self.h.tdata.val();
+        self.hq.s.tkeep.next = self.h.tkeep.val();
+        self.hq.s.tlast.next = self.h.tlast.val();
+        self.hq.s.tuser.next = self.h.tuser.val();
+        self.hq.s.tvalid.next = self.h.tvalid.val();
+        self.h.tready.next = self.hq.s.tready.val();
         self.hq.s_abort.next = false;
         self.hq.clear_drops.next = false;
-        self.dq.s_tdata.next = self.d_tdata.val();
-        self.dq.s_tkeep.next = self.d_tkeep.val();
-        self.dq.s_tlast.next = self.d_tlast.val();
-        self.dq.s_tuser.next = self.d_tuser.val();
-        self.dq.s_tvalid.next = self.d_tvalid.val();
-        self.d_tready.next = self.dq.s_tready.val();
+        self.dq.s.tdata.next = self.d.tdata.val();
+        self.dq.s.tkeep.next = self.d.tkeep.val();
+        self.dq.s.tlast.next = self.d.tlast.val();
+        self.dq.s.tuser.next = self.d.tuser.val();
+        self.dq.s.tvalid.next = self.d.tvalid.val();
+        self.d.tready.next = self.dq.s.tready.val();
         self.dq.s_abort.next = false;
         self.dq.clear_drops.next = false;
         self.sched.drr_enable.next = self.drr_enable.val();
         self.sched.strict.next = self.strict.val();
         self.sched.quantum[0].next = self.quantum_h.val();
         self.sched.quantum[1].next = self.quantum_d.val();
-        self.sched.s_tdata[0].next = self.hq.m_tdata.val();
-        self.sched.s_tkeep[0].next = self.hq.m_tkeep.val();
-        self.sched.s_tlast[0].next = self.hq.m_tlast.val();
-        self.sched.s_tuser[0].next = self.hq.m_tuser.val();
-        self.sched.s_tvalid[0].next = self.hq.m_tvalid.val();
-        self.hq.m_tready.next = self.sched.s_tready[0].val();
-        self.sched.s_tdata[1].next = self.dq.m_tdata.val();
-        self.sched.s_tkeep[1].next = self.dq.m_tkeep.val();
-        self.sched.s_tlast[1].next = self.dq.m_tlast.val();
-        self.sched.s_tuser[1].next = self.dq.m_tuser.val();
-        self.sched.s_tvalid[1].next = self.dq.m_tvalid.val();
-        self.dq.m_tready.next = self.sched.s_tready[1].val();
-        self.m_tdata.next = self.sched.m_tdata.val();
-        self.m_tkeep.next = self.sched.m_tkeep.val();
-        self.m_tlast.next = self.sched.m_tlast.val();
-        self.m_tuser.next = self.sched.m_tuser.val();
-        self.m_tvalid.next = self.sched.m_tvalid.val();
-        self.sched.m_tready.next = self.m_tready.val();
+        self.sched.s[0].tdata.next = self.hq.m.tdata.val();
+        self.sched.s[0].tkeep.next = self.hq.m.tkeep.val();
+        self.sched.s[0].tlast.next = self.hq.m.tlast.val();
+        self.sched.s[0].tuser.next = self.hq.m.tuser.val();
+        self.sched.s[0].tvalid.next = self.hq.m.tvalid.val();
+        self.hq.m.tready.next = self.sched.s[0].tready.val();
+        self.sched.s[1].tdata.next = self.dq.m.tdata.val();
+        self.sched.s[1].tkeep.next = self.dq.m.tkeep.val();
+        self.sched.s[1].tlast.next = self.dq.m.tlast.val();
+        self.sched.s[1].tuser.next = self.dq.m.tuser.val();
+        self.sched.s[1].tvalid.next = self.dq.m.tvalid.val();
+        self.dq.m.tready.next = self.sched.s[1].tready.val();
+        self.m.tdata.next = self.sched.m.tdata.val();
+        self.m.tkeep.next = self.sched.m.tkeep.val();
+        self.m.tlast.next = self.sched.m.tlast.val();
+        self.m.tuser.next = self.sched.m.tuser.val();
+        self.m.tvalid.next = self.sched.m.tvalid.val();
+        self.sched.m.tready.next = self.m.tready.val();
         // A packet leaves at its last beat out of the port (so the scheduler's
         // output register counts as queue: occupancy is what the port still
         // has to send); its queue is bit 0 of the queue index, its bytes
         // tuser.length.
         self.deq_h.next =
-            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & !self.sched.m_tuser.val().get_bit(QUEUE_LSB);
+            self.sched.m.tvalid.val() & self.m.tready.val() & self.sched.m.tlast.val() & !self.sched.m.tuser.val().get_bit(QUEUE_LSB);
         self.deq_d.next =
-            self.sched.m_tvalid.val() & self.m_tready.val() & self.sched.m_tlast.val() & self.sched.m_tuser.val().get_bit(QUEUE_LSB);
-        self.deq_h_bytes.next = self.sched.m_tuser.val().get_bits::<32>(LENGTH_LSB) & self.mask16.val();
+            self.sched.m.tvalid.val() & self.m.tready.val() & self.sched.m.tlast.val() & self.sched.m.tuser.val().get_bit(QUEUE_LSB);
+        self.deq_h_bytes.next = self.sched.m.tuser.val().get_bits::<32>(LENGTH_LSB) & self.mask16.val();
         self.deq_d_bytes.next = self.deq_h_bytes.val();
     }
 }

@@ -17,6 +17,7 @@
 //!
 //! The mode values are shared: 0 optimistic, 1 halftimistic, 2 pessimistic
 //! ([`mode`]); `MeterBank`'s per-kind inputs are indexed by the same values.
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::meta::{DEST_PORT_LSB, LENGTH_LSB, NDP_DATA_BIT, PRIO_BIT, TRIM_OK_BIT};
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
@@ -631,18 +632,8 @@ pub const METER_TRIM_BIT: usize = 88;
 pub struct MeterStage<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub enable: Signal<In, Bit>,
     pub mode: Vec<Signal<In, Bits<2>>>,
     pub req_valid: Signal<Out, Bit>,
@@ -687,18 +678,8 @@ impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             enable: Default::default(),
             mode: vec_of(n),
             req_valid: Default::default(),
@@ -737,47 +718,47 @@ impl<const D: usize, const K: usize, const U: usize> Logic for MeterStage<D, K, 
         // answer arrives (it is on resp_* in that cycle and marks the beat).
         self.not_green.next = self.pend.q.val() & self.resp_valid.val() & !self.resp_green.val();
         self.out_valid.next = self.v.q.val() & (!self.pend.q.val() | self.resp_valid.val());
-        self.m_tvalid.next = self.out_valid.val();
-        self.m_tdata.next = self.data.q.val();
-        self.m_tkeep.next = self.keep.q.val();
-        self.m_tlast.next = self.last.q.val();
-        self.m_tuser.next = self.user.q.val();
+        self.m.tvalid.next = self.out_valid.val();
+        self.m.tdata.next = self.data.q.val();
+        self.m.tkeep.next = self.keep.q.val();
+        self.m.tlast.next = self.last.q.val();
+        self.m.tuser.next = self.user.q.val();
         if self.not_green.val() {
-            self.m_tuser.next = self.user.q.val() | self.mark.val();
+            self.m.tuser.next = self.user.q.val() | self.mark.val();
         }
-        self.s_tready.next = !self.v.q.val() | (self.out_valid.val() & self.m_tready.val());
-        self.xfer_in.next = self.s_tvalid.val() & self.s_tready.val();
+        self.s.tready.next = !self.v.q.val() | (self.out_valid.val() & self.m.tready.val());
+        self.xfer_in.next = self.s.tvalid.val() & self.s.tready.val();
         self.metered.next = self.enable.val()
             & !self.in_pkt.q.val()
-            & self.s_tuser.val().get_bit(NDP_DATA_BIT)
-            & self.s_tuser.val().get_bit(TRIM_OK_BIT)
-            & !self.s_tuser.val().get_bit(PRIO_BIT);
+            & self.s.tuser.val().get_bit(NDP_DATA_BIT)
+            & self.s.tuser.val().get_bit(TRIM_OK_BIT)
+            & !self.s.tuser.val().get_bit(PRIO_BIT);
         // The request: the destination, its wire bytes, its mode.
         self.req_valid.next = self.xfer_in.val() & self.metered.val();
-        self.req_port.next = self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB);
-        self.req_bytes.next = self.s_tuser.val().get_bits::<16>(LENGTH_LSB) + self.overhead.val();
+        self.req_port.next = self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.req_bytes.next = self.s.tuser.val().get_bits::<16>(LENGTH_LSB) + self.overhead.val();
         self.req_mode.next = 0.into();
         for p in 0..self.port_id.len() {
-            if self.s_tuser.val().get_bits::<8>(DEST_PORT_LSB) == self.port_id[p].val() {
+            if self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB) == self.port_id[p].val() {
                 self.req_mode.next = self.mode[p].val();
             }
         }
         // The answer arrives while the beat is held: keep it in the beat.
         if self.pend.q.val() & self.resp_valid.val() {
             self.pend.d.next = false;
-            self.user.d.next = self.m_tuser.val();
+            self.user.d.next = self.m.tuser.val();
         }
-        if self.out_valid.val() & self.m_tready.val() {
+        if self.out_valid.val() & self.m.tready.val() {
             self.v.d.next = false;
         }
         if self.xfer_in.val() {
             self.v.d.next = true;
             self.pend.d.next = self.metered.val();
-            self.in_pkt.d.next = !self.s_tlast.val();
-            self.data.d.next = self.s_tdata.val();
-            self.keep.d.next = self.s_tkeep.val();
-            self.last.d.next = self.s_tlast.val();
-            self.user.d.next = self.s_tuser.val() & self.user_in.val();
+            self.in_pkt.d.next = !self.s.tlast.val();
+            self.data.d.next = self.s.tdata.val();
+            self.keep.d.next = self.s.tkeep.val();
+            self.last.d.next = self.s.tlast.val();
+            self.user.d.next = self.s.tuser.val() & self.user_in.val();
         }
     }
 }

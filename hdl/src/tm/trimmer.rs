@@ -32,6 +32,7 @@
 //! - `dscp_en`, `dscp`: the DSCP TRIMMED codepoint (a run-time register) and
 //!   whether it is enabled.
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::meta::{flag, FLAGS_LSB, L3_IPV4, L3_LSB, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT};
 use crate::prim::widgets::{DffR, KeepCount};
@@ -44,18 +45,8 @@ use rust_hdl::prelude::*;
 pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Signal<In, Bits<D>>,
-    pub s_tkeep: Signal<In, Bits<K>>,
-    pub s_tlast: Signal<In, Bit>,
-    pub s_tuser: Signal<In, Bits<U>>,
-    pub s_tvalid: Signal<In, Bit>,
-    pub s_tready: Signal<Out, Bit>,
-    pub m_tdata: Signal<Out, Bits<D>>,
-    pub m_tkeep: Signal<Out, Bits<K>>,
-    pub m_tlast: Signal<Out, Bit>,
-    pub m_tuser: Signal<Out, Bits<U>>,
-    pub m_tvalid: Signal<Out, Bit>,
-    pub m_tready: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
     pub dscp_en: Signal<In, Bit>,
     pub dscp: Signal<In, Bits<6>>,
     pub cut_pkts: Signal<Out, Bits<32>>,
@@ -115,18 +106,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: Default::default(),
-            s_tkeep: Default::default(),
-            s_tlast: Default::default(),
-            s_tuser: Default::default(),
-            s_tvalid: Default::default(),
-            s_tready: Default::default(),
-            m_tdata: Default::default(),
-            m_tkeep: Default::default(),
-            m_tlast: Default::default(),
-            m_tuser: Default::default(),
-            m_tvalid: Default::default(),
-            m_tready: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
             dscp_en: Default::default(),
             dscp: Default::default(),
             cut_pkts: Default::default(),
@@ -223,16 +204,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.meta.q.val().get_bit(RETURNED_BIT));
         self.ins.fix_udp6.next = (self.meta.q.val().get_bits::<2>(56) == 2) & (self.meta.q.val().get_bits::<2>(58) == 1) & self.cut.q.val();
 
-        self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s_tdata.val());
-        self.keep_count.keep.next = self.s_tkeep.val();
-        self.cur_trim.next = self.s_tuser.val().get_bit(TRIMMED_BIT);
+        self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s.tdata.val());
+        self.keep_count.keep.next = self.s.tkeep.val();
+        self.cur_trim.next = self.s.tuser.val().get_bit(TRIMMED_BIT);
         if self.in_pkt.q.val() {
             self.cur_trim.next = self.mode_trim.q.val();
         }
         self.final_bytes.next = self.total.q.val() + bit_cast::<16, 8>(self.keep_count.count.val());
         // Bytes to keep: tuser.length of the packet (sampled at the first beat),
         // at most 128 and at most what arrived.
-        self.want.next = self.s_tuser.val().get_bits::<16>(LENGTH_LSB);
+        self.want.next = self.s.tuser.val().get_bits::<16>(LENGTH_LSB);
         if self.in_pkt.q.val() {
             self.want.next = self.meta.q.val().get_bits::<16>(16);
         }
@@ -245,27 +226,27 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
 
         // Defaults: input waits, output idle.
-        self.s_tready.next = false;
+        self.s.tready.next = false;
         self.xfer.next = false;
-        self.out.s_tdata.next = self.s_tdata.val();
-        self.out.s_tkeep.next = self.s_tkeep.val();
-        self.out.s_tlast.next = self.s_tlast.val();
-        self.out.s_tuser.next = self.s_tuser.val();
-        self.out.s_tvalid.next = false;
+        self.out.s.tdata.next = self.s.tdata.val();
+        self.out.s.tkeep.next = self.s.tkeep.val();
+        self.out.s.tlast.next = self.s.tlast.val();
+        self.out.s.tuser.next = self.s.tuser.val();
+        self.out.s.tvalid.next = false;
 
         if self.phase.q.val() == 0 {
             if self.cur_trim.val() {
-                self.s_tready.next = true;
+                self.s.tready.next = true;
             } else {
-                self.s_tready.next = self.out.s_tready.val();
-                self.out.s_tvalid.next = self.s_tvalid.val();
+                self.s.tready.next = self.out.s.tready.val();
+                self.out.s.tvalid.next = self.s.tvalid.val();
             }
-            self.xfer.next = self.s_tvalid.val() & self.s_tready.val();
+            self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
             if self.xfer.val() {
-                self.in_pkt.d.next = !self.s_tlast.val();
+                self.in_pkt.d.next = !self.s.tlast.val();
                 if !self.in_pkt.q.val() {
                     self.mode_trim.d.next = self.cur_trim.val();
-                    self.meta.d.next = self.s_tuser.val();
+                    self.meta.d.next = self.s.tuser.val();
                 }
                 if self.cur_trim.val() {
                     for j in 0..self.slot.len() {
@@ -277,7 +258,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                         self.bidx.d.next = self.bidx.q.val() + 1;
                     }
                     self.total.d.next = self.final_bytes.val();
-                    if self.s_tlast.val() {
+                    if self.s.tlast.val() {
                         self.phase.d.next = 1.into();
                         self.bidx.d.next = 0.into();
                         self.total.d.next = 0.into();
@@ -307,15 +288,15 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             }
         }
         if self.phase.q.val() == 4 {
-            self.out.s_tdata.next = self.e2.q.val().get_bits::<D>(0);
-            self.out.s_tkeep.next = self.all_keep.val();
-            self.out.s_tlast.next = self.erem.q.val() <= self.k_bytes.val();
+            self.out.s.tdata.next = self.e2.q.val().get_bits::<D>(0);
+            self.out.s.tkeep.next = self.all_keep.val();
+            self.out.s.tlast.next = self.erem.q.val() <= self.k_bytes.val();
             if self.erem.q.val() < self.k_bytes.val() {
-                self.out.s_tkeep.next = !(self.all_keep.val() << self.erem.q.val());
+                self.out.s.tkeep.next = !(self.all_keep.val() << self.erem.q.val());
             }
-            self.out.s_tuser.next = (self.meta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
-            self.out.s_tvalid.next = true;
-            if self.out.s_tready.val() {
+            self.out.s.tuser.next = (self.meta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
+            self.out.s.tvalid.next = true;
+            if self.out.s.tready.val() {
                 self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
@@ -328,11 +309,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         self.cut_pkts.next = self.cut_count.q.val();
 
-        self.m_tdata.next = self.out.m_tdata.val();
-        self.m_tkeep.next = self.out.m_tkeep.val();
-        self.m_tlast.next = self.out.m_tlast.val();
-        self.m_tuser.next = self.out.m_tuser.val();
-        self.m_tvalid.next = self.out.m_tvalid.val();
-        self.out.m_tready.next = self.m_tready.val();
+        self.m.tdata.next = self.out.m.tdata.val();
+        self.m.tkeep.next = self.out.m.tkeep.val();
+        self.m.tlast.next = self.out.m.tlast.val();
+        self.m.tuser.next = self.out.m.tuser.val();
+        self.m.tvalid.next = self.out.m.tvalid.val();
+        self.out.m.tready.next = self.m.tready.val();
     }
 }

@@ -21,8 +21,10 @@
 //!
 //! (N ports. Per-port registers are interleaved because rust-hdl resolves
 //! vector indices from loop variables and literals only.)
+use crate::axil::bundle::AxilSlave;
 use crate::axil::regs::AxilRegs;
 use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::meta::DEST_PORT_LSB;
@@ -67,35 +69,9 @@ impl FabricRegs {
 pub struct Fabric<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Vec<Signal<In, Bits<D>>>,
-    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
-    pub s_tlast: Vec<Signal<In, Bit>>,
-    pub s_tuser: Vec<Signal<In, Bits<U>>>,
-    pub s_tvalid: Vec<Signal<In, Bit>>,
-    pub s_tready: Vec<Signal<Out, Bit>>,
-    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
-    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
-    pub m_tlast: Vec<Signal<Out, Bit>>,
-    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
-    pub m_tvalid: Vec<Signal<Out, Bit>>,
-    pub m_tready: Vec<Signal<In, Bit>>,
-    pub s_axil_awaddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<REG_ADDR_BITS>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    pub s: Vec<AxisSink<D, K, U>>,
+    pub m: Vec<AxisSource<D, K, U>>,
+    pub s_axil: AxilSlave<REG_ADDR_BITS>,
     fifo: Vec<PktFifo<D, K, U, M, W>>,
     arb: AxisArbMux<D, K, U>,
     demux: AxisDemux<D, K, U>,
@@ -113,35 +89,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: vec_of(ports),
-            s_tkeep: vec_of(ports),
-            s_tlast: vec_of(ports),
-            s_tuser: vec_of(ports),
-            s_tvalid: vec_of(ports),
-            s_tready: vec_of(ports),
-            m_tdata: vec_of(ports),
-            m_tkeep: vec_of(ports),
-            m_tlast: vec_of(ports),
-            m_tuser: vec_of(ports),
-            m_tvalid: vec_of(ports),
-            m_tready: vec_of(ports),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s: vec_of(ports),
+            m: vec_of(ports),
+            s_axil: Default::default(),
             fifo: (0..ports).map(|_| PktFifo::new(fifo_depth, store_forward)).collect(),
             arb: AxisArbMux::new(ports),
             demux: AxisDemux::new(ports, DEST_PORT_LSB),
@@ -161,60 +111,60 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.demux.clock.next = self.clock.val();
         self.demux.reset.next = self.reset.val();
         // Register file.
-        self.regs.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.regs.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.regs.s_axil_awready.val();
-        self.regs.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.regs.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.regs.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.regs.s_axil_wready.val();
-        self.s_axil_bresp.next = self.regs.s_axil_bresp.val();
-        self.s_axil_bvalid.next = self.regs.s_axil_bvalid.val();
-        self.regs.s_axil_bready.next = self.s_axil_bready.val();
-        self.regs.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.regs.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.regs.s_axil_arready.val();
-        self.s_axil_rdata.next = self.regs.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.regs.s_axil_rresp.val();
-        self.s_axil_rvalid.next = self.regs.s_axil_rvalid.val();
-        self.regs.s_axil_rready.next = self.s_axil_rready.val();
+        self.regs.s_axil.awaddr.next = self.s_axil.awaddr.val();
+        self.regs.s_axil.awvalid.next = self.s_axil.awvalid.val();
+        self.s_axil.awready.next = self.regs.s_axil.awready.val();
+        self.regs.s_axil.wdata.next = self.s_axil.wdata.val();
+        self.regs.s_axil.wstrb.next = self.s_axil.wstrb.val();
+        self.regs.s_axil.wvalid.next = self.s_axil.wvalid.val();
+        self.s_axil.wready.next = self.regs.s_axil.wready.val();
+        self.s_axil.bresp.next = self.regs.s_axil.bresp.val();
+        self.s_axil.bvalid.next = self.regs.s_axil.bvalid.val();
+        self.regs.s_axil.bready.next = self.s_axil.bready.val();
+        self.regs.s_axil.araddr.next = self.s_axil.araddr.val();
+        self.regs.s_axil.arvalid.next = self.s_axil.arvalid.val();
+        self.s_axil.arready.next = self.regs.s_axil.arready.val();
+        self.s_axil.rdata.next = self.regs.s_axil.rdata.val();
+        self.s_axil.rresp.next = self.regs.s_axil.rresp.val();
+        self.s_axil.rvalid.next = self.regs.s_axil.rvalid.val();
+        self.regs.s_axil.rready.next = self.s_axil.rready.val();
         self.arb.drr_enable.next = self.regs.rw[0].val().get_bit(0);
         self.arb.strict.next = false;
         // Ports: ingress FIFO -> arbiter input p; demux output p -> egress.
         for p in 0..self.fifo.len() {
             self.fifo[p].clock.next = self.clock.val();
             self.fifo[p].reset.next = self.reset.val();
-            self.fifo[p].s_tdata.next = self.s_tdata[p].val();
-            self.fifo[p].s_tkeep.next = self.s_tkeep[p].val();
-            self.fifo[p].s_tlast.next = self.s_tlast[p].val();
-            self.fifo[p].s_tuser.next = self.s_tuser[p].val();
-            self.fifo[p].s_tvalid.next = self.s_tvalid[p].val();
-            self.s_tready[p].next = self.fifo[p].s_tready.val();
-            self.arb.s_tdata[p].next = self.fifo[p].m_tdata.val();
-            self.arb.s_tkeep[p].next = self.fifo[p].m_tkeep.val();
-            self.arb.s_tlast[p].next = self.fifo[p].m_tlast.val();
-            self.arb.s_tuser[p].next = self.fifo[p].m_tuser.val();
-            self.arb.s_tvalid[p].next = self.fifo[p].m_tvalid.val();
-            self.fifo[p].m_tready.next = self.arb.s_tready[p].val();
+            self.fifo[p].s.tdata.next = self.s[p].tdata.val();
+            self.fifo[p].s.tkeep.next = self.s[p].tkeep.val();
+            self.fifo[p].s.tlast.next = self.s[p].tlast.val();
+            self.fifo[p].s.tuser.next = self.s[p].tuser.val();
+            self.fifo[p].s.tvalid.next = self.s[p].tvalid.val();
+            self.s[p].tready.next = self.fifo[p].s.tready.val();
+            self.arb.s[p].tdata.next = self.fifo[p].m.tdata.val();
+            self.arb.s[p].tkeep.next = self.fifo[p].m.tkeep.val();
+            self.arb.s[p].tlast.next = self.fifo[p].m.tlast.val();
+            self.arb.s[p].tuser.next = self.fifo[p].m.tuser.val();
+            self.arb.s[p].tvalid.next = self.fifo[p].m.tvalid.val();
+            self.fifo[p].m.tready.next = self.arb.s[p].tready.val();
             self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
             self.fifo[p].s_abort.next = false;
             self.regs.ro[3 * p + 1].next = self.fifo[p].drop_pkts.val();
             self.regs.ro[3 * p + 2].next = self.fifo[p].occ_bytes.val();
             self.regs.ro[3 * p + 3].next = self.fifo[p].occ_pkts.val();
-            self.m_tdata[p].next = self.demux.m_tdata[p].val();
-            self.m_tkeep[p].next = self.demux.m_tkeep[p].val();
-            self.m_tlast[p].next = self.demux.m_tlast[p].val();
-            self.m_tuser[p].next = self.demux.m_tuser[p].val();
-            self.m_tvalid[p].next = self.demux.m_tvalid[p].val();
-            self.demux.m_tready[p].next = self.m_tready[p].val();
+            self.m[p].tdata.next = self.demux.m[p].tdata.val();
+            self.m[p].tkeep.next = self.demux.m[p].tkeep.val();
+            self.m[p].tlast.next = self.demux.m[p].tlast.val();
+            self.m[p].tuser.next = self.demux.m[p].tuser.val();
+            self.m[p].tvalid.next = self.demux.m[p].tvalid.val();
+            self.demux.m[p].tready.next = self.m[p].tready.val();
         }
-        self.demux.s_tdata.next = self.arb.m_tdata.val();
-        self.demux.s_tkeep.next = self.arb.m_tkeep.val();
-        self.demux.s_tlast.next = self.arb.m_tlast.val();
-        self.demux.s_tuser.next = self.arb.m_tuser.val();
-        self.demux.s_tvalid.next = self.arb.m_tvalid.val();
-        self.arb.m_tready.next = self.demux.s_tready.val();
+        self.demux.s.tdata.next = self.arb.m.tdata.val();
+        self.demux.s.tkeep.next = self.arb.m.tkeep.val();
+        self.demux.s.tlast.next = self.arb.m.tlast.val();
+        self.demux.s.tuser.next = self.arb.m.tuser.val();
+        self.demux.s.tvalid.next = self.arb.m.tvalid.val();
+        self.arb.m.tready.next = self.demux.s.tready.val();
         self.demux.clear_drops.next = self.regs.ro_clear[0].val();
         self.regs.ro[0].next = self.demux.drop_pkts.val();
     }

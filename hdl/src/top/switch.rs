@@ -25,8 +25,10 @@
 //! rewrite of a port takes the router MAC of the pipeline the port belongs
 //! to (`ingressN` for ports `N * per ..`).
 //! `docs/switch.md`, "Several pipelines", has the reasoning.
+use crate::axil::bundle::AxilSlave;
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
+use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::config::Config;
 use crate::egress::rewrite::EgressRewrite;
 use crate::gen::unroll;
@@ -58,34 +60,9 @@ use rust_hdl::prelude::*;
 pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_tdata: Vec<Signal<In, Bits<D>>>,
-    pub s_tkeep: Vec<Signal<In, Bits<K>>>,
-    pub s_tlast: Vec<Signal<In, Bit>>,
-    pub s_tvalid: Vec<Signal<In, Bit>>,
-    pub s_tready: Vec<Signal<Out, Bit>>,
-    pub m_tdata: Vec<Signal<Out, Bits<D>>>,
-    pub m_tkeep: Vec<Signal<Out, Bits<K>>>,
-    pub m_tlast: Vec<Signal<Out, Bit>>,
-    pub m_tuser: Vec<Signal<Out, Bits<U>>>,
-    pub m_tvalid: Vec<Signal<Out, Bit>>,
-    pub m_tready: Vec<Signal<In, Bit>>,
-    pub s_axil_awaddr: Signal<In, Bits<SWITCH_ADDR_BITS>>,
-    pub s_axil_awvalid: Signal<In, Bit>,
-    pub s_axil_awready: Signal<Out, Bit>,
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    pub s_axil_wvalid: Signal<In, Bit>,
-    pub s_axil_wready: Signal<Out, Bit>,
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    pub s_axil_bvalid: Signal<Out, Bit>,
-    pub s_axil_bready: Signal<In, Bit>,
-    pub s_axil_araddr: Signal<In, Bits<SWITCH_ADDR_BITS>>,
-    pub s_axil_arvalid: Signal<In, Bit>,
-    pub s_axil_arready: Signal<Out, Bit>,
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    pub s_axil_rvalid: Signal<Out, Bit>,
-    pub s_axil_rready: Signal<In, Bit>,
+    pub s: Vec<AxisPlainSink<D, K>>,
+    pub m: Vec<AxisSource<D, K, U>>,
+    pub s_axil: AxilSlave<SWITCH_ADDR_BITS>,
     port_base: Vec<Constant<Bits<8>>>,
     ingress: Vec<Ingress<D, K, U, M, W>>,
     tm: Vec<TrafficManager<D, K, U, M, W>>,
@@ -121,34 +98,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Ok(Self {
             clock: Default::default(),
             reset: Default::default(),
-            s_tdata: vec_of(ports),
-            s_tkeep: vec_of(ports),
-            s_tlast: vec_of(ports),
-            s_tvalid: vec_of(ports),
-            s_tready: vec_of(ports),
-            m_tdata: vec_of(ports),
-            m_tkeep: vec_of(ports),
-            m_tlast: vec_of(ports),
-            m_tuser: vec_of(ports),
-            m_tvalid: vec_of(ports),
-            m_tready: vec_of(ports),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
+            s: vec_of(ports),
+            m: vec_of(ports),
+            s_axil: Default::default(),
             port_base: (0..pipes).map(|n| Constant::new(((n * per) as u64).to_bits())).collect(),
             ingress: (0..pipes).map(|_| Ingress::new(cfg)).collect(),
             tm: (0..pipes).map(|_| TrafficManager::new(cfg)).collect(),
@@ -182,7 +134,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         Self::connect(self)
     }
     // The wiring indexes vector ports of blocks in vectors
-    // (`self.tm[i].m_tdata[p]`), which rust-hdl's Verilog writer cannot
+    // (`self.tm[i].m[p].tdata`), which rust-hdl's Verilog writer cannot
     // resolve by itself (`crate::gen::unroll`).
     fn hdl(&self) -> Verilog {
         unroll::resolve(Self::hdl(self))
@@ -195,19 +147,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.split.clock.next = self.clock.val();
         self.split.reset.next = self.reset.val();
         // The pipelines' ports: pipeline i has switch ports i * per .. (i + 1) * per.
-        for per in (self.ingress[0].s_tdata.len())..(self.ingress[0].s_tdata.len() + 1) {
+        for per in (self.ingress[0].s.len())..(self.ingress[0].s.len() + 1) {
             for i in 0..self.ingress.len() {
                 self.ingress[i].clock.next = self.clock.val();
                 self.ingress[i].reset.next = self.reset.val();
                 self.tm[i].clock.next = self.clock.val();
                 self.tm[i].reset.next = self.reset.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
-                for k in 0..self.ingress[0].s_tdata.len() {
-                    self.ingress[i].s_tdata[k].next = self.s_tdata[i * per + k].val();
-                    self.ingress[i].s_tkeep[k].next = self.s_tkeep[i * per + k].val();
-                    self.ingress[i].s_tlast[k].next = self.s_tlast[i * per + k].val();
-                    self.ingress[i].s_tvalid[k].next = self.s_tvalid[i * per + k].val();
-                    self.s_tready[i * per + k].next = self.ingress[i].s_tready[k].val();
+                for k in 0..self.ingress[0].s.len() {
+                    self.ingress[i].s[k].tdata.next = self.s[i * per + k].tdata.val();
+                    self.ingress[i].s[k].tkeep.next = self.s[i * per + k].tkeep.val();
+                    self.ingress[i].s[k].tlast.next = self.s[i * per + k].tlast.val();
+                    self.ingress[i].s[k].tvalid.next = self.s[i * per + k].tvalid.val();
+                    self.s[i * per + k].tready.next = self.ingress[i].s[k].tready.val();
                     // A port's egress rewrite takes the router MAC of the
                     // pipeline the port belongs to.
                     self.egress[i * per + k].router_mac_lo.next = self.ingress[i].router_mac_lo.val();
@@ -215,12 +167,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 }
                 // Ingress -> its traffic manager (the PHV stays behind: the
                 // traffic manager reads the header locations from tuser).
-                self.tm[i].s_tdata.next = self.ingress[i].m_tdata.val();
-                self.tm[i].s_tkeep.next = self.ingress[i].m_tkeep.val();
-                self.tm[i].s_tlast.next = self.ingress[i].m_tlast.val();
-                self.tm[i].s_tuser.next = self.ingress[i].m_tuser.val();
-                self.tm[i].s_tvalid.next = self.ingress[i].m_tvalid.val();
-                self.ingress[i].m_tready.next = self.tm[i].s_tready.val();
+                self.tm[i].s.tdata.next = self.ingress[i].m.tdata.val();
+                self.tm[i].s.tkeep.next = self.ingress[i].m.tkeep.val();
+                self.tm[i].s.tlast.next = self.ingress[i].m.tlast.val();
+                self.tm[i].s.tuser.next = self.ingress[i].m.tuser.val();
+                self.tm[i].s.tvalid.next = self.ingress[i].m.tvalid.val();
+                self.ingress[i].m.tready.next = self.tm[i].s.tready.val();
             }
         }
 
@@ -238,26 +190,26 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // Each port: the egress rewrite, then the MAC.
-        for p in 0..self.m_tdata.len() {
+        for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
             self.egress[p].reset.next = self.reset.val();
-            self.m_tdata[p].next = self.egress[p].m_tdata.val();
-            self.m_tkeep[p].next = self.egress[p].m_tkeep.val();
-            self.m_tlast[p].next = self.egress[p].m_tlast.val();
-            self.m_tuser[p].next = self.egress[p].m_tuser.val();
-            self.m_tvalid[p].next = self.egress[p].m_tvalid.val();
-            self.egress[p].m_tready.next = self.m_tready[p].val();
+            self.m[p].tdata.next = self.egress[p].m.tdata.val();
+            self.m[p].tkeep.next = self.egress[p].m.tkeep.val();
+            self.m[p].tlast.next = self.egress[p].m.tlast.val();
+            self.m[p].tuser.next = self.egress[p].m.tuser.val();
+            self.m[p].tvalid.next = self.egress[p].m.tvalid.val();
+            self.egress[p].m.tready.next = self.m[p].tready.val();
         }
 
         // One pipeline: its traffic manager is the switch's, alone.
         for z in 0..self.zero.len() {
-            for p in 0..self.m_tdata.len() {
-                self.egress[p].s_tdata.next = self.tm[z].m_tdata[p].val();
-                self.egress[p].s_tkeep.next = self.tm[z].m_tkeep[p].val();
-                self.egress[p].s_tlast.next = self.tm[z].m_tlast[p].val();
-                self.egress[p].s_tuser.next = self.tm[z].m_tuser[p].val();
-                self.egress[p].s_tvalid.next = self.tm[z].m_tvalid[p].val();
-                self.tm[z].m_tready[p].next = self.egress[p].s_tready.val();
+            for p in 0..self.m.len() {
+                self.egress[p].s.tdata.next = self.tm[z].m[p].tdata.val();
+                self.egress[p].s.tkeep.next = self.tm[z].m[p].tkeep.val();
+                self.egress[p].s.tlast.next = self.tm[z].m[p].tlast.val();
+                self.egress[p].s.tuser.next = self.tm[z].m[p].tuser.val();
+                self.egress[p].s.tvalid.next = self.tm[z].m[p].tvalid.val();
+                self.tm[z].m[p].tready.next = self.egress[p].s.tready.val();
             }
             for q in 0..self.tm[0].occ_ext_b.len() {
                 self.tm[z].occ_ext_b[q].next = self.zero[z].val();
@@ -271,26 +223,26 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rot[z].clock.next = self.clock.val();
             self.rot[z].reset.next = self.reset.val();
             // Each port: the pipelines' outputs merged round robin.
-            for p in 0..self.m_tdata.len() {
+            for p in 0..self.m.len() {
                 self.merge[p].clock.next = self.clock.val();
                 self.merge[p].reset.next = self.reset.val();
                 self.merge[p].drr_enable.next = false;
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
                     self.merge[p].quantum[i].next = 0.into();
-                    self.merge[p].s_tdata[i].next = self.tm[i].m_tdata[p].val();
-                    self.merge[p].s_tkeep[i].next = self.tm[i].m_tkeep[p].val();
-                    self.merge[p].s_tlast[i].next = self.tm[i].m_tlast[p].val();
-                    self.merge[p].s_tuser[i].next = self.tm[i].m_tuser[p].val();
-                    self.merge[p].s_tvalid[i].next = self.tm[i].m_tvalid[p].val();
-                    self.tm[i].m_tready[p].next = self.merge[p].s_tready[i].val();
+                    self.merge[p].s[i].tdata.next = self.tm[i].m[p].tdata.val();
+                    self.merge[p].s[i].tkeep.next = self.tm[i].m[p].tkeep.val();
+                    self.merge[p].s[i].tlast.next = self.tm[i].m[p].tlast.val();
+                    self.merge[p].s[i].tuser.next = self.tm[i].m[p].tuser.val();
+                    self.merge[p].s[i].tvalid.next = self.tm[i].m[p].tvalid.val();
+                    self.tm[i].m[p].tready.next = self.merge[p].s[i].tready.val();
                 }
-                self.egress[p].s_tdata.next = self.merge[p].m_tdata.val();
-                self.egress[p].s_tkeep.next = self.merge[p].m_tkeep.val();
-                self.egress[p].s_tlast.next = self.merge[p].m_tlast.val();
-                self.egress[p].s_tuser.next = self.merge[p].m_tuser.val();
-                self.egress[p].s_tvalid.next = self.merge[p].m_tvalid.val();
-                self.merge[p].m_tready.next = self.egress[p].s_tready.val();
+                self.egress[p].s.tdata.next = self.merge[p].m.tdata.val();
+                self.egress[p].s.tkeep.next = self.merge[p].m.tkeep.val();
+                self.egress[p].s.tlast.next = self.merge[p].m.tlast.val();
+                self.egress[p].s.tuser.next = self.merge[p].m.tuser.val();
+                self.egress[p].s.tvalid.next = self.merge[p].m.tvalid.val();
+                self.merge[p].m.tready.next = self.egress[p].s.tready.val();
             }
             // Each queue's total occupancy; a pipeline decides on the others'
             // part plus its own.
@@ -336,59 +288,59 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // Register map: windows 0..P the ingress pipelines, P..2P their
         // traffic managers.
-        self.split.s_axil_awaddr.next = self.s_axil_awaddr.val();
-        self.split.s_axil_awvalid.next = self.s_axil_awvalid.val();
-        self.s_axil_awready.next = self.split.s_axil_awready.val();
-        self.split.s_axil_wdata.next = self.s_axil_wdata.val();
-        self.split.s_axil_wstrb.next = self.s_axil_wstrb.val();
-        self.split.s_axil_wvalid.next = self.s_axil_wvalid.val();
-        self.s_axil_wready.next = self.split.s_axil_wready.val();
-        self.s_axil_bresp.next = self.split.s_axil_bresp.val();
-        self.s_axil_bvalid.next = self.split.s_axil_bvalid.val();
-        self.split.s_axil_bready.next = self.s_axil_bready.val();
-        self.split.s_axil_araddr.next = self.s_axil_araddr.val();
-        self.split.s_axil_arvalid.next = self.s_axil_arvalid.val();
-        self.s_axil_arready.next = self.split.s_axil_arready.val();
-        self.s_axil_rdata.next = self.split.s_axil_rdata.val();
-        self.s_axil_rresp.next = self.split.s_axil_rresp.val();
-        self.s_axil_rvalid.next = self.split.s_axil_rvalid.val();
-        self.split.s_axil_rready.next = self.s_axil_rready.val();
+        self.split.s_axil.awaddr.next = self.s_axil.awaddr.val();
+        self.split.s_axil.awvalid.next = self.s_axil.awvalid.val();
+        self.s_axil.awready.next = self.split.s_axil.awready.val();
+        self.split.s_axil.wdata.next = self.s_axil.wdata.val();
+        self.split.s_axil.wstrb.next = self.s_axil.wstrb.val();
+        self.split.s_axil.wvalid.next = self.s_axil.wvalid.val();
+        self.s_axil.wready.next = self.split.s_axil.wready.val();
+        self.s_axil.bresp.next = self.split.s_axil.bresp.val();
+        self.s_axil.bvalid.next = self.split.s_axil.bvalid.val();
+        self.split.s_axil.bready.next = self.s_axil.bready.val();
+        self.split.s_axil.araddr.next = self.s_axil.araddr.val();
+        self.split.s_axil.arvalid.next = self.s_axil.arvalid.val();
+        self.s_axil.arready.next = self.split.s_axil.arready.val();
+        self.s_axil.rdata.next = self.split.s_axil.rdata.val();
+        self.s_axil.rresp.next = self.split.s_axil.rresp.val();
+        self.s_axil.rvalid.next = self.split.s_axil.rvalid.val();
+        self.split.s_axil.rready.next = self.s_axil.rready.val();
         for np in (self.ingress.len())..(self.ingress.len() + 1) {
             for i in 0..self.ingress.len() {
-                self.ingress[i].s_axil_awaddr.next = self.split.m_axil_awaddr[i].val();
-                self.ingress[i].s_axil_awvalid.next = self.split.m_axil_awvalid[i].val();
-                self.split.m_axil_awready[i].next = self.ingress[i].s_axil_awready.val();
-                self.ingress[i].s_axil_wdata.next = self.split.m_axil_wdata[i].val();
-                self.ingress[i].s_axil_wstrb.next = self.split.m_axil_wstrb[i].val();
-                self.ingress[i].s_axil_wvalid.next = self.split.m_axil_wvalid[i].val();
-                self.split.m_axil_wready[i].next = self.ingress[i].s_axil_wready.val();
-                self.split.m_axil_bresp[i].next = self.ingress[i].s_axil_bresp.val();
-                self.split.m_axil_bvalid[i].next = self.ingress[i].s_axil_bvalid.val();
-                self.ingress[i].s_axil_bready.next = self.split.m_axil_bready[i].val();
-                self.ingress[i].s_axil_araddr.next = self.split.m_axil_araddr[i].val();
-                self.ingress[i].s_axil_arvalid.next = self.split.m_axil_arvalid[i].val();
-                self.split.m_axil_arready[i].next = self.ingress[i].s_axil_arready.val();
-                self.split.m_axil_rdata[i].next = self.ingress[i].s_axil_rdata.val();
-                self.split.m_axil_rresp[i].next = self.ingress[i].s_axil_rresp.val();
-                self.split.m_axil_rvalid[i].next = self.ingress[i].s_axil_rvalid.val();
-                self.ingress[i].s_axil_rready.next = self.split.m_axil_rready[i].val();
-                self.tm[i].s_axil_awaddr.next = self.split.m_axil_awaddr[np + i].val();
-                self.tm[i].s_axil_awvalid.next = self.split.m_axil_awvalid[np + i].val();
-                self.split.m_axil_awready[np + i].next = self.tm[i].s_axil_awready.val();
-                self.tm[i].s_axil_wdata.next = self.split.m_axil_wdata[np + i].val();
-                self.tm[i].s_axil_wstrb.next = self.split.m_axil_wstrb[np + i].val();
-                self.tm[i].s_axil_wvalid.next = self.split.m_axil_wvalid[np + i].val();
-                self.split.m_axil_wready[np + i].next = self.tm[i].s_axil_wready.val();
-                self.split.m_axil_bresp[np + i].next = self.tm[i].s_axil_bresp.val();
-                self.split.m_axil_bvalid[np + i].next = self.tm[i].s_axil_bvalid.val();
-                self.tm[i].s_axil_bready.next = self.split.m_axil_bready[np + i].val();
-                self.tm[i].s_axil_araddr.next = self.split.m_axil_araddr[np + i].val();
-                self.tm[i].s_axil_arvalid.next = self.split.m_axil_arvalid[np + i].val();
-                self.split.m_axil_arready[np + i].next = self.tm[i].s_axil_arready.val();
-                self.split.m_axil_rdata[np + i].next = self.tm[i].s_axil_rdata.val();
-                self.split.m_axil_rresp[np + i].next = self.tm[i].s_axil_rresp.val();
-                self.split.m_axil_rvalid[np + i].next = self.tm[i].s_axil_rvalid.val();
-                self.tm[i].s_axil_rready.next = self.split.m_axil_rready[np + i].val();
+                self.ingress[i].s_axil.awaddr.next = self.split.m_axil[i].awaddr.val();
+                self.ingress[i].s_axil.awvalid.next = self.split.m_axil[i].awvalid.val();
+                self.split.m_axil[i].awready.next = self.ingress[i].s_axil.awready.val();
+                self.ingress[i].s_axil.wdata.next = self.split.m_axil[i].wdata.val();
+                self.ingress[i].s_axil.wstrb.next = self.split.m_axil[i].wstrb.val();
+                self.ingress[i].s_axil.wvalid.next = self.split.m_axil[i].wvalid.val();
+                self.split.m_axil[i].wready.next = self.ingress[i].s_axil.wready.val();
+                self.split.m_axil[i].bresp.next = self.ingress[i].s_axil.bresp.val();
+                self.split.m_axil[i].bvalid.next = self.ingress[i].s_axil.bvalid.val();
+                self.ingress[i].s_axil.bready.next = self.split.m_axil[i].bready.val();
+                self.ingress[i].s_axil.araddr.next = self.split.m_axil[i].araddr.val();
+                self.ingress[i].s_axil.arvalid.next = self.split.m_axil[i].arvalid.val();
+                self.split.m_axil[i].arready.next = self.ingress[i].s_axil.arready.val();
+                self.split.m_axil[i].rdata.next = self.ingress[i].s_axil.rdata.val();
+                self.split.m_axil[i].rresp.next = self.ingress[i].s_axil.rresp.val();
+                self.split.m_axil[i].rvalid.next = self.ingress[i].s_axil.rvalid.val();
+                self.ingress[i].s_axil.rready.next = self.split.m_axil[i].rready.val();
+                self.tm[i].s_axil.awaddr.next = self.split.m_axil[np + i].awaddr.val();
+                self.tm[i].s_axil.awvalid.next = self.split.m_axil[np + i].awvalid.val();
+                self.split.m_axil[np + i].awready.next = self.tm[i].s_axil.awready.val();
+                self.tm[i].s_axil.wdata.next = self.split.m_axil[np + i].wdata.val();
+                self.tm[i].s_axil.wstrb.next = self.split.m_axil[np + i].wstrb.val();
+                self.tm[i].s_axil.wvalid.next = self.split.m_axil[np + i].wvalid.val();
+                self.split.m_axil[np + i].wready.next = self.tm[i].s_axil.wready.val();
+                self.split.m_axil[np + i].bresp.next = self.tm[i].s_axil.bresp.val();
+                self.split.m_axil[np + i].bvalid.next = self.tm[i].s_axil.bvalid.val();
+                self.tm[i].s_axil.bready.next = self.split.m_axil[np + i].bready.val();
+                self.tm[i].s_axil.araddr.next = self.split.m_axil[np + i].araddr.val();
+                self.tm[i].s_axil.arvalid.next = self.split.m_axil[np + i].arvalid.val();
+                self.split.m_axil[np + i].arready.next = self.tm[i].s_axil.arready.val();
+                self.split.m_axil[np + i].rdata.next = self.tm[i].s_axil.rdata.val();
+                self.split.m_axil[np + i].rresp.next = self.tm[i].s_axil.rresp.val();
+                self.split.m_axil[np + i].rvalid.next = self.tm[i].s_axil.rvalid.val();
+                self.tm[i].s_axil.rready.next = self.split.m_axil[np + i].rready.val();
             }
         }
     }

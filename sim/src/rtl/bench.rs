@@ -165,9 +165,9 @@ fn run_rust_hdl(pool: &[Beat], cycles: u64) -> Result<f64> {
     sim.add_testbench(move |mut sim: Sim<Fifo512>| {
         let mut x = sim.init()?;
         x.reset.next = true;
-        x.s_tvalid.next = false;
-        x.s_tkeep.next = Bits::<64>::mask();
-        x.m_tready.next = true;
+        x.s.tvalid.next = false;
+        x.s.tkeep.next = Bits::<64>::mask();
+        x.m.tready.next = true;
         x.clear_drops.next = false;
         wait_clock_cycles!(sim, clock, x, RESET_CYCLES);
         x.reset.next = false;
@@ -177,19 +177,19 @@ fn run_rust_hdl(pool: &[Beat], cycles: u64) -> Result<f64> {
             // Just after the rising edge: drive this cycle's beat (held until accepted).
             wait_clock_true!(sim, clock, x);
             let i = flow.sent;
-            x.s_tdata.next = pool[i as usize % POOL_BEATS];
-            x.s_tlast.next = is_last(i);
-            x.s_tuser.next = bits(i / BEATS_PER_PACKET);
-            x.s_tvalid.next = true;
+            x.s.tdata.next = pool[i as usize % POOL_BEATS];
+            x.s.tlast.next = is_last(i);
+            x.s.tuser.next = bits(i / BEATS_PER_PACKET);
+            x.s.tvalid.next = true;
             // Half a cycle later the logic has settled: these are the values
             // the next rising edge sees.
             wait_clock_false!(sim, clock, x);
-            if x.s_tready.val() {
+            if x.s.tready.val() {
                 flow.sent += 1;
             }
-            if x.m_tvalid.val() {
-                let data_ok = x.m_tdata.val() == pool[flow.received as usize % POOL_BEATS];
-                flow.receive(data_ok, x.m_tlast.val());
+            if x.m.tvalid.val() {
+                let data_ok = x.m.tdata.val() == pool[flow.received as usize % POOL_BEATS];
+                flow.receive(data_ok, x.m.tlast.val());
             }
         }
         *tb_outcome.lock().unwrap() = (flow, started.elapsed().as_secs_f64());
