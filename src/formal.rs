@@ -188,8 +188,8 @@ pub fn jobs() -> Vec<Job> {
             depth: TM_BMC_DEPTH,
             defines: vec![],
             mutation: Some((
-                "deq_h = sched__m_tvalid & m_tready & sched__m_tlast & ~sched__m_tuser[QUEUE_LSB];",
-                "deq_h = sched__m_tvalid & m_tready & ~sched__m_tuser[QUEUE_LSB];",
+                "deq_h = m_tvalid & m_tready & m_tlast & ~m_tuser[QUEUE_LSB];",
+                "deq_h = m_tvalid & m_tready & ~m_tuser[QUEUE_LSB];",
             )),
             expect: Expect::Fail,
         },

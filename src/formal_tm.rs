@@ -85,19 +85,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // TmPre, and the trimmer between admission and the demux).
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.pre.s.tdata.next = self.s.tdata.val();
-        self.pre.s.tkeep.next = self.s.tkeep.val();
-        self.pre.s.tlast.next = self.s.tlast.val();
-        self.pre.s.tuser.next = self.s.tuser.val();
-        self.pre.s.tvalid.next = self.s.tvalid.val();
-        self.s.tready.next = self.pre.s.tready.val();
+        AxisSink::<D, K, U>::link(&mut self.s, &mut self.pre.s);
         self.pre.trim_len.next = self.trim_len.val();
-        self.admit.s.tdata.next = self.pre.m.tdata.val();
-        self.admit.s.tkeep.next = self.pre.m.tkeep.val();
-        self.admit.s.tlast.next = self.pre.m.tlast.val();
-        self.admit.s.tuser.next = self.pre.m.tuser.val();
-        self.admit.s.tvalid.next = self.pre.m.tvalid.val();
-        self.pre.m.tready.next = self.admit.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.pre.m, &mut self.admit.s);
         self.admit.rts_en.next = self.rts_en.val();
         self.admit.limit_h.next = self.limit_h.val();
         self.admit.limit_d.next = self.limit_d.val();
@@ -106,12 +96,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.meter_en.next = false;
         self.admit.hold.next = false;
         self.admit.occ_dod_words.next = 0.into();
-        self.demux.s.tdata.next = self.admit.m.tdata.val();
-        self.demux.s.tkeep.next = self.admit.m.tkeep.val();
-        self.demux.s.tlast.next = self.admit.m.tlast.val();
-        self.demux.s.tuser.next = self.admit.m.tuser.val();
-        self.demux.s.tvalid.next = self.admit.m.tvalid.val();
-        self.admit.m.tready.next = self.demux.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.admit.m, &mut self.demux.s);
         self.demux.clear_drops.next = false;
         for c in 0..self.admit.clear.len() {
             self.admit.clear[c].next = false;
@@ -121,28 +106,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.port.len() {
             self.port[p].clock.next = self.clock.val();
             self.port[p].reset.next = self.reset.val();
-            self.port[p].h.tdata.next = self.demux.m[2 * p].tdata.val();
-            self.port[p].h.tkeep.next = self.demux.m[2 * p].tkeep.val();
-            self.port[p].h.tlast.next = self.demux.m[2 * p].tlast.val();
-            self.port[p].h.tuser.next = self.demux.m[2 * p].tuser.val();
-            self.port[p].h.tvalid.next = self.demux.m[2 * p].tvalid.val();
-            self.demux.m[2 * p].tready.next = self.port[p].h.tready.val();
-            self.port[p].d.tdata.next = self.demux.m[2 * p + 1].tdata.val();
-            self.port[p].d.tkeep.next = self.demux.m[2 * p + 1].tkeep.val();
-            self.port[p].d.tlast.next = self.demux.m[2 * p + 1].tlast.val();
-            self.port[p].d.tuser.next = self.demux.m[2 * p + 1].tuser.val();
-            self.port[p].d.tvalid.next = self.demux.m[2 * p + 1].tvalid.val();
-            self.demux.m[2 * p + 1].tready.next = self.port[p].d.tready.val();
+            AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p], &mut self.port[p].h);
+            AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p + 1], &mut self.port[p].d);
             self.port[p].drr_enable.next = self.drr_enable.val();
             self.port[p].strict.next = self.strict.val();
             self.port[p].quantum_h.next = self.quantum_h.val();
             self.port[p].quantum_d.next = self.quantum_d.val();
-            self.m[p].tdata.next = self.port[p].m.tdata.val();
-            self.m[p].tkeep.next = self.port[p].m.tkeep.val();
-            self.m[p].tlast.next = self.port[p].m.tlast.val();
-            self.m[p].tuser.next = self.port[p].m.tuser.val();
-            self.m[p].tvalid.next = self.port[p].m.tvalid.val();
-            self.port[p].m.tready.next = self.m[p].tready.val();
+            AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.port[p].m);
             self.occ.deq[2 * p].next = self.port[p].deq_h.val();
             self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
             self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();

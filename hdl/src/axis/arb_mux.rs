@@ -306,11 +306,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             }
         }
 
-        self.m.tdata.next = self.out.m.tdata.val();
-        self.m.tkeep.next = self.out.m.tkeep.val();
-        self.m.tlast.next = self.out.m.tlast.val();
-        self.m.tuser.next = self.out.m.tuser.val();
-        self.m.tvalid.next = self.out.m.tvalid.val();
-        self.out.m.tready.next = self.m.tready.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);
     }
 }

@@ -81,12 +81,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
         self.drops.reset.next = self.reset.val();
         self.inp.clock.next = self.clock.val();
         self.inp.reset.next = self.reset.val();
-        self.inp.s.tdata.next = self.s.tdata.val();
-        self.inp.s.tkeep.next = self.s.tkeep.val();
-        self.inp.s.tlast.next = self.s.tlast.val();
-        self.inp.s.tuser.next = self.s.tuser.val();
-        self.inp.s.tvalid.next = self.s.tvalid.val();
-        self.s.tready.next = self.inp.s.tready.val();
+        AxisSink::<D, K, U>::link(&mut self.s, &mut self.inp.s);
 
         if self.first.q.val() {
             self.dest.next = self.inp.m.tuser.val().get_bits::<8>(self.dest_lsb.val().index());

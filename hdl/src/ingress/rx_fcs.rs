@@ -275,17 +275,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // ---- output ----
-        self.m.tdata.next = self.fifo.m.tdata.val();
-        self.m.tkeep.next = self.fifo.m.tkeep.val();
-        self.m.tlast.next = self.fifo.m.tlast.val();
-        self.m.tuser.next = self.fifo.m.tuser.val();
-        self.m.tvalid.next = self.fifo.m.tvalid.val();
-        self.fifo.m.tready.next = self.m.tready.val();
-        self.pkt_out.next = self.fifo.m.tvalid.val() & self.m.tready.val() & self.fifo.m.tlast.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.fifo.m);
+        self.pkt_out.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val();
         if self.pkt_out.val() {
             self.n_pkts.d.next = self.n_pkts.q.val() + 1;
             self.n_bytes.d.next =
-                self.n_bytes.q.val() + bit_cast::<32, 16>(self.fifo.m.tuser.val().get_bits::<16>(self.length_lsb.val().index()));
+                self.n_bytes.q.val() + bit_cast::<32, 16>(self.m.tuser.val().get_bits::<16>(self.length_lsb.val().index()));
         }
         if self.clr_rx_pkts.val() {
             self.n_pkts.d.next = 0.into();

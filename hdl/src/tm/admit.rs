@@ -451,12 +451,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             }
         }
 
-        self.m.tdata.next = self.out.m.tdata.val();
-        self.m.tkeep.next = self.out.m.tkeep.val();
-        self.m.tlast.next = self.out.m.tlast.val();
-        self.m.tuser.next = self.out.m.tuser.val();
-        self.m.tvalid.next = self.out.m.tvalid.val();
-        self.out.m.tready.next = self.m.tready.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);
     }
 }
 
@@ -564,11 +559,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
             | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
         self.pre.s.tvalid.next = self.s.tvalid.val();
         self.s.tready.next = self.pre.s.tready.val();
-        self.m.tdata.next = self.pre.m.tdata.val();
-        self.m.tkeep.next = self.pre.m.tkeep.val();
-        self.m.tlast.next = self.pre.m.tlast.val();
-        self.m.tuser.next = self.pre.m.tuser.val();
-        self.m.tvalid.next = self.pre.m.tvalid.val();
-        self.pre.m.tready.next = self.m.tready.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.pre.m);
     }
 }

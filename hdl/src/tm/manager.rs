@@ -392,23 +392,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         // Register file.
-        self.regs.s_axil.awaddr.next = self.s_axil.awaddr.val();
-        self.regs.s_axil.awvalid.next = self.s_axil.awvalid.val();
-        self.s_axil.awready.next = self.regs.s_axil.awready.val();
-        self.regs.s_axil.wdata.next = self.s_axil.wdata.val();
-        self.regs.s_axil.wstrb.next = self.s_axil.wstrb.val();
-        self.regs.s_axil.wvalid.next = self.s_axil.wvalid.val();
-        self.s_axil.wready.next = self.regs.s_axil.wready.val();
-        self.s_axil.bresp.next = self.regs.s_axil.bresp.val();
-        self.s_axil.bvalid.next = self.regs.s_axil.bvalid.val();
-        self.regs.s_axil.bready.next = self.s_axil.bready.val();
-        self.regs.s_axil.araddr.next = self.s_axil.araddr.val();
-        self.regs.s_axil.arvalid.next = self.s_axil.arvalid.val();
-        self.s_axil.arready.next = self.regs.s_axil.arready.val();
-        self.s_axil.rdata.next = self.regs.s_axil.rdata.val();
-        self.s_axil.rresp.next = self.regs.s_axil.rresp.val();
-        self.s_axil.rvalid.next = self.regs.s_axil.rvalid.val();
-        self.regs.s_axil.rready.next = self.s_axil.rready.val();
+        AxilSlave::<REG_ADDR_BITS>::link(&mut self.s_axil, &mut self.regs.s_axil);
 
         // Input -> meter stage -> recirculation mux (DoD FIFO first) ->
         // admission -> trimmer -> demux by queue index.
@@ -424,12 +408,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dod.reset.next = self.reset.val();
         self.occ_dod.clock.next = self.clock.val();
         self.occ_dod.reset.next = self.reset.val();
-        self.meter.s.tdata.next = self.s.tdata.val();
-        self.meter.s.tkeep.next = self.s.tkeep.val();
-        self.meter.s.tlast.next = self.s.tlast.val();
-        self.meter.s.tuser.next = self.s.tuser.val();
-        self.meter.s.tvalid.next = self.s.tvalid.val();
-        self.s.tready.next = self.meter.s.tready.val();
+        AxisSink::<D, K, U>::link(&mut self.s, &mut self.meter.s);
         self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.bank.req_valid.next = self.meter.req_valid.val();
         self.bank.req_port.next = self.meter.req_port.val();
@@ -447,33 +426,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.recirc.strict.next = true;
         self.recirc.quantum[0].next = 0.into();
         self.recirc.quantum[1].next = 0.into();
-        self.recirc.s[0].tdata.next = self.dod.m.tdata.val();
-        self.recirc.s[0].tkeep.next = self.dod.m.tkeep.val();
-        self.recirc.s[0].tlast.next = self.dod.m.tlast.val();
-        self.recirc.s[0].tuser.next = self.dod.m.tuser.val();
-        self.recirc.s[0].tvalid.next = self.dod.m.tvalid.val();
-        self.dod.m.tready.next = self.recirc.s[0].tready.val();
-        self.recirc.s[1].tdata.next = self.meter.m.tdata.val();
-        self.recirc.s[1].tkeep.next = self.meter.m.tkeep.val();
-        self.recirc.s[1].tlast.next = self.meter.m.tlast.val();
-        self.recirc.s[1].tuser.next = self.meter.m.tuser.val();
-        self.recirc.s[1].tvalid.next = self.meter.m.tvalid.val();
-        self.meter.m.tready.next = self.recirc.s[1].tready.val();
+        AxisSource::<D, K, U>::join(&mut self.dod.m, &mut self.recirc.s[0]);
+        AxisSource::<D, K, U>::join(&mut self.meter.m, &mut self.recirc.s[1]);
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.pre.s.tdata.next = self.recirc.m.tdata.val();
-        self.pre.s.tkeep.next = self.recirc.m.tkeep.val();
-        self.pre.s.tlast.next = self.recirc.m.tlast.val();
-        self.pre.s.tuser.next = self.recirc.m.tuser.val();
-        self.pre.s.tvalid.next = self.recirc.m.tvalid.val();
-        self.recirc.m.tready.next = self.pre.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.recirc.m, &mut self.pre.s);
         self.pre.trim_len.next = self.regs.rw[RW_TRIM_LEN].val().get_bits::<24>(0);
-        self.admit.s.tdata.next = self.pre.m.tdata.val();
-        self.admit.s.tkeep.next = self.pre.m.tkeep.val();
-        self.admit.s.tlast.next = self.pre.m.tlast.val();
-        self.admit.s.tuser.next = self.pre.m.tuser.val();
-        self.admit.s.tvalid.next = self.pre.m.tvalid.val();
-        self.pre.m.tready.next = self.admit.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.pre.m, &mut self.admit.s);
         self.admit.rts_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_RTS_BIT);
         self.admit.meter_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
         self.dec_valid.next = self.admit.dec_valid.val();
@@ -486,12 +445,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.hold.next = self.hold.val();
         // DoD FIFO: demux output 2N (a one-pass loop names the index).
         for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
-            self.dod.s.tdata.next = self.demux.m[q].tdata.val();
-            self.dod.s.tkeep.next = self.demux.m[q].tkeep.val();
-            self.dod.s.tlast.next = self.demux.m[q].tlast.val();
-            self.dod.s.tuser.next = self.demux.m[q].tuser.val();
-            self.dod.s.tvalid.next = self.demux.m[q].tvalid.val();
-            self.demux.m[q].tready.next = self.dod.s.tready.val();
+            AxisSource::<D, K, U>::join(&mut self.demux.m[q], &mut self.dod.s);
         }
         self.dod.s_abort.next = false;
         self.dod.clear_drops.next = false;
@@ -518,20 +472,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.admit.limit_h.next = self.regs.rw[RW_LIMIT_H].val() & self.mask24.val();
         self.admit.limit_d.next = self.regs.rw[RW_LIMIT_D].val() & self.mask24.val();
-        self.trimmer.s.tdata.next = self.admit.m.tdata.val();
-        self.trimmer.s.tkeep.next = self.admit.m.tkeep.val();
-        self.trimmer.s.tlast.next = self.admit.m.tlast.val();
-        self.trimmer.s.tuser.next = self.admit.m.tuser.val();
-        self.trimmer.s.tvalid.next = self.admit.m.tvalid.val();
-        self.admit.m.tready.next = self.trimmer.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.admit.m, &mut self.trimmer.s);
         self.trimmer.dscp_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DSCP_BIT);
         self.trimmer.dscp.next = self.regs.rw[RW_DSCP_TRIMMED].val().get_bits::<6>(0);
-        self.demux.s.tdata.next = self.trimmer.m.tdata.val();
-        self.demux.s.tkeep.next = self.trimmer.m.tkeep.val();
-        self.demux.s.tlast.next = self.trimmer.m.tlast.val();
-        self.demux.s.tuser.next = self.trimmer.m.tuser.val();
-        self.demux.s.tvalid.next = self.trimmer.m.tvalid.val();
-        self.trimmer.m.tready.next = self.demux.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.trimmer.m, &mut self.demux.s);
         self.demux.clear_drops.next = false;
 
         // Counters (TmRegs order): admission's, cut_pkts, OCC_DOD_WORDS.
@@ -548,28 +492,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.port.len() {
             self.port[p].clock.next = self.clock.val();
             self.port[p].reset.next = self.reset.val();
-            self.port[p].h.tdata.next = self.demux.m[2 * p].tdata.val();
-            self.port[p].h.tkeep.next = self.demux.m[2 * p].tkeep.val();
-            self.port[p].h.tlast.next = self.demux.m[2 * p].tlast.val();
-            self.port[p].h.tuser.next = self.demux.m[2 * p].tuser.val();
-            self.port[p].h.tvalid.next = self.demux.m[2 * p].tvalid.val();
-            self.demux.m[2 * p].tready.next = self.port[p].h.tready.val();
-            self.port[p].d.tdata.next = self.demux.m[2 * p + 1].tdata.val();
-            self.port[p].d.tkeep.next = self.demux.m[2 * p + 1].tkeep.val();
-            self.port[p].d.tlast.next = self.demux.m[2 * p + 1].tlast.val();
-            self.port[p].d.tuser.next = self.demux.m[2 * p + 1].tuser.val();
-            self.port[p].d.tvalid.next = self.demux.m[2 * p + 1].tvalid.val();
-            self.demux.m[2 * p + 1].tready.next = self.port[p].d.tready.val();
+            AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p], &mut self.port[p].h);
+            AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p + 1], &mut self.port[p].d);
             self.port[p].drr_enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
             self.port[p].strict.next = !self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
             self.port[p].quantum_h.next = self.regs.rw[RW_QUANTUM_H].val();
             self.port[p].quantum_d.next = self.regs.rw[RW_QUANTUM_D].val();
-            self.m[p].tdata.next = self.port[p].m.tdata.val();
-            self.m[p].tkeep.next = self.port[p].m.tkeep.val();
-            self.m[p].tlast.next = self.port[p].m.tlast.val();
-            self.m[p].tuser.next = self.port[p].m.tuser.val();
-            self.m[p].tvalid.next = self.port[p].m.tvalid.val();
-            self.port[p].m.tready.next = self.m[p].tready.val();
+            AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.port[p].m);
             self.occ.deq[2 * p].next = self.port[p].deq_h.val();
             self.occ.deq[2 * p + 1].next = self.port[p].deq_d.val();
             self.occ.deq_bytes[2 * p].next = self.port[p].deq_h_bytes.val();
@@ -702,53 +631,26 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dq.reset.next = self.reset.val();
         self.sched.clock.next = self.clock.val();
         self.sched.reset.next = self.reset.val();
-        self.hq.s.tdata.next = self.h.tdata.val();
-        self.hq.s.tkeep.next = self.h.tkeep.val();
-        self.hq.s.tlast.next = self.h.tlast.val();
-        self.hq.s.tuser.next = self.h.tuser.val();
-        self.hq.s.tvalid.next = self.h.tvalid.val();
-        self.h.tready.next = self.hq.s.tready.val();
+        AxisSink::<D, K, U>::link(&mut self.h, &mut self.hq.s);
         self.hq.s_abort.next = false;
         self.hq.clear_drops.next = false;
-        self.dq.s.tdata.next = self.d.tdata.val();
-        self.dq.s.tkeep.next = self.d.tkeep.val();
-        self.dq.s.tlast.next = self.d.tlast.val();
-        self.dq.s.tuser.next = self.d.tuser.val();
-        self.dq.s.tvalid.next = self.d.tvalid.val();
-        self.d.tready.next = self.dq.s.tready.val();
+        AxisSink::<D, K, U>::link(&mut self.d, &mut self.dq.s);
         self.dq.s_abort.next = false;
         self.dq.clear_drops.next = false;
         self.sched.drr_enable.next = self.drr_enable.val();
         self.sched.strict.next = self.strict.val();
         self.sched.quantum[0].next = self.quantum_h.val();
         self.sched.quantum[1].next = self.quantum_d.val();
-        self.sched.s[0].tdata.next = self.hq.m.tdata.val();
-        self.sched.s[0].tkeep.next = self.hq.m.tkeep.val();
-        self.sched.s[0].tlast.next = self.hq.m.tlast.val();
-        self.sched.s[0].tuser.next = self.hq.m.tuser.val();
-        self.sched.s[0].tvalid.next = self.hq.m.tvalid.val();
-        self.hq.m.tready.next = self.sched.s[0].tready.val();
-        self.sched.s[1].tdata.next = self.dq.m.tdata.val();
-        self.sched.s[1].tkeep.next = self.dq.m.tkeep.val();
-        self.sched.s[1].tlast.next = self.dq.m.tlast.val();
-        self.sched.s[1].tuser.next = self.dq.m.tuser.val();
-        self.sched.s[1].tvalid.next = self.dq.m.tvalid.val();
-        self.dq.m.tready.next = self.sched.s[1].tready.val();
-        self.m.tdata.next = self.sched.m.tdata.val();
-        self.m.tkeep.next = self.sched.m.tkeep.val();
-        self.m.tlast.next = self.sched.m.tlast.val();
-        self.m.tuser.next = self.sched.m.tuser.val();
-        self.m.tvalid.next = self.sched.m.tvalid.val();
-        self.sched.m.tready.next = self.m.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.hq.m, &mut self.sched.s[0]);
+        AxisSource::<D, K, U>::join(&mut self.dq.m, &mut self.sched.s[1]);
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.sched.m);
         // A packet leaves at its last beat out of the port (so the scheduler's
         // output register counts as queue: occupancy is what the port still
         // has to send); its queue is bit 0 of the queue index, its bytes
         // tuser.length.
-        self.deq_h.next =
-            self.sched.m.tvalid.val() & self.m.tready.val() & self.sched.m.tlast.val() & !self.sched.m.tuser.val().get_bit(QUEUE_LSB);
-        self.deq_d.next =
-            self.sched.m.tvalid.val() & self.m.tready.val() & self.sched.m.tlast.val() & self.sched.m.tuser.val().get_bit(QUEUE_LSB);
-        self.deq_h_bytes.next = self.sched.m.tuser.val().get_bits::<32>(LENGTH_LSB) & self.mask16.val();
+        self.deq_h.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val() & !self.m.tuser.val().get_bit(QUEUE_LSB);
+        self.deq_d.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val() & self.m.tuser.val().get_bit(QUEUE_LSB);
+        self.deq_h_bytes.next = self.m.tuser.val().get_bits::<32>(LENGTH_LSB) & self.mask16.val();
         self.deq_d_bytes.next = self.deq_h_bytes.val();
     }
 }

@@ -110,61 +110,24 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.arb.reset.next = self.reset.val();
         self.demux.clock.next = self.clock.val();
         self.demux.reset.next = self.reset.val();
-        // Register file.
-        self.regs.s_axil.awaddr.next = self.s_axil.awaddr.val();
-        self.regs.s_axil.awvalid.next = self.s_axil.awvalid.val();
-        self.s_axil.awready.next = self.regs.s_axil.awready.val();
-        self.regs.s_axil.wdata.next = self.s_axil.wdata.val();
-        self.regs.s_axil.wstrb.next = self.s_axil.wstrb.val();
-        self.regs.s_axil.wvalid.next = self.s_axil.wvalid.val();
-        self.s_axil.wready.next = self.regs.s_axil.wready.val();
-        self.s_axil.bresp.next = self.regs.s_axil.bresp.val();
-        self.s_axil.bvalid.next = self.regs.s_axil.bvalid.val();
-        self.regs.s_axil.bready.next = self.s_axil.bready.val();
-        self.regs.s_axil.araddr.next = self.s_axil.araddr.val();
-        self.regs.s_axil.arvalid.next = self.s_axil.arvalid.val();
-        self.s_axil.arready.next = self.regs.s_axil.arready.val();
-        self.s_axil.rdata.next = self.regs.s_axil.rdata.val();
-        self.s_axil.rresp.next = self.regs.s_axil.rresp.val();
-        self.s_axil.rvalid.next = self.regs.s_axil.rvalid.val();
-        self.regs.s_axil.rready.next = self.s_axil.rready.val();
+        AxilSlave::<REG_ADDR_BITS>::link(&mut self.s_axil, &mut self.regs.s_axil);
         self.arb.drr_enable.next = self.regs.rw[0].val().get_bit(0);
         self.arb.strict.next = false;
         // Ports: ingress FIFO -> arbiter input p; demux output p -> egress.
         for p in 0..self.fifo.len() {
             self.fifo[p].clock.next = self.clock.val();
             self.fifo[p].reset.next = self.reset.val();
-            self.fifo[p].s.tdata.next = self.s[p].tdata.val();
-            self.fifo[p].s.tkeep.next = self.s[p].tkeep.val();
-            self.fifo[p].s.tlast.next = self.s[p].tlast.val();
-            self.fifo[p].s.tuser.next = self.s[p].tuser.val();
-            self.fifo[p].s.tvalid.next = self.s[p].tvalid.val();
-            self.s[p].tready.next = self.fifo[p].s.tready.val();
-            self.arb.s[p].tdata.next = self.fifo[p].m.tdata.val();
-            self.arb.s[p].tkeep.next = self.fifo[p].m.tkeep.val();
-            self.arb.s[p].tlast.next = self.fifo[p].m.tlast.val();
-            self.arb.s[p].tuser.next = self.fifo[p].m.tuser.val();
-            self.arb.s[p].tvalid.next = self.fifo[p].m.tvalid.val();
-            self.fifo[p].m.tready.next = self.arb.s[p].tready.val();
+            AxisSink::<D, K, U>::link(&mut self.s[p], &mut self.fifo[p].s);
+            AxisSource::<D, K, U>::join(&mut self.fifo[p].m, &mut self.arb.s[p]);
             self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
             self.fifo[p].s_abort.next = false;
             self.regs.ro[3 * p + 1].next = self.fifo[p].drop_pkts.val();
             self.regs.ro[3 * p + 2].next = self.fifo[p].occ_bytes.val();
             self.regs.ro[3 * p + 3].next = self.fifo[p].occ_pkts.val();
-            self.m[p].tdata.next = self.demux.m[p].tdata.val();
-            self.m[p].tkeep.next = self.demux.m[p].tkeep.val();
-            self.m[p].tlast.next = self.demux.m[p].tlast.val();
-            self.m[p].tuser.next = self.demux.m[p].tuser.val();
-            self.m[p].tvalid.next = self.demux.m[p].tvalid.val();
-            self.demux.m[p].tready.next = self.m[p].tready.val();
+            AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.demux.m[p]);
         }
-        self.demux.s.tdata.next = self.arb.m.tdata.val();
-        self.demux.s.tkeep.next = self.arb.m.tkeep.val();
-        self.demux.s.tlast.next = self.arb.m.tlast.val();
-        self.demux.s.tuser.next = self.arb.m.tuser.val();
-        self.demux.s.tvalid.next = self.arb.m.tvalid.val();
-        self.arb.m.tready.next = self.demux.s.tready.val();
+        AxisSource::<D, K, U>::join(&mut self.arb.m, &mut self.demux.s);
         self.demux.clear_drops.next = self.regs.ro_clear[0].val();
         self.regs.ro[0].next = self.demux.drop_pkts.val();
     }

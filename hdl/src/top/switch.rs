@@ -25,7 +25,7 @@
 //! rewrite of a port takes the router MAC of the pipeline the port belongs
 //! to (`ingressN` for ports `N * per ..`).
 //! `docs/switch.md`, "Several pipelines", has the reasoning.
-use crate::axil::bundle::AxilSlave;
+use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::bundle::{AxisPlainSink, AxisSource};
@@ -155,11 +155,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.tm[i].reset.next = self.reset.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
                 for k in 0..self.ingress[0].s.len() {
-                    self.ingress[i].s[k].tdata.next = self.s[i * per + k].tdata.val();
-                    self.ingress[i].s[k].tkeep.next = self.s[i * per + k].tkeep.val();
-                    self.ingress[i].s[k].tlast.next = self.s[i * per + k].tlast.val();
-                    self.ingress[i].s[k].tvalid.next = self.s[i * per + k].tvalid.val();
-                    self.s[i * per + k].tready.next = self.ingress[i].s[k].tready.val();
+                    AxisPlainSink::<D, K>::link(&mut self.s[i * per + k], &mut self.ingress[i].s[k]);
                     // A port's egress rewrite takes the router MAC of the
                     // pipeline the port belongs to.
                     self.egress[i * per + k].router_mac_lo.next = self.ingress[i].router_mac_lo.val();
@@ -167,12 +163,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 }
                 // Ingress -> its traffic manager (the PHV stays behind: the
                 // traffic manager reads the header locations from tuser).
-                self.tm[i].s.tdata.next = self.ingress[i].m.tdata.val();
-                self.tm[i].s.tkeep.next = self.ingress[i].m.tkeep.val();
-                self.tm[i].s.tlast.next = self.ingress[i].m.tlast.val();
-                self.tm[i].s.tuser.next = self.ingress[i].m.tuser.val();
-                self.tm[i].s.tvalid.next = self.ingress[i].m.tvalid.val();
-                self.ingress[i].m.tready.next = self.tm[i].s.tready.val();
+                AxisSource::<D, K, U>::join(&mut self.ingress[i].m, &mut self.tm[i].s);
             }
         }
 
@@ -193,23 +184,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
             self.egress[p].reset.next = self.reset.val();
-            self.m[p].tdata.next = self.egress[p].m.tdata.val();
-            self.m[p].tkeep.next = self.egress[p].m.tkeep.val();
-            self.m[p].tlast.next = self.egress[p].m.tlast.val();
-            self.m[p].tuser.next = self.egress[p].m.tuser.val();
-            self.m[p].tvalid.next = self.egress[p].m.tvalid.val();
-            self.egress[p].m.tready.next = self.m[p].tready.val();
+            AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.egress[p].m);
         }
 
         // One pipeline: its traffic manager is the switch's, alone.
         for z in 0..self.zero.len() {
             for p in 0..self.m.len() {
-                self.egress[p].s.tdata.next = self.tm[z].m[p].tdata.val();
-                self.egress[p].s.tkeep.next = self.tm[z].m[p].tkeep.val();
-                self.egress[p].s.tlast.next = self.tm[z].m[p].tlast.val();
-                self.egress[p].s.tuser.next = self.tm[z].m[p].tuser.val();
-                self.egress[p].s.tvalid.next = self.tm[z].m[p].tvalid.val();
-                self.tm[z].m[p].tready.next = self.egress[p].s.tready.val();
+                AxisSource::<D, K, U>::join(&mut self.tm[z].m[p], &mut self.egress[p].s);
             }
             for q in 0..self.tm[0].occ_ext_b.len() {
                 self.tm[z].occ_ext_b[q].next = self.zero[z].val();
@@ -230,19 +211,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
                     self.merge[p].quantum[i].next = 0.into();
-                    self.merge[p].s[i].tdata.next = self.tm[i].m[p].tdata.val();
-                    self.merge[p].s[i].tkeep.next = self.tm[i].m[p].tkeep.val();
-                    self.merge[p].s[i].tlast.next = self.tm[i].m[p].tlast.val();
-                    self.merge[p].s[i].tuser.next = self.tm[i].m[p].tuser.val();
-                    self.merge[p].s[i].tvalid.next = self.tm[i].m[p].tvalid.val();
-                    self.tm[i].m[p].tready.next = self.merge[p].s[i].tready.val();
+                    AxisSource::<D, K, U>::join(&mut self.tm[i].m[p], &mut self.merge[p].s[i]);
                 }
-                self.egress[p].s.tdata.next = self.merge[p].m.tdata.val();
-                self.egress[p].s.tkeep.next = self.merge[p].m.tkeep.val();
-                self.egress[p].s.tlast.next = self.merge[p].m.tlast.val();
-                self.egress[p].s.tuser.next = self.merge[p].m.tuser.val();
-                self.egress[p].s.tvalid.next = self.merge[p].m.tvalid.val();
-                self.merge[p].m.tready.next = self.egress[p].s.tready.val();
+                AxisSource::<D, K, U>::join(&mut self.merge[p].m, &mut self.egress[p].s);
             }
             // Each queue's total occupancy; a pipeline decides on the others'
             // part plus its own.
@@ -288,59 +259,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // Register map: windows 0..P the ingress pipelines, P..2P their
         // traffic managers.
-        self.split.s_axil.awaddr.next = self.s_axil.awaddr.val();
-        self.split.s_axil.awvalid.next = self.s_axil.awvalid.val();
-        self.s_axil.awready.next = self.split.s_axil.awready.val();
-        self.split.s_axil.wdata.next = self.s_axil.wdata.val();
-        self.split.s_axil.wstrb.next = self.s_axil.wstrb.val();
-        self.split.s_axil.wvalid.next = self.s_axil.wvalid.val();
-        self.s_axil.wready.next = self.split.s_axil.wready.val();
-        self.s_axil.bresp.next = self.split.s_axil.bresp.val();
-        self.s_axil.bvalid.next = self.split.s_axil.bvalid.val();
-        self.split.s_axil.bready.next = self.s_axil.bready.val();
-        self.split.s_axil.araddr.next = self.s_axil.araddr.val();
-        self.split.s_axil.arvalid.next = self.s_axil.arvalid.val();
-        self.s_axil.arready.next = self.split.s_axil.arready.val();
-        self.s_axil.rdata.next = self.split.s_axil.rdata.val();
-        self.s_axil.rresp.next = self.split.s_axil.rresp.val();
-        self.s_axil.rvalid.next = self.split.s_axil.rvalid.val();
-        self.split.s_axil.rready.next = self.s_axil.rready.val();
+        AxilSlave::<SWITCH_ADDR_BITS>::link(&mut self.s_axil, &mut self.split.s_axil);
         for np in (self.ingress.len())..(self.ingress.len() + 1) {
             for i in 0..self.ingress.len() {
-                self.ingress[i].s_axil.awaddr.next = self.split.m_axil[i].awaddr.val();
-                self.ingress[i].s_axil.awvalid.next = self.split.m_axil[i].awvalid.val();
-                self.split.m_axil[i].awready.next = self.ingress[i].s_axil.awready.val();
-                self.ingress[i].s_axil.wdata.next = self.split.m_axil[i].wdata.val();
-                self.ingress[i].s_axil.wstrb.next = self.split.m_axil[i].wstrb.val();
-                self.ingress[i].s_axil.wvalid.next = self.split.m_axil[i].wvalid.val();
-                self.split.m_axil[i].wready.next = self.ingress[i].s_axil.wready.val();
-                self.split.m_axil[i].bresp.next = self.ingress[i].s_axil.bresp.val();
-                self.split.m_axil[i].bvalid.next = self.ingress[i].s_axil.bvalid.val();
-                self.ingress[i].s_axil.bready.next = self.split.m_axil[i].bready.val();
-                self.ingress[i].s_axil.araddr.next = self.split.m_axil[i].araddr.val();
-                self.ingress[i].s_axil.arvalid.next = self.split.m_axil[i].arvalid.val();
-                self.split.m_axil[i].arready.next = self.ingress[i].s_axil.arready.val();
-                self.split.m_axil[i].rdata.next = self.ingress[i].s_axil.rdata.val();
-                self.split.m_axil[i].rresp.next = self.ingress[i].s_axil.rresp.val();
-                self.split.m_axil[i].rvalid.next = self.ingress[i].s_axil.rvalid.val();
-                self.ingress[i].s_axil.rready.next = self.split.m_axil[i].rready.val();
-                self.tm[i].s_axil.awaddr.next = self.split.m_axil[np + i].awaddr.val();
-                self.tm[i].s_axil.awvalid.next = self.split.m_axil[np + i].awvalid.val();
-                self.split.m_axil[np + i].awready.next = self.tm[i].s_axil.awready.val();
-                self.tm[i].s_axil.wdata.next = self.split.m_axil[np + i].wdata.val();
-                self.tm[i].s_axil.wstrb.next = self.split.m_axil[np + i].wstrb.val();
-                self.tm[i].s_axil.wvalid.next = self.split.m_axil[np + i].wvalid.val();
-                self.split.m_axil[np + i].wready.next = self.tm[i].s_axil.wready.val();
-                self.split.m_axil[np + i].bresp.next = self.tm[i].s_axil.bresp.val();
-                self.split.m_axil[np + i].bvalid.next = self.tm[i].s_axil.bvalid.val();
-                self.tm[i].s_axil.bready.next = self.split.m_axil[np + i].bready.val();
-                self.tm[i].s_axil.araddr.next = self.split.m_axil[np + i].araddr.val();
-                self.tm[i].s_axil.arvalid.next = self.split.m_axil[np + i].arvalid.val();
-                self.split.m_axil[np + i].arready.next = self.tm[i].s_axil.arready.val();
-                self.split.m_axil[np + i].rdata.next = self.tm[i].s_axil.rdata.val();
-                self.split.m_axil[np + i].rresp.next = self.tm[i].s_axil.rresp.val();
-                self.split.m_axil[np + i].rvalid.next = self.tm[i].s_axil.rvalid.val();
-                self.tm[i].s_axil.rready.next = self.split.m_axil[np + i].rready.val();
+                AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[i], &mut self.ingress[i].s_axil);
+                AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[np + i], &mut self.tm[i].s_axil);
             }
         }
     }
