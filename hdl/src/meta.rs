@@ -65,10 +65,25 @@ pub const TRIMMED_BIT: usize = FLAGS_LSB;
 pub const RETURNED_BIT: usize = FLAGS_LSB + 1;
 /// `l3` of an IPv4 packet ([`l3kind::IPV4`]), as `hdl_gen` code compares it.
 pub const L3_IPV4: u64 = l3kind::IPV4 as u64;
+pub const L3_IPV6: u64 = l3kind::IPV6 as u64;
 /// `l4` of a UDP packet (PHV [`crate::ingress::phv::l4::UDP`]).
 pub const L4_UDP: u64 = crate::ingress::phv::l4::UDP as u64;
 /// `l4` of an NDP packet (PHV [`crate::ingress::phv::l4::NDP`]).
 pub const L4_NDP: u64 = crate::ingress::phv::l4::NDP as u64;
+
+/// The header-location fields (`l3`, `l4`, `l3_off`, `l4_off`, `ihl`) as
+/// shifts within the word that starts at [`L3_LSB`], for blocks that build
+/// the word and place it at once.
+pub mod info {
+    use super::*;
+    crate::gen::unroll::named_values! {
+        INFO_L4_SHIFT = L4_LSB - L3_LSB;
+        INFO_L3_OFF_SHIFT = L3_OFF_LSB - L3_LSB;
+        INFO_L4_OFF_SHIFT = L4_OFF_LSB - L3_LSB;
+        INFO_IHL_SHIFT = IHL_LSB - L3_LSB;
+        INFO_SHIFT = L3_LSB;
+    }
+}
 
 /// The names of `tuser` bit positions and codes that `#[hdl_gen]` code may use
 /// instead of numbers (`get_bit(TRIM_OK_BIT)`): in Rust they are these
@@ -104,7 +119,14 @@ pub fn hdl_names() -> Vec<(&'static str, u64)> {
         ("PRE_W_LEN_LSB", PRE_W_LEN_LSB),
     ];
     let mut v: Vec<(&'static str, u64)> = bits.iter().map(|(n, b)| (*n, *b as u64)).collect();
-    v.extend([("L3_IPV4", L3_IPV4), ("L4_UDP", L4_UDP), ("L4_NDP", L4_NDP)]);
+    v.extend([("L3_IPV4", L3_IPV4), ("L3_IPV6", L3_IPV6), ("L4_UDP", L4_UDP), ("L4_NDP", L4_NDP)]);
+    // PHV field positions, the header-location fields within their tuser
+    // word, the parser's field positions and codes.
+    v.extend(crate::ingress::phv::field::NAMES.iter().map(|(n, b)| (*n, *b as u64)));
+    v.extend(info::VALUES.iter().copied());
+    use crate::ingress::parser::{code, layout};
+    v.extend(layout::NAMES.iter().map(|(n, b)| (*n, *b as u64)));
+    v.extend(code::VALUES.iter().copied());
     v
 }
 
@@ -209,6 +231,15 @@ impl Meta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hdl_names_are_unique() {
+        let names = hdl_names();
+        let mut seen = std::collections::BTreeSet::new();
+        for (n, _) in &names {
+            assert!(seen.insert(*n), "{n} is declared twice");
+        }
+    }
 
     #[test]
     fn meta_round_trips() {

@@ -30,6 +30,25 @@ pub mod ipproto {
     pub const NDP: u8 = 199;
 }
 
+/// PL2 message kinds (the first byte of a PL2 frame's payload; PL2-PROTEGO.md).
+pub mod pl2kind {
+    /// Reservation request.
+    pub const RSV: u8 = 1;
+    /// Grant.
+    pub const GRT: u8 = 2;
+}
+
+/// Header lengths in bytes.
+pub mod hlen {
+    /// The fixed IPv6 header.
+    pub const IPV6: u8 = 40;
+    pub const UDP: u8 = 8;
+    /// NDP (ndp.p4's header).
+    pub const NDP: u8 = 16;
+    /// A PL2 message.
+    pub const PL2: u8 = 16;
+}
+
 /// A big-endian 16-bit field as `get_bits::<16>` reads it from `tdata`.
 pub const fn wire16(v: u16) -> u64 {
     v.swap_bytes() as u64

@@ -63,6 +63,18 @@ macro_rules! named_indices {
 }
 pub(crate) use named_indices;
 
+/// As [`named_indices!`] for codes a block writes or compares
+/// (`self.code.next = MAL_IPV4_IHL.into()`): `pub const NAME: u64` (rust-hdl's
+/// literal type) and `VALUES`, the table the emitter declares them from.
+macro_rules! named_values {
+    ($($(#[$m:meta])* $n:ident = $v:expr;)*) => {
+        $($(#[$m])* pub const $n: u64 = $v as u64;)*
+        /// Every value above by name, for the emitter's `localparam`s.
+        pub const VALUES: &[(&str, u64)] = &[$((stringify!($n), $n)),*];
+    };
+}
+pub(crate) use named_values;
+
 /// The AST of `v` with loops unrolled and every index resolved.
 pub fn resolve(v: Verilog) -> Verilog {
     resolve_with(v, &[])

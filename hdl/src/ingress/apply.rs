@@ -11,8 +11,12 @@ use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::egress::rewrite::lanes_of;
 use crate::ingress::lookup::res;
-use crate::ingress::phv::{field, PHV_BITS};
-use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
+use crate::ingress::parser::code::{PHV_L3_IPV4, PHV_L3_IPV6};
+use crate::ingress::phv::field::{PHV_IHL_LSB, PHV_L3_LSB, PHV_L3_OFF_LSB, PHV_L4_LSB, PHV_L4_OFF_LSB};
+use crate::ingress::phv::{l3, PHV_BITS};
+use crate::meta::info::{INFO_IHL_SHIFT, INFO_L3_OFF_SHIFT, INFO_L4_OFF_SHIFT, INFO_L4_SHIFT, INFO_SHIFT};
+use crate::meta::l3kind;
+use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
 use crate::prim::widgets::{DffR, KeepExpand};
 use rust_hdl::prelude::*;
 
@@ -60,8 +64,13 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
         // tuser, the header-location fields 56..78 (from the PHV).
         let wide = U >= WIDE_BITS;
         let top = if wide { WIDE_BITS } else { INGRESS_BITS };
-        assert_eq!((field::L3, field::L3_OFF, field::IHL, field::L4, field::L4_OFF), ((84, 3), (87, 7), (126, 4), (162, 2), (164, 7)));
-        assert_eq!((L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB), (56, 58, 60, 67, 74));
+        // The PHV's IPv4/IPv6 codes are the tuser's; the widths match.
+        const { assert!(l3::IPV4 == l3kind::IPV4 && l3::IPV6 == l3kind::IPV6) };
+        use crate::ingress::phv::field;
+        assert_eq!(
+            (field::L3_OFF.1, field::IHL.1, field::L4.1, field::L4_OFF.1),
+            (L4_OFF_LSB - L3_OFF_LSB, 4, L3_OFF_LSB - L4_LSB, IHL_LSB - L4_OFF_LSB)
+        );
         let mut keep = Bits::<U>::mask();
         for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top) {
             keep = keep.replace_bit(b, false);
@@ -127,23 +136,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         self.out.s.tdata.next = self.data.val();
         self.out.s.tkeep.next = self.s.tkeep.val();
         self.out.s.tlast.next = self.s.tlast.val();
-        // Header-location fields (meta.rs; PHV l3 codes IPv4 1 and IPv6 2 are
-        // the tuser l3 codes, every other l3 is 0). Literal PHV offsets are
-        // checked against phv::field in the constructor.
+        // Header-location fields (meta.rs; PHV l3 codes IPv4 and IPv6 are
+        // the tuser l3 codes, every other l3 is 0).
         self.l3c.next = 0.into();
-        if (self.s_phv.val().get_bits::<3>(84) == 1) | (self.s_phv.val().get_bits::<3>(84) == 2) {
-            self.l3c.next = self.s_phv.val().get_bits::<2>(84);
+        if (self.s_phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV4) | (self.s_phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV6) {
+            self.l3c.next = self.s_phv.val().get_bits::<2>(PHV_L3_LSB);
         }
         self.info.next = bit_cast::<32, 2>(self.l3c.val())
-            | (bit_cast::<32, 2>(self.s_phv.val().get_bits::<2>(162)) << 2)
-            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(87)) << 4)
-            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(164)) << 11)
-            | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(126)) << 18);
+            | (bit_cast::<32, 2>(self.s_phv.val().get_bits::<2>(PHV_L4_LSB)) << INFO_L4_SHIFT)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(PHV_L3_OFF_LSB)) << INFO_L3_OFF_SHIFT)
+            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(PHV_L4_OFF_LSB)) << INFO_L4_OFF_SHIFT)
+            | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(PHV_IHL_LSB)) << INFO_IHL_SHIFT);
         self.user.next = (self.s.tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
         if self.wide.val() {
             self.user.next = (self.s.tuser.val() & self.user_keep.val())
                 | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
-                | (bit_cast::<U, 32>(self.info.val()) << 56);
+                | (bit_cast::<U, 32>(self.info.val()) << INFO_SHIFT);
         }
         self.out.s.tuser.next = self.user.val();
         self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();
@@ -162,13 +170,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
                 self.bidx.d.next = 1.into();
             }
         }
-        self.m.tdata.next = self.out.m.tdata.val();
-        self.m.tkeep.next = self.out.m.tkeep.val();
-        self.m.tlast.next = self.out.m.tlast.val();
-        self.m.tuser.next = self.out.m.tuser.val();
-        self.m.tvalid.next = self.out.m.tvalid.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);
         self.m_phv.next = self.side.m.tdata.val();
-        self.out.m.tready.next = self.m.tready.val();
         self.side.m.tready.next = self.m.tready.val();
     }
 }

@@ -155,6 +155,16 @@ pub mod field {
     pub const PL2_SRC: (usize, usize) = (227, 8);
     pub const PL2_DST: (usize, usize) = (235, 8);
     pub const MALFORMED: (usize, usize) = (243, 4);
+    /// The least significant bit of the fields `#[hdl_gen]` code reads by
+    /// name (`s_phv.get_bits::<3>(PHV_L3_LSB)`; declared in the Verilog by the
+    /// emitter, [`crate::meta::hdl_names`]).
+    pub const NAMES: &[(&str, usize)] =
+        &[("PHV_L3_LSB", L3.0), ("PHV_L3_OFF_LSB", L3_OFF.0), ("PHV_IHL_LSB", IHL.0), ("PHV_L4_LSB", L4.0), ("PHV_L4_OFF_LSB", L4_OFF.0)];
+    pub const PHV_L3_LSB: usize = L3.0;
+    pub const PHV_L3_OFF_LSB: usize = L3_OFF.0;
+    pub const PHV_IHL_LSB: usize = IHL.0;
+    pub const PHV_L4_LSB: usize = L4.0;
+    pub const PHV_L4_OFF_LSB: usize = L4_OFF.0;
 }
 
 fn put(v: &mut [u64; 4], (lsb, w): (usize, usize), x: u64) {

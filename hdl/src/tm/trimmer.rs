@@ -34,7 +34,7 @@
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::meta::{flag, FLAGS_LSB, L3_IPV4, L3_LSB, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT};
+use crate::meta::{flag, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_IPV6, L3_LSB, L3_OFF_LSB, L4_LSB, L4_UDP, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT};
 use crate::prim::widgets::{DffR, KeepCount};
 use crate::tm::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
 use rust_hdl::prelude::*;
@@ -188,21 +188,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.edit.keep.next = self.keep.q.val();
         self.edit.cut.next = self.cut.q.val();
         self.edit.rts.next = self.meta.q.val().get_bit(RETURNED_BIT);
-        self.edit.info.next = self.meta.q.val().get_bits::<18>(56);
+        self.edit.info.next = self.meta.q.val().get_bits::<18>(L3_LSB);
         self.edit.dscp_en.next = self.dscp_en.val();
         self.edit.dscp.next = self.dscp.val();
         self.sum.buf_in.next = self.e1.q.val();
         self.sum.keep.next = self.keep.q.val();
-        self.sum.info.next = self.meta.q.val().get_bits::<14>(60);
+        self.sum.info.next = self.meta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.sum.ipend.next = self.ipend.q.val();
         self.ins.buf_in.next = self.e1.q.val();
         self.ins.keep.next = self.keep.q.val();
-        self.ins.info.next = self.meta.q.val().get_bits::<14>(60);
+        self.ins.info.next = self.meta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.ins.sums.next = self.sums.q.val();
         // IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
         self.ins.fix_ip4.next =
             (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.meta.q.val().get_bit(RETURNED_BIT));
-        self.ins.fix_udp6.next = (self.meta.q.val().get_bits::<2>(56) == 2) & (self.meta.q.val().get_bits::<2>(58) == 1) & self.cut.q.val();
+        self.ins.fix_udp6.next =
+            (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV6) & (self.meta.q.val().get_bits::<2>(L4_LSB) == L4_UDP) & self.cut.q.val();
 
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s.tdata.val());
         self.keep_count.keep.next = self.s.tkeep.val();
@@ -215,7 +216,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // at most 128 and at most what arrived.
         self.want.next = self.s.tuser.val().get_bits::<16>(LENGTH_LSB);
         if self.in_pkt.q.val() {
-            self.want.next = self.meta.q.val().get_bits::<16>(16);
+            self.want.next = self.meta.q.val().get_bits::<16>(LENGTH_LSB);
         }
         if self.want.val() > 128 {
             self.want.next = 128.into();
@@ -271,8 +272,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         if self.phase.q.val() == 1 {
             self.e1.d.next = self.edit.buf_out.val();
             // End of the IPv4 header for the sum stage: l3_off + 4 * ihl.
-            self.ipend.d.next =
-                bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(60)) + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(74)) << 2);
+            self.ipend.d.next = bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(L3_OFF_LSB))
+                + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(IHL_LSB)) << 2);
             self.phase.d.next = 2.into();
         }
         if self.phase.q.val() == 2 {
@@ -309,11 +310,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         self.cut_pkts.next = self.cut_count.q.val();
 
-        self.m.tdata.next = self.out.m.tdata.val();
-        self.m.tkeep.next = self.out.m.tkeep.val();
-        self.m.tlast.next = self.out.m.tlast.val();
-        self.m.tuser.next = self.out.m.tuser.val();
-        self.m.tvalid.next = self.out.m.tvalid.val();
-        self.out.m.tready.next = self.m.tready.val();
+        AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);
     }
 }

@@ -1,0 +1,180 @@
+//! Parser stage S3: checksum fold, lengths and offsets, every check as a flag
+//! (`docs/ingress.md`, "parser").
+use super::layout::*;
+use crate::prim::widgets::DffR;
+use crate::proto::{hlen, ipproto, pl2kind};
+use rust_hdl::prelude::*;
+
+/// S3: folds the checksum's partial sums, computes the L4 offset and the end
+/// of the IP packet, and evaluates every check of `docs/ingress.md` at once
+/// ([`Checks`]); reads the L4 header ([`L4Info`]).
+///
+/// Ports:
+/// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
+/// - `s_v`, `s_psum`, `s_l3_rec`, `s_l4b`, `s_l2_rec` in: S2's outputs.
+/// - `v` out, and with it `flags` (the flags), `l4_rec`, and `l3_rec`, `l2_rec` (passed on).
+#[derive(LogicBlock)]
+pub struct ParseChecks {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_v: Signal<In, Bit>,
+    pub s_psum: Vec<Signal<In, Bits<20>>>,
+    pub s_l3_rec: Signal<In, L3Info>,
+    pub s_l4b: Signal<In, Bits<L4_HDR_BITS>>,
+    pub s_l2_rec: Signal<In, L2Info>,
+    pub v: Signal<Out, Bit>,
+    pub flags: Signal<Out, Checks>,
+    pub l4_rec: Signal<Out, L4Info>,
+    pub l3_rec: Signal<Out, L3Info>,
+    pub l2_rec: Signal<Out, L2Info>,
+    ip_udp: Constant<Bits<8>>,
+    ip_ndp: Constant<Bits<8>>,
+    pl2_rsv: Constant<Bits<8>>,
+    pl2_grt: Constant<Bits<8>>,
+    v6_hlen: Constant<Bits<18>>,
+    udp_hlen: Constant<Bits<18>>,
+    ndp_hlen: Constant<Bits<18>>,
+    pl2_len: Constant<Bits<18>>,
+    r_v: DffR<Bit>,
+    r_f: DFF<Checks>,
+    r_l4: DFF<L4Info>,
+    r_l3: DFF<L3Info>,
+    r_l2: DFF<L2Info>,
+    csum: Signal<Local, Bits<23>>,
+    fold1: Signal<Local, Bits<18>>,
+    hdr4: Signal<Local, Bits<18>>,
+    l3o: Signal<Local, Bits<18>>,
+    lenx: Signal<Local, Bits<18>>,
+    iplx: Signal<Local, Bits<18>>,
+    l4o: Signal<Local, Bits<18>>,
+    ip_end: Signal<Local, Bits<18>>,
+    l4h: Signal<Local, Bits<18>>,
+    udp_len: Signal<Local, Bits<18>>,
+    is_udp: Signal<Local, Bit>,
+    is_ndp: Signal<Local, Bit>,
+    pl2w: Signal<Local, Bits<32>>,
+}
+
+impl Default for ParseChecks {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_v: Default::default(),
+            s_psum: crate::prim::widgets::vec_of(PSUMS),
+            s_l3_rec: Default::default(),
+            s_l4b: Default::default(),
+            s_l2_rec: Default::default(),
+            v: Default::default(),
+            flags: Default::default(),
+            l4_rec: Default::default(),
+            l3_rec: Default::default(),
+            l2_rec: Default::default(),
+            ip_udp: Constant::new((ipproto::UDP as u64).to_bits()),
+            ip_ndp: Constant::new((ipproto::NDP as u64).to_bits()),
+            pl2_rsv: Constant::new((pl2kind::RSV as u64).to_bits()),
+            pl2_grt: Constant::new((pl2kind::GRT as u64).to_bits()),
+            v6_hlen: Constant::new((hlen::IPV6 as u64).to_bits()),
+            udp_hlen: Constant::new((hlen::UDP as u64).to_bits()),
+            ndp_hlen: Constant::new((hlen::NDP as u64).to_bits()),
+            pl2_len: Constant::new((hlen::PL2 as u64).to_bits()),
+            r_v: Default::default(),
+            r_f: Default::default(),
+            r_l4: Default::default(),
+            r_l3: Default::default(),
+            r_l2: Default::default(),
+            csum: Default::default(),
+            fold1: Default::default(),
+            hdr4: Default::default(),
+            l3o: Default::default(),
+            lenx: Default::default(),
+            iplx: Default::default(),
+            l4o: Default::default(),
+            ip_end: Default::default(),
+            l4h: Default::default(),
+            udp_len: Default::default(),
+            is_udp: Default::default(),
+            is_ndp: Default::default(),
+            pl2w: Default::default(),
+        }
+    }
+}
+
+const _: () = assert!(PSUMS == 6, "ParseChecks adds six partial sums");
+
+impl Logic for ParseChecks {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, r_v, r_f, r_l4, r_l3, r_l2);
+        self.r_v.reset.next = self.reset.val();
+        self.csum.next = bit_cast::<23, 20>(self.s_psum[0].val())
+            + bit_cast::<23, 20>(self.s_psum[1].val())
+            + bit_cast::<23, 20>(self.s_psum[2].val())
+            + bit_cast::<23, 20>(self.s_psum[3].val())
+            + bit_cast::<23, 20>(self.s_psum[4].val())
+            + bit_cast::<23, 20>(self.s_psum[5].val());
+        self.fold1.next = bit_cast::<18, 16>(self.csum.val().get_bits::<16>(0)) + bit_cast::<18, 7>(self.csum.val().get_bits::<7>(16));
+        self.hdr4.next = bit_cast::<18, 4>(self.s_l3_rec.val().ihl) << 2;
+        self.l3o.next = bit_cast::<18, 8>(self.s_l3_rec.val().l3_off);
+        self.lenx.next = bit_cast::<18, 16>(self.s_l2_rec.val().len);
+        self.iplx.next = bit_cast::<18, 16>(self.s_l3_rec.val().iplen);
+        if self.s_l3_rec.val().is_v6 {
+            self.l4o.next = self.l3o.val() + self.v6_hlen.val();
+            self.ip_end.next = self.l3o.val() + self.v6_hlen.val() + self.iplx.val();
+        } else {
+            self.l4o.next = self.l3o.val() + self.hdr4.val();
+            self.ip_end.next = self.l3o.val() + self.iplx.val();
+        }
+        self.is_udp.next = self.s_l3_rec.val().proto == self.ip_udp.val();
+        self.is_ndp.next = self.s_l3_rec.val().proto == self.ip_ndp.val();
+        self.l4h.next = 0.into();
+        if self.is_udp.val() {
+            self.l4h.next = self.udp_hlen.val();
+        }
+        if self.is_ndp.val() {
+            self.l4h.next = self.ndp_hlen.val();
+        }
+        self.udp_len.next = (bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN)) << 8)
+            | bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN + 8));
+        self.pl2w.next = self.s_l3_rec.val().pl2;
+        self.r_v.d.next = self.s_v.val();
+        if self.s_v.val() {
+            self.r_f.d.next.l2 = self.l3o.val() > self.lenx.val();
+            self.r_f.d.next.vlan = self.s_l2_rec.val().v3;
+            self.r_f.d.next.ver4 = self.s_l3_rec.val().ver != 4;
+            self.r_f.d.next.ver6 = self.s_l3_rec.val().ver != 6;
+            self.r_f.d.next.ihl = self.s_l3_rec.val().ihl < 5;
+            self.r_f.d.next.v4tr = (self.l3o.val() + self.hdr4.val()) > self.lenx.val();
+            self.r_f.d.next.v4len = (self.iplx.val() < self.hdr4.val()) | (self.ip_end.val() > self.lenx.val());
+            // One fold suffices: a second end-around carry could only turn 0x1FFFE
+            // (unreachable: the first fold is at most 0x1007E) into 0xFFFF.
+            self.r_f.d.next.cks = self.fold1.val() != 0xFFFF;
+            self.r_f.d.next.v6tr = (self.l3o.val() + self.v6_hlen.val()) > self.lenx.val();
+            self.r_f.d.next.v6len = self.ip_end.val() > self.lenx.val();
+            self.r_f.d.next.l4tr = (self.l4o.val() + self.l4h.val()) > self.ip_end.val();
+            self.r_f.d.next.udp = (self.udp_len.val() < self.udp_hlen.val()) | ((self.l4o.val() + self.udp_len.val()) > self.ip_end.val());
+            self.r_f.d.next.pl2tr = (self.l3o.val() + self.pl2_len.val()) > self.lenx.val();
+            self.r_f.d.next.pl2k = (self.pl2w.val().get_bits::<8>(PL2_KIND_AT) != self.pl2_rsv.val())
+                & (self.pl2w.val().get_bits::<8>(PL2_KIND_AT) != self.pl2_grt.val());
+            self.r_l4.d.next.is_udp = self.is_udp.val();
+            self.r_l4.d.next.is_ndp = self.is_ndp.val();
+            self.r_l4.d.next.l4o = self.l4o.val().get_bits::<7>(0);
+            self.r_l4.d.next.sport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_SPORT)) << 8)
+                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_SPORT + 8));
+            self.r_l4.d.next.dport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_DPORT)) << 8)
+                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_DPORT + 8));
+            self.r_l4.d.next.nflags = self.s_l4b.val().get_bits::<8>(NDP_FLAGS_AT);
+            self.r_l4.d.next.ndp_sport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_SPORT)) << 8)
+                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_SPORT + 8));
+            self.r_l4.d.next.ndp_dport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_DPORT)) << 8)
+                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_DPORT + 8));
+            self.r_l3.d.next = self.s_l3_rec.val();
+            self.r_l2.d.next = self.s_l2_rec.val();
+        }
+        self.v.next = self.r_v.q.val();
+        self.flags.next = self.r_f.q.val();
+        self.l4_rec.next = self.r_l4.q.val();
+        self.l3_rec.next = self.r_l3.q.val();
+        self.l2_rec.next = self.r_l2.q.val();
+    }
+}
