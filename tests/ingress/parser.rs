@@ -119,19 +119,24 @@ fn against_model(width: usize, idle: f64, ready: f64, seed: u64) -> Result<()> {
     Ok(())
 }
 
+/// The stream matrix (`common::MATRIX`: idle gaps x backpressure), each cell
+/// with its own frames.
 #[test]
-fn against_model_64() -> Result<()> {
-    against_model(64, 0.2, 0.5, 1)
+fn matrix_64() -> Result<()> {
+    let mut seed = 10;
+    for_matrix(|c| {
+        seed += 1;
+        against_model(64, c.idle_prob, c.ready_prob, seed)
+    })
 }
 
 #[test]
-fn against_model_512() -> Result<()> {
-    against_model(512, 0.2, 0.5, 2)
-}
-
-#[test]
-fn against_model_512_full_rate() -> Result<()> {
-    against_model(512, 0.0, 1.0, 3)
+fn matrix_512() -> Result<()> {
+    let mut seed = 20;
+    for_matrix(|c| {
+        seed += 1;
+        against_model(512, c.idle_prob, c.ready_prob, seed)
+    })
 }
 
 /// 64-byte frames back to back at 512 bits: one per cycle, and the latency

@@ -89,12 +89,13 @@ fn frames(t: &mut Traffic, n_beats: usize, beat: usize, max: usize) -> Vec<Vec<u
 /// frames leave in order (some dropped whole when the FIFO is full, exactly
 /// as many as `drop_overflow` says), every drop reason is counted exactly, and
 /// `rx_pkts`/`rx_bytes` match what left.
-fn random_mix(width: usize, strip: bool, ready_prob: f64, seed: u64) -> Result<()> {
+fn random_mix(width: usize, strip: bool, cell: Cell, seed: u64) -> Result<()> {
+    let ready_prob = cell.ready_prob;
     let beat = width / 8;
     let depth = if width == 64 { 64 } else { 16 };
     let max = depth * beat - beat - 7; // the largest frame the FIFO must hold
     let mut b = bench(width, depth, 64, max as u64, strip, seed)?;
-    b.src.idle_prob = 0.1;
+    b.src.idle_prob = cell.idle_prob;
     b.sink.ready_prob = ready_prob;
     let mut t = Traffic::new(seed);
     let wire = frames(&mut t, MIN_CYCLES as usize, beat, max);
@@ -147,24 +148,24 @@ fn random_mix(width: usize, strip: bool, ready_prob: f64, seed: u64) -> Result<(
     Ok(())
 }
 
+/// The stream matrix (`common::MATRIX`), FCS stripped in half the cells and
+/// kept in the others.
 #[test]
-fn random_mix_64_strip_backpressure() -> Result<()> {
-    random_mix(64, true, 0.5, 1)
+fn matrix_64() -> Result<()> {
+    let mut seed = 0;
+    for_matrix(|c| {
+        seed += 1;
+        random_mix(64, seed % 2 == 1, c, seed)
+    })
 }
 
 #[test]
-fn random_mix_64_keep_ready() -> Result<()> {
-    random_mix(64, false, 1.0, 2)
-}
-
-#[test]
-fn random_mix_512_strip_ready() -> Result<()> {
-    random_mix(512, true, 1.0, 3)
-}
-
-#[test]
-fn random_mix_512_keep_backpressure() -> Result<()> {
-    random_mix(512, false, 0.5, 4)
+fn matrix_512() -> Result<()> {
+    let mut seed = 10;
+    for_matrix(|c| {
+        seed += 1;
+        random_mix(512, seed % 2 == 0, c, seed)
+    })
 }
 
 /// Line rate at 512 bits: 64-byte frames back to back leave one per cycle;

@@ -134,7 +134,41 @@ fn code_of(f: &Fate) -> u64 {
     COUNTER_NAMES.iter().position(|c| *c == name).expect("a fate counter") as u64
 }
 
+/// One run of the RTL: what its agents recorded, and the bench to read its
+/// registers afterwards.
+struct Capture {
+    cfg: Config,
+    mk: MeterKnobs,
+    tb: Tb,
+    host: AxilMaster,
+    src: AxisSource,
+    sinks: Vec<AxisSink>,
+    dec: Strobe,
+    start: u64,
+    end: u64,
+}
+
+/// The model's side of a run ([`replay`]).
+struct Replay {
+    model: TmModel,
+    bank: MeterBankModel,
+    modes: PortModeModel,
+    latencies: Vec<(u64, u64, Fate)>,
+    notifies: u64,
+}
+
+/// Runs `pkts` through the traffic manager ([`drive`]), replays the run on the
+/// model cycle by cycle ([`replay`]) and compares the registers ([`check_registers`]).
 fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) -> Result<Outcome> {
+    let mut cap = drive(pkts, k, idle, ready, seed)?;
+    let r = replay(pkts, k, &cap)?;
+    let counters = check_registers(pkts, &mut cap, &r)?;
+    Ok(Outcome { latencies: r.latencies, counters, cycles: cap.end - cap.start })
+}
+
+/// Configures `ts_tm` for `k`, sends `pkts` with `idle` input gaps to sinks
+/// ready `ready[p]` of the cycles, and lets every queue drain.
+fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) -> Result<Capture> {
     let mut cfg = config();
     if let Some(w) = k.dod_words {
         cfg.tm.dod_words = w;
@@ -196,13 +230,19 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
         tb.run(&mut agents, settle);
     }
     let end = tb.cycle();
-    let cycles = end - start;
     for s in &sinks {
         no_protocol_errors(s)?;
     }
+    Ok(Capture { cfg, mk, tb, host, src, sinks, dec, start, end })
+}
 
-    // Replay cycle by cycle: the meters and modes (cycle models), then each
-    // decision against exact occupancy (departures of earlier cycles seen).
+/// Replays a run cycle by cycle: the meters and modes (cycle models), then
+/// each decision against exact occupancy (departures of earlier cycles seen);
+/// every decision and departure must be the model's.
+fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
+    let Capture { cfg, mk, src, sinks, dec, start, end, .. } = cap;
+    let (cfg, mk, start, end) = (cfg, *mk, *start, *end);
+    let dscp = cfg.ingress.dscp_trimmed;
     let t = &cfg.tm;
     let settings = TmSettings {
         ports: PORTS,
@@ -335,11 +375,18 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
         "{} packets never left the model's queues (the RTL did not send them)",
         model.queued()
     );
+    Ok(Replay { model, bank, modes, latencies, notifies })
+}
 
-    // Counters over AXI-Lite equal the model's; conservation.
+/// The counters over AXI-Lite equal the model's, every queue is empty, and
+/// packets are conserved; returns the counters with the run's totals.
+fn check_registers(pkts: &[(Vec<u8>, Meta)], cap: &mut Capture, r: &Replay) -> Result<std::collections::BTreeMap<&'static str, u64>> {
+    let Capture { tb, host, sinks, .. } = cap;
+    let (model, bank, modes, notifies) = (&r.model, &r.bank, &r.modes, r.notifies);
+    let cycles = cap.end - cap.start;
     let regs = TmRegs { ports: PORTS };
     let mut counters = model.counters().clone();
-    let mut read = |a: u32| -> Result<u64> { Ok(axil_read(&mut tb, &mut host, a as u64, &mut [])?.0 as u64) };
+    let mut read = |a: u32| -> Result<u64> { Ok(axil_read(tb, host, a as u64, &mut [])?.0 as u64) };
     for name in TmRegs::COUNTERS {
         let got = read(regs.counter(name).unwrap())?;
         if name == "cut_pkts" {
@@ -390,7 +437,7 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     counters.insert("ingress_trims", ingress_trims);
     counters.insert("cycles_halftimistic", half);
     counters.insert("cycles_pessimistic", pess);
-    Ok(Outcome { latencies, counters, cycles })
+    Ok(counters)
 }
 
 /// Random traffic to random ports, congested egress (random readiness),
@@ -414,6 +461,25 @@ fn differential_random() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The stream matrix (`common::MATRIX`: input idle gaps x egress
+/// backpressure, the same on every port) with random traffic to random
+/// ports: in every cell each decision, departure and counter is the model's.
+#[test]
+fn matrix() -> Result<()> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let pkts = traffic(1500, 1500, 51, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
+    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None };
+    let mut seed = 30;
+    for_matrix(|c| {
+        seed += 1;
+        let o = run(&pkts, k, c.idle_prob, &[c.ready_prob; PORTS], seed)?;
+        let n = &o.counters;
+        eprintln!("matrix {c:?}: {} cycles, {n:?}", o.cycles);
+        ensure!(n["enq_h_pkts"] + n["enq_d_pkts"] + n["trim_packets"] > 0, "nothing admitted: {n:?}");
+        Ok(())
+    })
 }
 
 /// 4:1 incast at line rate: four NDP senders (behind ports 1, 2, 3 and 3)
