@@ -13,6 +13,7 @@ use crate::packet::checksum;
 use std::collections::{BTreeMap, VecDeque};
 use trimswitch_hdl::ingress::phv::l4;
 use trimswitch_hdl::meta::{flag, l3kind, Meta};
+use trimswitch_hdl::tm::admit::{COUNTER_NAMES, N_COUNTERS};
 
 /// The trimmer's run-time registers (`docs/trimming.md`, "Trim length and the trimmer").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,22 +183,20 @@ pub enum Fate {
     Dropped(&'static str),
 }
 
-/// The counters of the traffic manager, in register-map order
-/// (`docs/trimming.md`, "Counters").
-pub const COUNTERS: [&str; 12] = [
-    "in_pkts",
-    "enq_h_pkts",
-    "enq_d_pkts",
-    "trim_packets",
-    "rts_packets",
-    "dropped_trim_packets",
-    "drop_ctrl_pkts",
-    "drop_data_pkts",
-    "drop_bad_pkts",
-    "tx_trim_packets",
-    "dod_trim_packets",
-    "drop_dod_pkts",
-];
+/// The counters the model keeps: the traffic manager's fate counters and
+/// `in_pkts`, named and ordered as its register map has them
+/// ([`trimswitch_hdl::tm::admit::COUNTER_NAMES`], one source for both), then
+/// `tx_trim_packets` (in the hardware, the sum of the per-port registers).
+pub const COUNTERS: [&str; N_COUNTERS + 1] = {
+    let mut c = [""; N_COUNTERS + 1];
+    let mut i = 0;
+    while i < N_COUNTERS {
+        c[i] = COUNTER_NAMES[i];
+        i += 1;
+    }
+    c[N_COUNTERS] = "tx_trim_packets";
+    c
+};
 
 #[derive(Clone, Debug, Default)]
 struct Q {
