@@ -3,6 +3,8 @@
 use anyhow::{ensure, Result};
 use std::path::{Path, PathBuf};
 use trimswitch_hdl::config::Config;
+#[allow(unused_imports)]
+pub use trimswitch_hdl::with_geometry;
 use trimswitch_sim::agents::axis::{AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::tb::{Agent, Tb};
 

@@ -3,7 +3,7 @@
 //! exactly the PHV the model computes, under random gaps and backpressure;
 //! the malformed counters match the model's reasons.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -20,11 +20,12 @@ use trimswitch_sim::model::rx_fcs::rx_fcs;
 use trimswitch_sim::model::Settings;
 
 fn model(width: usize) -> Result<ModelLib> {
-    match width {
-        64 => model_of(&mut Parser::<64, 8, 64, 5, 133>::default(), "ts_parser", "d64"),
-        512 => model_of(&mut Parser::<512, 64, 64, 8, 584>::default(), "ts_parser", "d512"),
-        _ => unreachable!(),
-    }
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut Parser::<D, K, U, M, W>::default(),
+        "ts_parser",
+        &format!("d{D}")
+    ))
+    .context("a tested width")?
 }
 
 struct Bench {

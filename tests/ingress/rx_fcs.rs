@@ -2,7 +2,7 @@
 //! (good, empty, runt, oversize, bad FCS, overflow) and its counter, good
 //! frames leave whole with the FCS stripped or kept and `tuser.length` set.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use rand::Rng;
 use trimswitch_hdl::ingress::rx_fcs::RxFcs;
@@ -18,11 +18,8 @@ const PORT: u8 = 5;
 
 fn model(width: usize, depth: usize) -> Result<ModelLib> {
     let tag = format!("d{width}_n{depth}");
-    match width {
-        64 => model_of(&mut RxFcs::<64, 8, 64, 5, 133>::new(depth), "ts_rx_fcs", &tag),
-        512 => model_of(&mut RxFcs::<512, 64, 64, 8, 584>::new(depth), "ts_rx_fcs", &tag),
-        _ => unreachable!(),
-    }
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(&mut RxFcs::<D, K, U, M, W>::new(depth), "ts_rx_fcs", &tag))
+        .context("a tested width")?
 }
 
 struct Bench {

@@ -1,6 +1,6 @@
 //! `ts_axis_arb_mux` in Verilator at 64 and 512 bits, round robin and DRR.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use trimswitch_hdl::axis::arb_mux::AxisArbMux;
 use trimswitch_hdl::meta::tuser;
@@ -17,11 +17,12 @@ struct Bench {
 }
 
 fn bench(width: usize, drr: bool, quanta: [u64; N], seed: u64) -> Result<Bench> {
-    let lib = match width {
-        64 => model_of(&mut AxisArbMux::<64, 8, 64>::new(N), "ts_axis_arb_mux", "d64_u64_n3")?,
-        512 => model_of(&mut AxisArbMux::<512, 64, 64>::new(N), "ts_axis_arb_mux", "d512_u64_n3")?,
-        _ => unreachable!(),
-    };
+    let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut AxisArbMux::<D, K, U>::new(N),
+        "ts_axis_arb_mux",
+        &format!("d{D}_u{U}_n3")
+    ))
+    .context("a tested width")??;
     let mut m = lib.instantiate();
     let srcs = (0..N).map(|i| AxisSource::new(&m, &AxisPorts::indexed("s", i), seed + i as u64)).collect::<Result<Vec<_>>>()?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 100)?;

@@ -1,6 +1,6 @@
 //! `ts_axis_demux` in Verilator at 64 and 512 bits.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use rand::Rng;
 use trimswitch_hdl::axis::demux::{AxisDemux, DEST_DROP};
@@ -8,6 +8,7 @@ use trimswitch_hdl::meta::tuser;
 use trimswitch_sim::agents::axis::{check_packets, AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::{model_of, Traffic};
 use trimswitch_sim::harness::tb::{Agent, Tb};
+use trimswitch_sim::harness::verilator::ModelLib;
 
 const N: usize = 4;
 
@@ -23,12 +24,18 @@ fn random(width: usize) -> Result<()> {
 
 /// `beats` beats of random packets to every destination, the source idling
 /// `idle` of its cycles, output `i` ready `ready[i]` of its cycles.
+/// The demux with N outputs at `width` bits (64-bit `tuser`).
+fn model(width: usize) -> Result<ModelLib> {
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut AxisDemux::<D, K, U>::new(N, 8),
+        "ts_axis_demux",
+        &format!("d{D}_u{U}_n4")
+    ))
+    .context("a tested width")?
+}
+
 fn random_in(width: usize, idle: f64, ready: [f64; N], min_beats: usize, min_cycles: u64) -> Result<()> {
-    let lib = match width {
-        64 => model_of(&mut AxisDemux::<64, 8, 64>::new(N, 8), "ts_axis_demux", "d64_u64_n4")?,
-        512 => model_of(&mut AxisDemux::<512, 64, 64>::new(N, 8), "ts_axis_demux", "d512_u64_n4")?,
-        _ => unreachable!(),
-    };
+    let lib = model(width)?;
     let m = lib.instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 1)?;
     let mut sinks = (0..N).map(|i| AxisSink::new(&m, &AxisPorts::indexed("m", i), 10 + i as u64)).collect::<Result<Vec<_>>>()?;
@@ -98,7 +105,7 @@ fn random_512() -> Result<()> {
 /// zeroes the drop counter, and the next packets route exactly.
 #[test]
 fn reset_mid_packet() -> Result<()> {
-    let lib = model_of(&mut AxisDemux::<64, 8, 64>::new(N, 8), "ts_axis_demux", "d64_u64_n4")?;
+    let lib = model(64)?;
     let m = lib.instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 3)?;
     let mut sinks = (0..N).map(|i| AxisSink::new(&m, &AxisPorts::indexed("m", i), 30 + i as u64)).collect::<Result<Vec<_>>>()?;

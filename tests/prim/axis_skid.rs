@@ -1,6 +1,6 @@
 //! `ts_axis_skid` in Verilator at 64 and 512 bits.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use trimswitch_hdl::axis::skid::AxisSkid;
 use trimswitch_sim::agents::axis::{check_packets, AxisPorts, AxisSink, AxisSource, Packet};
@@ -8,11 +8,12 @@ use trimswitch_sim::harness::dut::{model_of, Traffic};
 use trimswitch_sim::harness::tb::Tb;
 
 fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
-    let lib = match width {
-        64 => model_of(&mut AxisSkid::<64, 8, 64>::default(), "ts_axis_skid", "d64_u64")?,
-        512 => model_of(&mut AxisSkid::<512, 64, 64>::default(), "ts_axis_skid", "d512_u64")?,
-        _ => unreachable!(),
-    };
+    let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut AxisSkid::<D, K, U>::default(),
+        "ts_axis_skid",
+        &format!("d{D}_u{U}")
+    ))
+    .context("a tested width")??;
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;

@@ -2,11 +2,12 @@
 //! against the bytewise reference, on every last-beat length. The verdict is
 //! registered: it is checked in the cycle after each frame's last beat.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 use trimswitch_hdl::prim::crc::{crc32_update, Crc32Beat};
+use trimswitch_hdl::with_geometry;
 use trimswitch_sim::harness::dut::model_of;
 use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::harness::verilator::{Model, Port};
@@ -87,11 +88,12 @@ impl Agent for Feeder {
 }
 
 fn run(width: usize) -> Result<()> {
-    let lib = match width {
-        64 => model_of(&mut Crc32Beat::<64, 8>::default(), "ts_crc32_beat", "d64")?,
-        512 => model_of(&mut Crc32Beat::<512, 64>::default(), "ts_crc32_beat", "d512")?,
-        _ => unreachable!(),
-    };
+    let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut Crc32Beat::<D, K>::default(),
+        "ts_crc32_beat",
+        &format!("d{D}")
+    ))
+    .context("a tested width")??;
     let m = lib.instantiate();
     let ports = ["valid", "start", "data", "keep", "next", "residue_ok"].map(|p| m.port(p).unwrap());
     let lanes = width / 8;
@@ -144,10 +146,14 @@ fn lint_clean() -> Result<()> {
     let waivers = root.join("hdl/lint/verilator_waivers.vlt");
     let dir = trimswitch_sim::harness::verilator::build_dir().join("test-crc-lint");
     std::fs::create_dir_all(&dir)?;
-    for (tag, v) in [
-        ("d64", trimswitch_hdl::gen::emit::emit_verilog(&mut Crc32Beat::<64, 8>::default(), "ts_crc32_beat", &[])?),
-        ("d512", trimswitch_hdl::gen::emit::emit_verilog(&mut Crc32Beat::<512, 64>::default(), "ts_crc32_beat", &[])?),
-    ] {
+    for width in [64, 512] {
+        let tag = format!("d{width}");
+        let v = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| trimswitch_hdl::gen::emit::emit_verilog(
+            &mut Crc32Beat::<D, K>::default(),
+            "ts_crc32_beat",
+            &[]
+        ))
+        .context("a tested width")??;
         let path = dir.join(format!("ts_crc32_beat-{tag}.v"));
         std::fs::write(&path, v)?;
         let r = trimswitch::lint::lint(&path, "ts_crc32_beat", Some(&waivers))?;

@@ -1,6 +1,6 @@
 //! `ts_pkt_fifo` in Verilator, at 64 and 512 bits, both modes.
 use crate::common;
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 use common::*;
 use trimswitch_hdl::axis::pkt_fifo::PktFifo;
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
@@ -12,11 +12,12 @@ const USER: u128 = 0x5eed_0000_0000;
 
 fn model(width: usize, depth: usize, store_forward: bool) -> Result<ModelLib> {
     let tag = format!("d{width}_n{depth}_{}", if store_forward { "sf" } else { "ct" });
-    match width {
-        64 => model_of(&mut PktFifo::<64, 8, 64, 5, 133>::new(depth, store_forward), "ts_pkt_fifo", &tag),
-        512 => model_of(&mut PktFifo::<512, 64, 64, 8, 584>::new(depth, store_forward), "ts_pkt_fifo", &tag),
-        _ => unreachable!(),
-    }
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut PktFifo::<D, K, U, M, W>::new(depth, store_forward),
+        "ts_pkt_fifo",
+        &tag
+    ))
+    .context("a tested width")?
 }
 
 struct Bench {

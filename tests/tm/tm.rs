@@ -173,8 +173,11 @@ fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64
     if let Some(w) = k.dod_words {
         cfg.tm.dod_words = w;
     }
-    let mut dut = TrafficManager::<256, 32, 128, 7, 391>::new(&cfg);
-    let m = model_of(&mut dut, "ts_tm", "netfpga")?.instantiate();
+    let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
+    let m =
+        with_geometry!(d, u, [(256, 128)], |D, K, U, M, W| model_of(&mut TrafficManager::<D, K, U, M, W>::new(&cfg), "ts_tm", "netfpga"))
+            .with_context(|| format!("the test replays 256-bit beats, not {d}"))??
+            .instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let mut sinks: Vec<AxisSink> =
         (0..PORTS).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 1 + p as u64)).collect::<Result<_>>()?;

@@ -25,12 +25,12 @@ use trimswitch_sim::packet::pcap::PcapWriter;
 
 fn model(width: usize) -> Result<ModelLib> {
     let tag = format!("d{width}");
-    match width {
-        64 => model_of(&mut Trimmer::<64, 8, 128>::default(), "ts_trimmer", &tag),
-        256 => model_of(&mut Trimmer::<256, 32, 128>::default(), "ts_trimmer", &tag),
-        512 => model_of(&mut Trimmer::<512, 64, 128>::default(), "ts_trimmer", &tag),
-        _ => unreachable!(),
-    }
+    with_geometry!(width, 128, [(64, 128), (256, 128), (512, 128)], |D, K, U, M, W| model_of(
+        &mut Trimmer::<D, K, U>::default(),
+        "ts_trimmer",
+        &tag
+    ))
+    .context("a tested width")?
 }
 
 /// What a test packet is: its input to the trimmer and the model's output.

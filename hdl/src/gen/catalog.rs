@@ -95,19 +95,54 @@ fn provenance(cfg: &Config) -> Vec<String> {
     )]
 }
 
+/// The stream geometry of a block: from the data width `D` and the user width
+/// `U`, the bytes per beat `K = D / 8`, the width `M` of a byte count within
+/// a beat ([`count_bits`]) and the packet FIFO's word `W = D + M + U`.
+pub const fn count_bits(k: usize) -> usize {
+    k.trailing_zeros() as usize + 2
+}
+
+/// Runs `body` with `D, K, U, M, W` bound to the geometry of the data width
+/// and user width given, if they are one of the `(D, U)` pairs listed (every
+/// width a caller builds is listed once; the rest is derived, never written
+/// by hand): `Some(body)`, or `None` for a pair not listed.
+///
+/// ```
+/// use trimswitch_hdl::with_geometry;
+/// let w = with_geometry!(512, 64, [(64, 64), (512, 64)], |D, K, U, M, W| (K, M, W));
+/// assert_eq!(w, Some((64, 8, 584)));
+/// assert_eq!(with_geometry!(128, 64, [(64, 64)], |D, K, U, M, W| D), None);
+/// ```
+#[macro_export]
+macro_rules! with_geometry {
+    ($d:expr, $u:expr, [$(($dv:literal, $uv:literal)),+ $(,)?], |$D:ident, $K:ident, $U:ident, $M:ident, $W:ident| $body:expr) => {
+        match ($d, $u) {
+            $(($dv, $uv) => {
+                #[allow(dead_code, non_snake_case)]
+                const $D: usize = $dv;
+                #[allow(dead_code, non_snake_case)]
+                const $K: usize = $dv / 8;
+                #[allow(dead_code, non_snake_case)]
+                const $U: usize = $uv;
+                #[allow(dead_code, non_snake_case)]
+                const $M: usize = $crate::gen::catalog::count_bits($dv / 8);
+                #[allow(dead_code, non_snake_case)]
+                const $W: usize = $dv + $M + $uv;
+                Some($body)
+            })+
+            _ => None,
+        }
+    };
+}
+
 /// Emits one block of the catalogue at the configuration's widths.
 pub fn emit_block(cfg: &Config, name: &str) -> Result<Emitted> {
-    macro_rules! go {
-        ($d:literal, $k:literal, $u:literal, $m:literal, $w:literal) => {
-            emit_sized::<$d, $k, $u, $m, $w>(cfg, name)
-        };
-    }
-    match (cfg.datapath.data_width, cfg.datapath.user_width) {
-        (64, 128) => go!(64, 8, 128, 5, 197),
-        (128, 128) => go!(128, 16, 128, 6, 262),
-        (256, 128) => go!(256, 32, 128, 7, 391),
-        (512, 128) => go!(512, 64, 128, 8, 648),
-        (d, u) => bail!("{}: no block build for data_width {d} with user_width {u}", cfg.source.display()),
+    let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
+    match crate::with_geometry!(d, u, [(64, 128), (128, 128), (256, 128), (512, 128)], |D, K, U, M, W| emit_sized::<D, K, U, M, W>(
+        cfg, name
+    )) {
+        Some(e) => e,
+        None => bail!("{}: no block build for data_width {d} with user_width {u}", cfg.source.display()),
     }
 }
 
