@@ -71,6 +71,20 @@ pub const L4_UDP: u64 = crate::ingress::phv::l4::UDP as u64;
 /// `l4` of an NDP packet (PHV [`crate::ingress::phv::l4::NDP`]).
 pub const L4_NDP: u64 = crate::ingress::phv::l4::NDP as u64;
 
+/// `tuser` field positions as shift amounts (rust-hdl shifts by `u64`), for
+/// blocks that place several fields in one word.
+pub mod shift {
+    use super::*;
+    crate::gen::unroll::named_values! {
+        SH_DEST_PORT = DEST_PORT_LSB;
+        SH_TC = TC_LSB;
+        SH_PRIO = PRIO_BIT;
+        SH_ROUTED = ROUTED_BIT;
+        SH_MALFORMED = MALFORMED_BIT;
+        SH_NEXTHOP = NEXTHOP_LSB;
+    }
+}
+
 /// The header-location fields (`l3`, `l4`, `l3_off`, `l4_off`, `ihl`) as
 /// shifts within the word that starts at [`L3_LSB`], for blocks that build
 /// the word and place it at once.
@@ -124,6 +138,12 @@ pub fn hdl_names() -> Vec<(&'static str, u64)> {
     // word, the parser's field positions and codes.
     v.extend(crate::ingress::phv::field::NAMES.iter().map(|(n, b)| (*n, *b as u64)));
     v.extend(info::VALUES.iter().copied());
+    v.extend(shift::VALUES.iter().copied());
+    // Register and class word layouts of classify and lookup.
+    use crate::ingress::{classify, lookup};
+    for names in [classify::class::NAMES, classify::reg::NAMES, lookup::reg::NAMES] {
+        v.extend(names.iter().map(|(n, b)| (*n, *b as u64)));
+    }
     use crate::ingress::parser::{code, layout};
     v.extend(layout::NAMES.iter().map(|(n, b)| (*n, *b as u64)));
     v.extend(code::VALUES.iter().copied());

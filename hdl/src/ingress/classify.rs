@@ -9,28 +9,46 @@
 //! one cycle, no backpressure), like a match-action stage of a switch ASIC.
 use crate::ingress::phv::{field, l3, l4, PHV_BITS};
 use crate::prim::widgets::DffR;
+use class::{CLASS_NDP_DATA, CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TRIM_OK};
+use reg::{DSCP_CONTROL, DSCP_EN, DSCP_TRIMMABLE, DSCP_TRIMMED, TC_DEFAULT};
 use rust_hdl::prelude::*;
 
 /// Bits of `m_class`.
 pub mod class {
-    /// `tc` in bits 2:0.
-    pub const PRIO: usize = 3;
-    pub const TRIM_OK: usize = 4;
-    pub const NDP_DATA: usize = 5;
-    pub const ROUTER_HIT: usize = 6;
+    crate::gen::unroll::named_indices! {
+        /// `tc` in bits 2:0, then `prio`, `trim_ok` and `ndp_data` (in the
+        /// order of their `tuser` bits from [`crate::meta::PRIO_BIT`] on), and
+        /// whether the destination MAC is the router's.
+        CLASS_TC = 0;
+        CLASS_PRIO = 3;
+        CLASS_TRIM_OK = 4;
+        CLASS_NDP_DATA = 5;
+        CLASS_ROUTER_HIT = 6;
+    }
+    const _: () = assert!(CLASS_TC == 0, "classify packs tc at bit 0");
 }
 
 /// Register word layouts of the classify registers.
 pub mod reg {
-    /// `DSCP`: TRIMMABLE in bits 5:0 (enable bit 7), TRIMMED in 13:8 (enable
-    /// 15), CONTROL in 21:16 (enable 23).
-    pub fn dscp(trimmable: Option<u8>, trimmed: Option<u8>, control: Option<u8>) -> u32 {
-        let f = |x: Option<u8>| x.map_or(0, |v| 0x80 | (v as u32 & 0x3f));
-        f(trimmable) | f(trimmed) << 8 | f(control) << 16
+    crate::gen::unroll::named_indices! {
+        /// `DSCP`: the TRIMMABLE, TRIMMED and CONTROL codepoints (6 bits
+        /// each), each with its enable bit `DSCP_EN` above the field's start.
+        DSCP_TRIMMABLE = 0;
+        DSCP_TRIMMED = 8;
+        DSCP_CONTROL = 16;
+        DSCP_EN = 7;
+        /// `TC`: the traffic class of PCP `p` in bits 3p+2:3p, the default
+        /// class (untagged frames) here.
+        TC_DEFAULT = 24;
     }
-    /// `TC`: `pcp_tc[p]` in bits 3p+2:3p, `default_tc` in bits 26:24.
+    /// The `DSCP` word.
+    pub fn dscp(trimmable: Option<u8>, trimmed: Option<u8>, control: Option<u8>) -> u32 {
+        let f = |x: Option<u8>| x.map_or(0, |v| 1 << DSCP_EN | (v as u32 & 0x3f));
+        f(trimmable) << DSCP_TRIMMABLE | f(trimmed) << DSCP_TRIMMED | f(control) << DSCP_CONTROL
+    }
+    /// The `TC` word.
     pub fn tc(pcp_tc: &[u8; 8], default_tc: u8) -> u32 {
-        pcp_tc.iter().enumerate().fold(0, |w, (p, t)| w | (*t as u32 & 7) << (3 * p)) | (default_tc as u32 & 7) << 24
+        pcp_tc.iter().enumerate().fold(0, |w, (p, t)| w | (*t as u32 & 7) << (3 * p)) | (default_tc as u32 & 7) << TC_DEFAULT
     }
 }
 
@@ -179,9 +197,15 @@ impl Logic for Classify {
         self.l3v.next = self.s_phv.val().get_bits::<3>(self.f_l3.val().index());
         self.ip.next = self.ok.val() & ((self.l3v.val() == self.c_ipv4.val()) | (self.l3v.val() == self.c_ipv6.val()));
         self.dscp_v.next = self.s_phv.val().get_bits::<6>(self.f_dscp.val().index());
-        self.is_trimmable.next = self.ip.val() & self.dscp.val().get_bit(7) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(0));
-        self.is_trimmed.next = self.ip.val() & self.dscp.val().get_bit(15) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(8));
-        self.is_control.next = self.ip.val() & self.dscp.val().get_bit(23) & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(16));
+        self.is_trimmable.next = self.ip.val()
+            & self.dscp.val().get_bit(DSCP_TRIMMABLE + DSCP_EN)
+            & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(DSCP_TRIMMABLE));
+        self.is_trimmed.next = self.ip.val()
+            & self.dscp.val().get_bit(DSCP_TRIMMED + DSCP_EN)
+            & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(DSCP_TRIMMED));
+        self.is_control.next = self.ip.val()
+            & self.dscp.val().get_bit(DSCP_CONTROL + DSCP_EN)
+            & (self.dscp_v.val() == self.dscp.val().get_bits::<6>(DSCP_CONTROL));
         self.ndp.next = self.s_phv.val().get_bits::<2>(self.f_l4.val().index()) == self.c_ndp.val();
         self.data.next = self.s_phv.val().get_bit(self.f_ndp_flags.val().index());
         self.trimmed.next = self.s_phv.val().get_bit(self.f_ndp_flags.val().index() + 4);
@@ -192,7 +216,7 @@ impl Logic for Classify {
             | (self.ok.val() & ((self.l3v.val() == self.c_pl2.val()) | (self.l3v.val() == self.c_pctl.val())));
         self.trim_ok.next = self.ndp_data.val() | (!self.ndp.val() & self.is_trimmable.val());
         self.pcp.next = self.s_phv.val().get_bits::<3>(self.f_pcp.val().index());
-        self.tcv.next = self.tc.val().get_bits::<3>(24);
+        self.tcv.next = self.tc.val().get_bits::<3>(TC_DEFAULT);
         if self.s_phv.val().get_bits::<2>(self.f_vlans.val().index()).any() {
             for p in 0..self.tc_shift.len() {
                 if self.pcp.val().index() == p {
@@ -202,11 +226,12 @@ impl Logic for Classify {
         }
         self.hit.next = (self.s_phv.val().get_bits::<32>(self.f_dst_mac.val().index()) == self.router_mac_lo.val())
             & (self.s_phv.val().get_bits::<16>(self.f_dst_mac.val().index() + 32) == self.router_mac_hi.val().get_bits::<16>(0));
-        self.cls.next = bit_cast::<8, 3>(self.tcv.val())
-            | (bit_cast::<8, 1>(self.prio.val().into()) << 3)
-            | (bit_cast::<8, 1>(self.trim_ok.val().into()) << 4)
-            | (bit_cast::<8, 1>(self.ndp_data.val().into()) << 5)
-            | (bit_cast::<8, 1>(self.hit.val().into()) << 6);
+        // tc at CLASS_TC = 0, then one bit each.
+        self.cls.next = bit_cast::<8, 3>(self.tcv.val());
+        self.cls.next = self.cls.val().replace_bit(CLASS_PRIO, self.prio.val());
+        self.cls.next = self.cls.val().replace_bit(CLASS_TRIM_OK, self.trim_ok.val());
+        self.cls.next = self.cls.val().replace_bit(CLASS_NDP_DATA, self.ndp_data.val());
+        self.cls.next = self.cls.val().replace_bit(CLASS_ROUTER_HIT, self.hit.val());
         self.valid.d.next = self.s_valid.val();
         self.phv_q.d.next = self.s_phv.val();
         self.class_q.d.next = self.cls.val();

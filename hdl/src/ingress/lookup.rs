@@ -15,8 +15,11 @@
 //!
 //! Tables are run-time registers: a change takes effect for PHVs entering after
 //! it (a PHV in flight may see part of it).
+use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
+use crate::meta::shift::{SH_DEST_PORT, SH_MALFORMED, SH_NEXTHOP, SH_PRIO, SH_ROUTED, SH_TC};
 use crate::prim::widgets::{vec_of, DffR};
+use reg::{L2_PORT, L2_VALID, ROUTE_LEN, ROUTE_NH, ROUTE_PORT, ROUTE_VALID};
 use rust_hdl::prelude::*;
 
 /// Cycles from `s_valid` to `m_valid`.
@@ -38,15 +41,25 @@ pub mod res {
 
 /// Register word layouts of the lookup tables.
 pub mod reg {
-    /// Route word 0: the prefix; word 1: `len` \[5:0\] (above 32 acts as 32),
-    /// valid \[7\], `port` \[15:8\], `nexthop` \[23:16\].
-    pub fn route(prefix: u32, len: u8, port: u8, nexthop: u8) -> [u32; 2] {
-        [prefix, (len as u32 & 0x3f) | 0x80 | (port as u32) << 8 | (nexthop as u32) << 16]
+    crate::gen::unroll::named_indices! {
+        /// Route word 0 is the prefix; word 1 holds `len` (6 bits, above 32
+        /// acts as 32), a valid bit, `port` and `nexthop` (8 bits each).
+        ROUTE_LEN = 0;
+        ROUTE_VALID = 7;
+        ROUTE_PORT = 8;
+        ROUTE_NH = 16;
+        /// L2 word 0 is MAC bits 31:0; word 1 holds MAC bits 47:32 (at 0),
+        /// `port` (8 bits) and a valid bit.
+        L2_PORT = 16;
+        L2_VALID = 31;
     }
-    /// L2 word 0: MAC bits 31:0; word 1: MAC bits 47:32 in \[15:0\], `port`
-    /// \[23:16\], valid \[31\].
+    /// A route entry's two words.
+    pub fn route(prefix: u32, len: u8, port: u8, nexthop: u8) -> [u32; 2] {
+        [prefix, (len as u32 & 0x3f) << ROUTE_LEN | 1 << ROUTE_VALID | (port as u32) << ROUTE_PORT | (nexthop as u32) << ROUTE_NH]
+    }
+    /// An L2 entry's two words.
     pub fn l2(mac: u64, port: u8) -> [u32; 2] {
-        [mac as u32, (mac >> 32) as u32 & 0xffff | (port as u32) << 16 | 1 << 31]
+        [mac as u32, (mac >> 32) as u32 & 0xffff | (port as u32) << L2_PORT | 1 << L2_VALID]
     }
     /// Next-hop and router MAC words: bits 31:0, then 47:32.
     pub fn mac(mac: u64) -> [u32; 2] {
@@ -335,15 +348,16 @@ impl Logic for Lookup {
         self.dst.next = self.s_phv.val().get_bits::<32>(self.f_ipv4_dst.val().index());
         self.rh.next = 0.into();
         for i in 0..self.route_w0.len() {
-            if self.route_w1[i].val().get_bit(7)
-                & !((self.dst.val() ^ self.route_w0[i].val()) & !(self.all32.val() >> self.route_w1[i].val().get_bits::<6>(0))).any()
+            if self.route_w1[i].val().get_bit(ROUTE_VALID)
+                & !((self.dst.val() ^ self.route_w0[i].val()) & !(self.all32.val() >> self.route_w1[i].val().get_bits::<6>(ROUTE_LEN)))
+                    .any()
             {
                 self.rh.next = self.rh.val().replace_bit(i, true);
             }
         }
         self.lh.next = 0.into();
         for i in 0..self.l2_w0.len() {
-            if self.l2_w1[i].val().get_bit(31)
+            if self.l2_w1[i].val().get_bit(L2_VALID)
                 & (self.s_phv.val().get_bits::<32>(self.f_dst_mac.val().index()) == self.l2_w0[i].val())
                 & (self.s_phv.val().get_bits::<16>(self.f_dst_mac.val().index() + 32) == self.l2_w1[i].val().get_bits::<16>(0))
             {
@@ -359,14 +373,14 @@ impl Logic for Lookup {
         for l in 0..self.len_hit.len() {
             self.len_hit[l].next = false;
             for i in 0..self.route_w0.len() {
-                if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0).index() == l) {
+                if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(ROUTE_LEN).index() == l) {
                     self.len_hit[l].next = true;
                 }
             }
         }
         // Lengths above 32 act as 32.
         for i in 0..self.route_w0.len() {
-            if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(0) > 32) {
+            if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) > 32) {
                 self.len_hit[32].next = true;
             }
         }
@@ -392,7 +406,7 @@ impl Logic for Lookup {
         self.lp.next = 0.into();
         for i in 0..self.l2_w0.len() {
             if self.l2sel.q.val().get_bit(i) {
-                self.lp.next = self.lp.val() | self.l2_w1[i].val().get_bits::<8>(16);
+                self.lp.next = self.lp.val() | self.l2_w1[i].val().get_bits::<8>(L2_PORT);
             }
         }
         self.l2_any.d.next = self.l2sel.q.val().any();
@@ -402,11 +416,11 @@ impl Logic for Lookup {
         self.rs.next = 0.into();
         for i in 0..self.route_w0.len() {
             if self.rhit3.q.val().get_bit(i) {
-                if self.route_w1[i].val().get_bits::<6>(0) > 32 {
+                if self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) > 32 {
                     if self.best.q.val() == 32 {
                         self.rs.next = self.rs.val().replace_bit(i, true);
                     }
-                } else if self.route_w1[i].val().get_bits::<6>(0) == self.best.q.val() {
+                } else if self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) == self.best.q.val() {
                     self.rs.next = self.rs.val().replace_bit(i, true);
                 }
             }
@@ -422,8 +436,8 @@ impl Logic for Lookup {
         self.rn.next = 0.into();
         for i in 0..self.route_w0.len() {
             if self.rsel.q.val().get_bit(i) {
-                self.rp.next = self.rp.val() | self.route_w1[i].val().get_bits::<8>(8);
-                self.rn.next = self.rn.val() | self.route_w1[i].val().get_bits::<8>(16);
+                self.rp.next = self.rp.val() | self.route_w1[i].val().get_bits::<8>(ROUTE_PORT);
+                self.rn.next = self.rn.val() | self.route_w1[i].val().get_bits::<8>(ROUTE_NH);
             }
         }
         self.r_port.d.next = self.rp.val();
@@ -447,7 +461,7 @@ impl Logic for Lookup {
         // cast would set every bit above.)
         self.mal.next = !self.ok.val();
         self.cand.next = self.ok.val()
-            & self.cls[4].q.val().get_bit(6)
+            & self.cls[4].q.val().get_bit(CLASS_ROUTER_HIT)
             & (self.phv[4].q.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ipv4.val());
         self.drop.next = false;
         self.is_routed.next = false;
@@ -465,13 +479,13 @@ impl Logic for Lookup {
         if !self.drop.val() & (self.port.val() >= self.ports.val()) {
             self.drop.next = true;
         }
-        self.meta.next = (bit_cast::<64, 8>(self.port.val()) << 8)
-            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(0)) << 40)
-            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(3)) << 43)
-            | (bit_cast::<64, 1>(self.is_routed.val().into()) << 46)
-            | (bit_cast::<64, 1>(self.mal.val().into()) << 47);
+        self.meta.next = (bit_cast::<64, 8>(self.port.val()) << SH_DEST_PORT)
+            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(CLASS_TC)) << SH_TC)
+            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(CLASS_PRIO)) << SH_PRIO)
+            | (bit_cast::<64, 1>(self.is_routed.val().into()) << SH_ROUTED)
+            | (bit_cast::<64, 1>(self.mal.val().into()) << SH_MALFORMED);
         if self.is_routed.val() {
-            self.meta.next = self.meta.val() | (bit_cast::<64, 8>(self.r_nh.q.val()) << 48);
+            self.meta.next = self.meta.val() | (bit_cast::<64, 8>(self.r_nh.q.val()) << SH_NEXTHOP);
         }
         self.res_q.d.next = bit_cast::<128, 64>(self.meta.val())
             | (bit_cast::<128, 48>(self.nh_mac.val()) << 64)
