@@ -141,7 +141,15 @@ pub fn hdl_names() -> Vec<(&'static str, u64)> {
     v.extend(shift::VALUES.iter().copied());
     // Register and class word layouts of classify and lookup.
     use crate::ingress::{classify, lookup};
-    for names in [classify::class::NAMES, classify::reg::NAMES, lookup::reg::NAMES] {
+    v.push(("FRAC_BITS", crate::tm::meter::FRAC_BITS as u64));
+    for names in [
+        classify::class::NAMES,
+        classify::reg::NAMES,
+        lookup::reg::NAMES,
+        crate::tm::admit::trim_len::NAMES,
+        crate::axis::arb_mux::NAMES,
+        &[("FRAME_MIN", crate::ingress::regidx::FRAME_MIN), ("FRAME_MAX", crate::ingress::regidx::FRAME_MAX)],
+    ] {
         v.extend(names.iter().map(|(n, b)| (*n, *b as u64)));
     }
     use crate::ingress::parser::{code, layout};

@@ -46,10 +46,8 @@ pub struct AxilRegs<const AW: usize> {
     pub ro_clear: Vec<Signal<Out, Bit>>,
     ro_base: Constant<Bits<AW>>,
     n_total: Constant<Bits<AW>>,
-    lane0: Constant<Bits<32>>,
-    lane1: Constant<Bits<32>>,
-    lane2: Constant<Bits<32>>,
-    lane3: Constant<Bits<32>>,
+    /// Byte lane `b` of a register word, as a mask (`wstrb` bit `b`).
+    lane: Vec<Constant<Bits<32>>>,
     regs: Vec<DffR<Bits<32>>>,
     aw_full: DffR<Bit>,
     aw_addr: DFF<Bits<AW>>,
@@ -85,10 +83,7 @@ impl<const AW: usize> AxilRegs<AW> {
             ro_clear: vec_of(n_ro),
             ro_base: Constant::new((n_rw as u64).to_bits()),
             n_total: Constant::new(((n_rw + n_ro) as u64).to_bits()),
-            lane0: Constant::new(0x0000_00FFu64.to_bits()),
-            lane1: Constant::new(0x0000_FF00u64.to_bits()),
-            lane2: Constant::new(0x00FF_0000u64.to_bits()),
-            lane3: Constant::new(0xFF00_0000u64.to_bits()),
+            lane: (0..4).map(|b| Constant::new((0xFFu64 << (8 * b)).to_bits())).collect(),
             regs: rw_reset.iter().map(|&v| DffR::new((v as u64).to_bits())).collect(),
             aw_full: Default::default(),
             aw_addr: Default::default(),
@@ -143,17 +138,10 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         self.do_write.next = self.aw_full.q.val() & self.w_full.q.val() & !self.bvalid.q.val();
         self.widx.next = self.aw_addr.q.val() >> 2;
         self.wmask.next = 0.into();
-        if self.w_strb.q.val().get_bit(0) {
-            self.wmask.next = self.wmask.val() | self.lane0.val();
-        }
-        if self.w_strb.q.val().get_bit(1) {
-            self.wmask.next = self.wmask.val() | self.lane1.val();
-        }
-        if self.w_strb.q.val().get_bit(2) {
-            self.wmask.next = self.wmask.val() | self.lane2.val();
-        }
-        if self.w_strb.q.val().get_bit(3) {
-            self.wmask.next = self.wmask.val() | self.lane3.val();
+        for b in 0..self.lane.len() {
+            if self.w_strb.q.val().get_bit(b) {
+                self.wmask.next = self.wmask.val() | self.lane[b].val();
+            }
         }
         if self.do_write.val() {
             self.aw_full.d.next = false;

@@ -25,6 +25,11 @@
 //! A new packet is granted in the same cycle its first beat is offered, so
 //! single-beat packets stream back to back. The output goes through a
 //! [`AxisSkid`] register slice.
+crate::gen::unroll::named_indices! {
+    /// The sign bit of a deficit (32-bit two's complement: a packet may
+    /// overdraw its input's credit, which it pays back in later turns).
+    DEFICIT_SIGN = 31;
+}
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, DffR, KeepCount};
@@ -242,7 +247,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.base.next = self.credit_sel.val();
         }
         self.grant.next = self.sel_valid.val();
-        if self.starting.val() & self.drr_enable.val() & (self.base.val().get_bit(31) | !self.base.val().any()) {
+        if self.starting.val() & self.drr_enable.val() & (self.base.val().get_bit(DEFICIT_SIGN) | !self.base.val().any()) {
             // Not enough credit yet: bank the quantum and pass the turn on.
             self.grant.next = false;
         }
@@ -281,7 +286,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.turn.d.next = false;
             self.last.d.next = self.sel.val();
             for i in 0..self.deficit.len() {
-                if (self.sel.val().index() == i) & !self.deficit_sel.val().get_bit(31) {
+                if (self.sel.val().index() == i) & !self.deficit_sel.val().get_bit(DEFICIT_SIGN) {
                     self.deficit[i].d.next = 0.into();
                 }
             }
@@ -299,7 +304,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.locked.d.next = false;
                 self.last.d.next = self.sel.val();
                 // DRR: keep the turn while credit remains.
-                self.turn.d.next = self.drr_enable.val() & !self.remaining.val().get_bit(31) & self.remaining.val().any();
+                self.turn.d.next = self.drr_enable.val() & !self.remaining.val().get_bit(DEFICIT_SIGN) & self.remaining.val().any();
             } else {
                 self.locked.d.next = true;
                 self.turn.d.next = self.drr_enable.val();

@@ -27,7 +27,7 @@
 //!   as in the ingress' `ROUTER_MAC_LO`/`_HI` registers.
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::meta::ROUTED_BIT;
-use crate::prim::widgets::{DffR, KeepExpand};
+use crate::prim::widgets::{DffR, KeepExpand, MacLanes};
 use rust_hdl::prelude::*;
 
 /// First byte of the source MAC in an Ethernet frame.
@@ -71,6 +71,9 @@ pub struct EgressRewrite<const D: usize, const K: usize, const U: usize> {
     /// Bytes 0..12 of a routed frame's header as this stage writes them
     /// (only bytes 6..12, the router MAC, are used).
     rv: Signal<Local, Bits<96>>,
+    swap: MacLanes,
+    /// Bit of the source MAC's first byte in a 12-byte window.
+    src_shift: Constant<Bits<8>>,
     xfer: Signal<Local, Bit>,
 }
 
@@ -95,6 +98,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for EgressRewrite<D
             routed: Default::default(),
             rmac: Default::default(),
             rv: Default::default(),
+            swap: Default::default(),
+            src_shift: Constant::new(((8 * SRC_MAC_BYTE) as u64).to_bits()),
             xfer: Default::default(),
         }
     }
@@ -114,12 +119,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for EgressRewrite<D, 
         // byte j is lane j (bits 8j+7:8j).
         self.rmac.next =
             bit_cast::<48, 32>(self.router_mac_lo.val()) | (bit_cast::<48, 16>(self.router_mac_hi.val().get_bits::<16>(0)) << 32);
-        self.rv.next = (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(40)) << 48)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(32)) << 56)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(24)) << 64)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(16)) << 72)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(8)) << 80)
-            | (bit_cast::<96, 8>(self.rmac.val().get_bits::<8>(0)) << 88);
+        self.swap.mac.next = self.rmac.val();
+        self.rv.next = bit_cast::<96, 48>(self.swap.lanes.val()) << self.src_shift.val();
         self.exp0.keep.next = self.mask0.val();
         self.exp1.keep.next = self.mask1.val();
         self.m.tdata.next = self.s.tdata.val();

@@ -17,7 +17,7 @@ use crate::ingress::phv::{l3, PHV_BITS};
 use crate::meta::info::{INFO_IHL_SHIFT, INFO_L3_OFF_SHIFT, INFO_L4_OFF_SHIFT, INFO_L4_SHIFT, INFO_SHIFT};
 use crate::meta::l3kind;
 use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
-use crate::prim::widgets::{DffR, KeepExpand};
+use crate::prim::widgets::{DffR, KeepExpand, MacLanes};
 use rust_hdl::prelude::*;
 
 /// Ports:
@@ -53,6 +53,7 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     routed: Signal<Local, Bit>,
     dmac: Signal<Local, Bits<48>>,
     rv: Signal<Local, Bits<48>>,
+    swap: MacLanes,
     data: Signal<Local, Bits<D>>,
     xfer: Signal<Local, Bit>,
 }
@@ -102,6 +103,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             routed: Default::default(),
             dmac: Default::default(),
             rv: Default::default(),
+            swap: Default::default(),
             data: Default::default(),
             xfer: Default::default(),
         }
@@ -122,12 +124,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         // Bytes 0..6 as they should read when routed: the next-hop MAC (MAC
         // values hold the first byte on the wire in bits 47:40).
         self.dmac.next = self.s_res.val().get_bits::<48>(self.dmac_lsb.val().index());
-        self.rv.next = bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(40))
-            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(32)) << 8)
-            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(24)) << 16)
-            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(16)) << 24)
-            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<48, 8>(self.dmac.val().get_bits::<8>(0)) << 40);
+        self.swap.mac.next = self.dmac.val();
+        self.rv.next = self.swap.lanes.val();
         self.exp0.keep.next = self.mask0.val();
         self.data.next = self.s.tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {

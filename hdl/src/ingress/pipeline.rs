@@ -114,7 +114,7 @@ impl IngressRegs {
         let pcp: [u8; 8] = std::array::from_fn(|i| g.pcp_tc[i] as u8);
         let mut ctl = vec![
             (g.strip_fcs as u32 * IngressRegs::CTRL_STRIP_FCS) | (g.malformed_drop as u32 * IngressRegs::CTRL_MALFORMED_DROP),
-            g.min_frame | g.max_frame << 16,
+            g.min_frame << FRAME_MIN | g.max_frame << FRAME_MAX,
             g.miss_port,
             rmac as u32,
             (rmac >> 32) as u32,
@@ -170,6 +170,10 @@ pub mod regidx {
     crate::gen::unroll::named_indices! {
         RW_CTRL = rw(R::CTRL);
         RW_FRAME = rw(R::FRAME);
+        /// Fields of the `FRAME` word: the smallest and largest frame
+        /// accepted (16 bits each).
+        FRAME_MIN = 0;
+        FRAME_MAX = 16;
         RW_MISS_PORT = rw(R::MISS_PORT);
         RW_ROUTER_MAC_LO = rw(R::ROUTER_MAC_LO);
         RW_ROUTER_MAC_HI = rw(R::ROUTER_MAC_HI);
@@ -343,8 +347,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             AxisPlainSink::<D, K>::link(&mut self.s[p], &mut self.rx[p].s);
             self.rx[p].port_id.next = self.port_base.val() + self.port_offs[p].val();
             self.rx[p].strip_fcs.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_STRIP_FCS_BIT);
-            self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(0);
-            self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(16);
+            self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MIN);
+            self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MAX);
             AxisSource::<D, K, U>::join(&mut self.rx[p].m, &mut self.arb.s[p]);
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].next = self.rx[p].rx_pkts.val();
             self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].val();

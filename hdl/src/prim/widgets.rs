@@ -184,6 +184,34 @@ impl<const K: usize, const C: usize> Logic for KeepCount<K, C> {
     }
 }
 
+/// A MAC address as it lies in `tdata`: the value holds the first byte on the
+/// wire in bits 47:40 (as registers and tables do), `tdata` holds frame byte
+/// `j` in lane `j` (bits `8j .. 8j+7`), so the bytes reverse. Pure wiring.
+///
+/// Ports: `mac` in (48 bits); `lanes` out (48 bits, byte 0 in bits 7:0).
+#[derive(LogicBlock, Default)]
+pub struct MacLanes {
+    pub mac: Signal<In, Bits<48>>,
+    pub lanes: Signal<Out, Bits<48>>,
+}
+
+impl Logic for MacLanes {
+    fn update(&mut self) {
+        let mut v = Bits::<48>::default();
+        for j in 0..6 {
+            v.set_bits::<8>(8 * j, self.mac.val().get_bits::<8>(8 * (5 - j)));
+        }
+        self.lanes.next = v;
+    }
+    fn connect(&mut self) {
+        self.lanes.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let bytes: Vec<String> = (0..6).map(|j| format!("mac[{}:{}]", 8 * j + 7, 8 * j)).collect();
+        Verilog::Custom(format!("always @(*) lanes = {{{}}};\n", bytes.join(", ")))
+    }
+}
+
 /// Expands a `K`-lane `tkeep` into a `D`-bit byte mask (lane `l` drives bits
 /// `8l .. 8l+7`). Pure wiring, written as a concatenation so synthesis sees
 /// no logic at all.

@@ -89,6 +89,17 @@ pub const PRE_KL_LSB: usize = 96;
 pub const PRE_W_KL_LSB: usize = PRE_KL_LSB + 8;
 /// Words of the whole packet (16 bits), after [`PRE_W_KL_LSB`].
 pub const PRE_W_LEN_LSB: usize = PRE_W_KL_LSB + 8;
+/// The `TRIM_LEN` register word: bytes kept of a trimmed NDP, IPv4 and IPv6
+/// packet, 8 bits each.
+pub mod trim_len {
+    crate::gen::unroll::named_indices! {
+        TRIM_LEN_NDP = 0;
+        TRIM_LEN_IPV4 = 8;
+        TRIM_LEN_IPV6 = 16;
+    }
+}
+use trim_len::{TRIM_LEN_IPV4, TRIM_LEN_IPV6, TRIM_LEN_NDP};
+
 /// Number of fate codes.
 pub const N_CODES: usize = 10;
 /// Number of fate counters plus `in_pkts`.
@@ -531,12 +542,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
             self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
         }
-        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(16));
+        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV6));
         if self.s.tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(8));
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV4));
         }
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(0));
+            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_NDP));
         }
         self.kl_in.next = self.tlen.val();
         if self.hdr_end.val() > self.tlen.val() {

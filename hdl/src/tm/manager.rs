@@ -56,7 +56,7 @@ use crate::config::{Config, Tm};
 use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
 use crate::prim::widgets::{vec_of, DffR};
-use crate::tm::admit::{TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
+use crate::tm::admit::{trim_len, TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
 use crate::tm::occupancy::TmOcc;
 use crate::tm::trimmer::Trimmer;
@@ -181,7 +181,9 @@ impl TmRegs {
                 | ((t.mode == "meter") as u32 * Self::CTRL_METER),
             t.queue_h_bytes,
             t.queue_d_bytes,
-            t.trim_len_ndp | t.trim_len_ipv4 << 8 | t.trim_len_ipv6 << 16,
+            t.trim_len_ndp << trim_len::TRIM_LEN_NDP
+                | t.trim_len_ipv4 << trim_len::TRIM_LEN_IPV4
+                | t.trim_len_ipv6 << trim_len::TRIM_LEN_IPV6,
             dscp.max(0) as u32,
             t.quantum_h,
             t.quantum_d,

@@ -35,11 +35,9 @@ pub mod mode {
     pub const NAMES: [&str; 3] = ["optimistic", "halftimistic", "pessimistic"];
 }
 
-/// Fractional bits of a bucket level and of a rate (fixed point, bytes). The
-/// `hdl_gen` code writes it as the literal 16 (a Rust constant there would be
-/// emitted as a Verilog identifier).
+/// Fractional bits of a bucket level and of a rate (fixed point, bytes); the
+/// emitter declares the name for the Verilog ([`crate::meta::hdl_names`]).
 pub const FRAC_BITS: usize = 16;
-const _: () = assert!(FRAC_BITS == 16);
 /// Bits of a rate input: 16.16 fixed point, bytes per cycle (0 to 65535.99998).
 pub const RATE_BITS: usize = 32;
 /// Bits of a burst input: whole bytes, so a bucket holds at most 2^24 - 1 bytes.
@@ -333,7 +331,7 @@ impl Logic for MeterBank {
         self.lsel41[1].next = bit_cast::<41, LEVEL_BITS>(self.lsel[1].val());
         self.lsel41[2].next = bit_cast::<41, LEVEL_BITS>(self.lsel[2].val());
         for k in 0..3 {
-            self.conform[k].next = self.lsel[k].val().get_bits::<BURST_BITS>(16) >= self.bytes_int.val();
+            self.conform[k].next = self.lsel[k].val().get_bits::<BURST_BITS>(FRAC_BITS) >= self.bytes_int.val();
             self.charge[k].next = self.valid_q.q.val() & self.inrange_q.q.val() & self.conform[k].val();
             self.charged[k].next = self.lsel[k].val() + self.delta_q[k].q.val();
             if self.lsel41[k].val() >= self.thrb_q[k].q.val() {
@@ -524,7 +522,7 @@ impl Logic for PortMode {
 
             // Last cycle of the current phase (`left` <= 1; 0 cannot occur in
             // a timed phase, and ends it too).
-            self.last[p].next = !self.left[p].q.val().get_bits::<31>(1).any();
+            self.last[p].next = self.left[p].q.val() <= 1;
             self.state[p].d.next = self.state[p].q.val();
             self.left[p].d.next = self.left[p].q.val() - 1;
             if self.state[p].q.val() == self.c_pess.val() {

@@ -113,7 +113,8 @@ impl Logic for ParseChecks {
             + bit_cast::<23, 20>(self.s_psum[3].val())
             + bit_cast::<23, 20>(self.s_psum[4].val())
             + bit_cast::<23, 20>(self.s_psum[5].val());
-        self.fold1.next = bit_cast::<18, 16>(self.csum.val().get_bits::<16>(0)) + bit_cast::<18, 7>(self.csum.val().get_bits::<7>(16));
+        self.fold1.next =
+            bit_cast::<18, 16>(self.csum.val().get_bits::<16>(0)) + bit_cast::<18, 7>(self.csum.val().get_bits::<7>(CSUM_WORD));
         self.hdr4.next = bit_cast::<18, 4>(self.s_l3_rec.val().ihl) << 2;
         self.l3o.next = bit_cast::<18, 8>(self.s_l3_rec.val().l3_off);
         self.lenx.next = bit_cast::<18, 16>(self.s_l2_rec.val().len);
