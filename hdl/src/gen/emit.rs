@@ -180,10 +180,10 @@ pub fn rename_identifiers_with(text: &str, module_name: &str, bundles: &BundleNa
 /// a bit index or an equality with an unsigned part-select.
 pub fn declare_names(text: &str, names: &[(&str, u64)]) -> String {
     let module_re = header_re();
-    let pats: Vec<(&str, u64, Regex)> = names
-        .iter()
-        .map(|(n, v)| (*n, *v, Regex::new(&format!(r"(^|[^A-Za-z0-9_$]){n}([^A-Za-z0-9_$]|$)")).expect("name pattern")))
-        .collect();
+    // One scan per module for identifiers that could be names (upper case),
+    // looked up in a map: linear in the text, whatever the number of names.
+    let table: BTreeMap<&str, (usize, u64)> = names.iter().enumerate().map(|(i, (n, v))| (*n, (i, *v))).collect();
+    let ident_re = upper_ident_re();
     let mut out = String::with_capacity(text.len() + 1024);
     let mut rest = text;
     while let Some(m) = module_re.find(rest) {
@@ -204,19 +204,33 @@ pub fn declare_names(text: &str, names: &[(&str, u64)]) -> String {
         let after = &after[decl..];
         let end = after.find("\nendmodule").map_or(after.len(), |e| e + 1);
         let body = &after[..end];
-        let used: Vec<String> = pats
-            .iter()
-            .filter(|(n, _, re)| re.is_match(body) && !body.contains(&format!("localparam  {n} =")))
-            .map(|(n, v, _)| format!("    localparam [31:0] {n} = 32'd{v};\n"))
-            .collect();
+        let mut used: BTreeMap<usize, (&str, u64)> = BTreeMap::new();
+        for c in ident_re.captures_iter(body) {
+            let id = c.get(1).expect("group 1");
+            let whole = body[id.end()..].chars().next().is_none_or(|ch| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$'));
+            if let (true, Some((n, (order, v)))) = (whole, table.get_key_value(id.as_str())) {
+                if !used.contains_key(order) && !body.contains(&format!("localparam  {n} =")) {
+                    used.insert(*order, (n, *v));
+                }
+            }
+        }
         if !used.is_empty() {
             out.push_str("    // tuser fields and codes (hdl/src/meta.rs)\n");
-            out.extend(used);
+            for (n, v) in used.values() {
+                out.push_str(&format!("    localparam [31:0] {n} = 32'd{v};\n"));
+            }
         }
         rest = after;
     }
     out.push_str(rest);
     out
+}
+
+/// Identifiers that start with an upper-case letter (the names of
+/// [`declare_names`]; signals are lower case).
+fn upper_ident_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"(?:^|[^A-Za-z0-9_$])([A-Z][A-Z0-9_]*)").unwrap())
 }
 
 fn header_re() -> &'static Regex {
