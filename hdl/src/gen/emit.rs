@@ -33,7 +33,7 @@ pub fn emit_verilog<B: Block>(block: &mut B, module_name: &str, provenance: &[St
     }
     block.connect_all();
     rust_hdl::core::check_error::check_all(block).map_err(|e| anyhow!("rust-hdl design check failed for {module_name}: {e:?}"))?;
-    let raw = generate_verilog_unchecked(block);
+    let raw = crate::gen::defines::generate_verilog(block);
     let bundles = bundle_names(block);
     let body = declare_names(&rename_identifiers_with(&raw, module_name, &bundles)?, &crate::meta::hdl_names());
     let mut out = String::new();
