@@ -10,7 +10,7 @@ TS     := target/debug/trimswitch
 # cross-pipeline incast at RTL scale.
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build emit lint synth smoke regs sim formal clean
+.PHONY: all test check toolchain build emit lint synth synth-top timing smoke regs sim formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
@@ -29,6 +29,17 @@ build:
 
 emit lint synth smoke regs: toolchain build
 	$(TS) $@ --config $(CONFIG)
+
+# The flattened whole switch (xc7 and xcup), with no time limit: 20 minutes
+# and more on 2 cores, so `make` does not run it; `make` (summary) shows the
+# figures of the last run and their date. Progress every minute.
+synth-top: toolchain build
+	$(TS) synth --config $(CONFIG) --block ts_switch --timeout-min 0 --report synth-top
+
+# Place-and-route timing of every block (nextpnr-ecp5, docs/resources.md):
+# make timing [BLOCK=ts_parser] [SET="--set datapath.data_width=64"]
+timing: toolchain build
+	$(TS) timing --config $(CONFIG) $(if $(BLOCK),--block $(BLOCK)) $(SET)
 
 # One scenario on the Verilated switch: make sim SCENARIO=incast_window
 sim: toolchain build

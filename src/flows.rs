@@ -206,7 +206,113 @@ pub fn synth_all(
     results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
+/// A file time as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc(t: std::time::SystemTime) -> String {
+    let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
 /// Reads a JSON report written by an earlier flow, if present.
 pub fn read_json(path: &Path) -> Option<serde_json::Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// The reductions `timing` applies, in order, to a block too large for the
+/// ECP5-85F ([`crate::timing::FULL_SHARE`]): first the data width, then the
+/// port count. Each is a configuration override (`--set` syntax).
+pub const TIMING_REDUCTIONS: [&[&str]; 2] = [&["datapath.data_width=64"], &["datapath.data_width=64", "datapath.ports=2"]];
+
+/// Place-and-route timing of `blocks` (every block of the catalogue when
+/// empty) for the configuration `path` with `overrides`, in `workdir`. A
+/// block larger than [`crate::timing::FULL_SHARE`] of the part is timed again
+/// at the next of [`TIMING_REDUCTIONS`]; its report says which.
+pub fn timing(
+    path: &Path,
+    overrides: &[String],
+    blocks: &[String],
+    workdir: &Path,
+    flow: &crate::timing::Flow,
+    mut progress: impl FnMut(&crate::timing::TimingReport),
+) -> Result<Vec<crate::timing::TimingReport>> {
+    use crate::timing::{path_summary, place_and_route, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
+    let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
+    let unknown: Vec<_> = blocks.iter().filter(|b| !all.contains(b)).collect();
+    anyhow::ensure!(unknown.is_empty(), "unknown block(s) {unknown:?}; blocks are {all:?}");
+    let blocks = if blocks.is_empty() { all } else { blocks.to_vec() };
+    let mut reports = Vec::new();
+    // Emitted configurations, by the reduction applied (0 = none).
+    let mut emitted: Vec<Option<(Config, PathBuf)>> = vec![None; TIMING_REDUCTIONS.len() + 1];
+    for block in &blocks {
+        let mut level = 0;
+        loop {
+            if emitted[level].is_none() {
+                let mut sets = overrides.to_vec();
+                if level > 0 {
+                    sets.extend(TIMING_REDUCTIONS[level - 1].iter().map(|s| s.to_string()));
+                }
+                let cfg = Config::load_with(path, &sets)?;
+                let dir = workdir.join(format!("verilog-{level}"));
+                emit(&cfg, &dir)?;
+                emitted[level] = Some((cfg, dir));
+            }
+            let (cfg, dir) = emitted[level].as_ref().expect("emitted");
+            let work = workdir.join(format!("{block}-{level}"));
+            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
+            if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS.len() {
+                level += 1;
+                continue;
+            }
+            let (fmax, path, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
+            let (logic_ns, route_ns, path_cells) = path_summary(&path);
+            let reduced = if level == 0 { String::new() } else { TIMING_REDUCTIONS[level - 1].join(", ") };
+            let r = TimingReport {
+                block: block.clone(),
+                config: cfg.target.name.clone(),
+                reduced,
+                data_width: cfg.datapath.data_width,
+                ports: cfg.datapath.ports,
+                fmax_mhz: fmax,
+                target_mhz: flow.target_mhz,
+                luts: cells.luts,
+                ffs: cells.ffs,
+                carry: cells.carry,
+                logic_ns,
+                route_ns,
+                path_cells,
+                path,
+                yosys,
+                synth_seconds,
+                pnr_seconds,
+                log,
+            };
+            progress(&r);
+            reports.push(r);
+            break;
+        }
+    }
+    Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        let at = |s: u64| utc(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01 00:00 UTC");
+        assert_eq!(at(1_700_000_000), "2023-11-14 22:13 UTC");
+        assert_eq!(at(951_782_400), "2000-02-29 00:00 UTC");
+    }
 }

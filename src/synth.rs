@@ -115,7 +115,7 @@ impl Family {
     fn synth_command(self, top: &str, netlist: &str) -> String {
         match self {
             Family::Xc7 | Family::Xcup => {
-                format!("synth_xilinx -family {self} -top {top} -flatten -noiopad -noclkbuf")
+                format!("synth_xilinx -family {self} -top {top} -flatten -noiopad -noclkbuf\nwrite_json {netlist}")
             }
             Family::Ecp5 => format!("synth_ecp5 -top {top} -latches warn -json {netlist}"),
         }
@@ -200,8 +200,15 @@ pub struct SynthReport {
     pub yosys_version: String,
     /// The Yosys log file.
     pub log: PathBuf,
-    /// The JSON netlist for place and route (ECP5 only).
+    /// The JSON netlist: for place and route (ECP5), for [`lut_levels`](Self::lut_levels) (Xilinx).
     pub netlist: Option<PathBuf>,
+    /// Xilinx only: LUT levels on the longest path, carry chains counted per
+    /// 16 bits ([`crate::levels`]); 0 for ECP5.
+    #[serde(default)]
+    pub lut_levels: u64,
+    /// The cells of that path.
+    #[serde(default)]
+    pub lut_path: Vec<String>,
 }
 
 /// How a synthesis runs: which Yosys, for how long at most, and which
@@ -336,8 +343,16 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
         seconds,
         yosys_version: parse_yosys_version(&log_text).unwrap_or_default(),
         log: log_path,
-        netlist: (family == Family::Ecp5).then(|| workdir.join(&netlist)),
+        netlist: Some(workdir.join(&netlist)),
+        lut_levels: 0,
+        lut_path: Vec::new(),
     };
+    if family != Family::Ecp5 {
+        let text = std::fs::read_to_string(workdir.join(&netlist)).with_context(|| format!("{what}: reading {netlist}"))?;
+        let (levels, path) = crate::levels::lut_levels(&text, top).with_context(|| format!("{what}: LUT levels of {netlist}"))?;
+        report.lut_levels = levels;
+        report.lut_path = path;
+    }
     report.count_resources();
     Ok(report)
 }
@@ -501,13 +516,24 @@ fn parse_warnings(log: &str) -> Vec<String> {
 /// Renders reports as a Markdown table, one row per report, in the given order.
 pub fn table(reports: &[SynthReport]) -> String {
     let mut out = String::from(
-        "| block | family | LUT | FF | BRAM36 | BRAM18 | LUTRAM | CARRY | DSP | depth | latches |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| block | family | LUT | FF | BRAM36 | BRAM18 | LUTRAM | CARRY | DSP | depth | LUT levels | latches |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in reports {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.top, r.family, r.luts, r.ffs, r.bram36, r.bram18, r.lutram, r.carry, r.dsp, r.logic_depth, r.latches
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.top,
+            r.family,
+            r.luts,
+            r.ffs,
+            r.bram36,
+            r.bram18,
+            r.lutram,
+            r.carry,
+            r.dsp,
+            r.logic_depth,
+            if r.family == Family::Ecp5 { "-".to_string() } else { r.lut_levels.to_string() },
+            r.latches
         ));
     }
     out

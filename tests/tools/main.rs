@@ -5,5 +5,6 @@
 mod cli;
 mod emit_lint_synth;
 mod formal;
+mod timing;
 mod tools_lint_synth;
 mod vivado;

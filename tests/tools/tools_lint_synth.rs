@@ -126,7 +126,11 @@ fn synth_ram_counter_xc7() {
     assert!(r.cells.contains_key("RAM32M"), "{:?}", r.cells);
     assert!(r.logic_depth >= 1 && r.logic_depth <= 6, "depth {}", r.logic_depth);
     assert_eq!(r.comb_loops, 0);
-    assert!(r.log.is_file() && r.netlist.is_none());
+    assert!(r.log.is_file() && r.netlist.as_ref().is_some_and(|n| n.is_file()));
+    // LUT levels (carry chains per 16 bits): the 8-bit increment is one
+    // level, the wrap compare one or two more; never more than `ltp` counts.
+    assert!(r.lut_levels >= 1 && r.lut_levels <= r.logic_depth, "LUT levels {} (ltp {}) via {:?}", r.lut_levels, r.logic_depth, r.lut_path);
+    assert!(r.lut_path.len() as u64 >= r.lut_levels, "{:?}", r.lut_path);
     let script = std::fs::read_to_string(dir.join("synth_ram_counter-xc7.ys")).unwrap();
     assert!(script.contains("synth_xilinx -family xc7 -top synth_ram_counter -flatten"), "{script}");
 }
@@ -259,12 +263,14 @@ fn table_has_one_row_per_report() {
         yosys_version: "0.70".into(),
         log: PathBuf::from("ts_pkt_fifo-xcup.log"),
         netlist: None,
+        lut_levels: 4,
+        lut_path: vec![],
     };
     let t = table(&[report.clone(), SynthReport { family: Family::Xc7, ..report }]);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines.len(), 4, "{t}");
-    assert_eq!(lines[0], "| block | family | LUT | FF | BRAM36 | BRAM18 | LUTRAM | CARRY | DSP | depth | latches |");
-    assert_eq!(lines[2], "| ts_pkt_fifo | xcup | 120 | 80 | 2 | 1 | 16 | 3 | 0 | 5 | 0 |");
+    assert_eq!(lines[0], "| block | family | LUT | FF | BRAM36 | BRAM18 | LUTRAM | CARRY | DSP | depth | LUT levels | latches |");
+    assert_eq!(lines[2], "| ts_pkt_fifo | xcup | 120 | 80 | 2 | 1 | 16 | 3 | 0 | 5 | 4 | 0 |");
     assert!(lines[3].starts_with("| ts_pkt_fifo | xc7 |"));
 }
 

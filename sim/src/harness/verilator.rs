@@ -35,8 +35,8 @@ use std::time::Instant;
 compile_error!("the Verilator harness copies port storage as little-endian bytes");
 
 /// Version of the generated shim and build recipe; part of the cache key, so
-/// bump it whenever either changes.
-const SHIM_VERSION: &str = "trimswitch-shim-1";
+/// bump it whenever either changes (2: `OPT_FAST=-O3`).
+const SHIM_VERSION: &str = "trimswitch-shim-2";
 
 /// Widest port the harness accepts, in bits.
 pub const MAX_PORT_WIDTH: u32 = 4096;
@@ -539,7 +539,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         .arg(&obj)
         .args(["-f", "ts_build.mk", "ts_all"])
         .arg(format!("-j{jobs}"))
-        .args(["OPT_FAST=-O2", "OPT_SLOW=-O1"]))?;
+        .args(["OPT_FAST=-O3", "OPT_SLOW=-O1"]))?;
 
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
     run(Command::new(cxx)
@@ -586,7 +586,8 @@ struct LibInner {
 }
 
 /// A compiled and loaded model library; create simulation instances with
-/// [`ModelLib::instantiate`].
+/// [`ModelLib::instantiate`]. A clone shares the loaded library.
+#[derive(Clone)]
 pub struct ModelLib {
     inner: Arc<LibInner>,
     dir: PathBuf,

@@ -15,14 +15,26 @@ use crate::harness::verilator::ModelLib;
 use crate::model::Settings;
 use crate::rtl::ingress::register_writes;
 use anyhow::{ensure, Context, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::gen::catalog::emit_block;
 use trimswitch_hdl::top::regmap::{Access, SwitchMap};
 
-/// Builds (or reuses) the Verilated `ts_switch` of `cfg`.
+/// Builds (or reuses) the Verilated `ts_switch` of `cfg`. Within a process
+/// the model of a configuration (by its hash) is emitted and loaded once:
+/// the scenario simulator runs one switch per mode, and emitting `ts_switch`
+/// with rust-hdl costs seconds of CPU each time.
 pub fn switch_model(cfg: &Config) -> Result<ModelLib> {
-    model_of_verilog(&emit_block(cfg, "ts_switch")?.verilog, "ts_switch", &cfg.hash())
+    static MODELS: OnceLock<Mutex<HashMap<String, ModelLib>>> = OnceLock::new();
+    let models = MODELS.get_or_init(Default::default);
+    let key = cfg.hash();
+    if let Some(m) = models.lock().expect("model cache").get(&key) {
+        return Ok(m.clone());
+    }
+    let lib = model_of_verilog(&emit_block(cfg, "ts_switch")?.verilog, "ts_switch", &key)?;
+    models.lock().expect("model cache").insert(key, lib.clone());
+    Ok(lib)
 }
 
 /// Line rate of one port in bytes per clock cycle.

@@ -1,0 +1,43 @@
+//! `trimswitch timing`: place-and-route (nextpnr-ecp5) of a block between
+//! registers, and its report.
+use std::path::Path;
+use trimswitch::flows;
+use trimswitch::timing::{Flow, PART_LUTS};
+
+/// The skid buffer at 64 bits: placed, routed, timed; its report names a
+/// register-to-register path inside the block and counts the block's own
+/// cells, not the wrapper's.
+#[test]
+fn skid_buffer_is_placed_routed_and_timed() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("skid");
+    let _ = std::fs::remove_dir_all(&work);
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
+    let sets: Vec<String> = ["datapath.data_width=64", "tm.queue_d_words=1200", "fifo.depth=2048"].iter().map(|s| s.to_string()).collect();
+    let mut seen = 0;
+    let reports = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &Flow::default(), |_| seen += 1).unwrap();
+    assert_eq!((reports.len(), seen), (1, 1));
+    let r = &reports[0];
+    eprintln!("{}", trimswitch::timing::table(&reports));
+    assert!(r.reduced.is_empty() && r.data_width == 64, "{r:?}");
+    // Output register + skid register of 64 + 8 + 1 + 128 bits, and the
+    // valid flags: about 400 FFs; the wrapper's 3 x ~400 are not counted.
+    assert!((400..=420).contains(&r.ffs), "block FFs {}", r.ffs);
+    assert!(r.luts > 0 && r.luts < PART_LUTS / 100, "block LUT4 {}", r.luts);
+    // A small block: far above the leaf target, below the fabric's limit.
+    assert!(r.fmax_mhz > 150.0 && r.fmax_mhz < 600.0, "Fmax {}", r.fmax_mhz);
+    assert_eq!(r.path.first().map(|s| s.kind.as_str()), Some("clk-to-q"), "{:?}", r.path);
+    assert_eq!(r.path.last().map(|s| s.kind.as_str()), Some("setup"), "{:?}", r.path);
+    assert!(r.path.iter().any(|s| s.cell.starts_with("dut.")), "the critical path is inside the block: {:?}", r.path);
+    let total: f64 = r.path.iter().map(|s| s.ns).sum();
+    assert!((1000.0 / total - r.fmax_mhz).abs() / r.fmax_mhz < 0.05, "path {total} ns vs Fmax {}", r.fmax_mhz);
+    assert!(r.log.is_file());
+}
+
+/// A bad block name is an error naming the blocks there are.
+#[test]
+fn unknown_block_is_an_error() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("unknown");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
+    let e = flows::timing(&config, &[], &["ts_nope".to_string()], &work, &Flow::default(), |_| {}).unwrap_err().to_string();
+    assert!(e.contains("ts_nope") && e.contains("ts_axis_skid"), "{e}");
+}
