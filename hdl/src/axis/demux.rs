@@ -34,8 +34,6 @@ pub struct AxisDemux<const D: usize, const K: usize, const U: usize> {
     pub drop_pkts: Signal<Out, Bits<32>>,
     pub clear_drops: Signal<In, Bit>,
     dest_lsb: Constant<Bits<16>>,
-    n_out: Constant<Bits<8>>,
-    drop_code: Constant<Bits<8>>,
     inp: AxisSkid<D, K, U>,
     first: DffR<Bit>,
     dest_q: DffR<Bits<8>>,
@@ -59,8 +57,6 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
             drop_pkts: Default::default(),
             clear_drops: Default::default(),
             dest_lsb: Constant::new((dest_lsb as u64).to_bits()),
-            n_out: Constant::new((n as u64).to_bits()),
-            drop_code: Constant::new(DEST_DROP.to_bits()),
             inp: Default::default(),
             first: DffR::new(true),
             dest_q: Default::default(),
@@ -88,8 +84,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
         } else {
             self.dest.next = self.dest_q.q.val();
         }
-        self.to_drop.next = (self.dest.val() == self.drop_code.val()) | (self.dest.val() >= self.n_out.val());
-        self.ready.next = self.to_drop.val();
+        // Drop unless the destination is one of the outputs: one 8-bit
+        // equality per output (two LUT levels) instead of a magnitude compare
+        // (a carry chain) in front of the ready path. The same set: the drop
+        // code (0xFF) is never below N (at most 64).
+        self.to_drop.next = true;
+        self.ready.next = false;
         for i in 0..self.m.len() {
             self.m[i].tdata.next = self.inp.m.tdata.val();
             self.m[i].tkeep.next = self.inp.m.tkeep.val();
@@ -97,8 +97,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
             self.m[i].tuser.next = self.inp.m.tuser.val();
             self.m[i].tvalid.next = self.inp.m.tvalid.val() & (self.dest.val().index() == i);
             if self.dest.val().index() == i {
+                self.to_drop.next = false;
                 self.ready.next = self.m[i].tready.val();
             }
+        }
+        if self.to_drop.val() {
+            self.ready.next = true;
         }
         self.inp.m.tready.next = self.ready.val();
         if self.inp.m.tvalid.val() & self.ready.val() {
