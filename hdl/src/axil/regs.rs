@@ -45,7 +45,6 @@ pub struct AxilRegs<const AW: usize> {
     pub ro: Vec<Signal<In, Bits<32>>>,
     pub ro_clear: Vec<Signal<Out, Bit>>,
     ro_base: Constant<Bits<AW>>,
-    n_total: Constant<Bits<AW>>,
     /// Byte lane `b` of a register word, as a mask (`wstrb` bit `b`).
     lane: Vec<Constant<Bits<32>>>,
     regs: Vec<DffR<Bits<32>>>,
@@ -64,6 +63,8 @@ pub struct AxilRegs<const AW: usize> {
     ridx: Signal<Local, Bits<AW>>,
     wmask: Signal<Local, Bits<32>>,
     rd_value: Signal<Local, Bits<32>>,
+    whit: Signal<Local, Bit>,
+    rhit: Signal<Local, Bit>,
 }
 
 impl<const AW: usize> AxilRegs<AW> {
@@ -82,7 +83,6 @@ impl<const AW: usize> AxilRegs<AW> {
             ro: vec_of(n_ro),
             ro_clear: vec_of(n_ro),
             ro_base: Constant::new((n_rw as u64).to_bits()),
-            n_total: Constant::new(((n_rw + n_ro) as u64).to_bits()),
             lane: (0..4).map(|b| Constant::new((0xFFu64 << (8 * b)).to_bits())).collect(),
             regs: rw_reset.iter().map(|&v| DffR::new((v as u64).to_bits())).collect(),
             aw_full: Default::default(),
@@ -100,6 +100,8 @@ impl<const AW: usize> AxilRegs<AW> {
             ridx: Default::default(),
             wmask: Default::default(),
             rd_value: Default::default(),
+            whit: Default::default(),
+            rhit: Default::default(),
         }
     }
 }
@@ -143,11 +145,26 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
                 self.wmask.next = self.wmask.val() | self.lane[b].val();
             }
         }
+        // Address decode by equality with each register's constant index
+        // (`ro_base + j` folds to a constant): no subtractor or magnitude
+        // compare between the address and the register multiplexer. The
+        // response is OKAY iff some register matched.
+        self.whit.next = false;
+        for i in 0..self.regs.len() {
+            if self.widx.val().index() == i {
+                self.whit.next = true;
+            }
+        }
+        for j in 0..self.ro_clear.len() {
+            if self.widx.val() == self.ro_base.val() + j.to_bits() {
+                self.whit.next = true;
+            }
+        }
         if self.do_write.val() {
             self.aw_full.d.next = false;
             self.w_full.d.next = false;
             self.bvalid.d.next = true;
-            if self.widx.val() < self.n_total.val() {
+            if self.whit.val() {
                 self.bresp.d.next = 0.into();
             } else {
                 self.bresp.d.next = 3.into();
@@ -159,7 +176,7 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
                 }
             }
             for j in 0..self.ro_clear.len() {
-                if (self.widx.val() >= self.ro_base.val()) & ((self.widx.val() - self.ro_base.val()).index() == j) {
+                if self.widx.val() == self.ro_base.val() + j.to_bits() {
                     self.ro_clear[j].next = true;
                 }
             }
@@ -174,20 +191,23 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         self.s_axil.arready.next = !self.rvalid.q.val();
         self.ridx.next = self.s_axil.araddr.val() >> 2;
         self.rd_value.next = 0.into();
+        self.rhit.next = false;
         for i in 0..self.regs.len() {
             if self.ridx.val().index() == i {
                 self.rd_value.next = self.regs[i].q.val();
+                self.rhit.next = true;
             }
         }
         for j in 0..self.ro.len() {
-            if (self.ridx.val() >= self.ro_base.val()) & ((self.ridx.val() - self.ro_base.val()).index() == j) {
+            if self.ridx.val() == self.ro_base.val() + j.to_bits() {
                 self.rd_value.next = self.ro[j].val();
+                self.rhit.next = true;
             }
         }
         if self.s_axil.arvalid.val() & !self.rvalid.q.val() {
             self.rvalid.d.next = true;
             self.rdata.d.next = self.rd_value.val();
-            if self.ridx.val() < self.n_total.val() {
+            if self.rhit.val() {
                 self.rresp.d.next = 0.into();
             } else {
                 self.rresp.d.next = 3.into();
