@@ -400,7 +400,7 @@ fn cmd_synth(
 }
 
 /// Every minute until `done`: the elapsed time and, per Yosys log in `dir`
-/// written since `started`, the pass it is in.
+/// written since `started` and not finished, the pass it is in.
 fn progress(dir: &Path, done: &std::sync::atomic::AtomicBool, started: std::time::Instant) {
     let mut next = 60;
     while !done.load(std::sync::atomic::Ordering::Relaxed) {
@@ -419,6 +419,9 @@ fn progress(dir: &Path, done: &std::sync::atomic::AtomicBool, started: std::time
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap_or_default();
+            if text.contains("\nEnd of script.") {
+                continue; // finished
+            }
             let pass = text.lines().rev().find(|l| l.contains(". Executing ")).map(|l| l.trim().to_string()).unwrap_or_default();
             at.push(format!("{}: {pass}", p.file_stem().unwrap_or_default().to_string_lossy()));
         }
