@@ -228,15 +228,38 @@ pub fn read_json(path: &Path) -> Option<serde_json::Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
-/// The reductions `timing` applies, in order, to a block too large for the
-/// ECP5-85F ([`crate::timing::FULL_SHARE`]): first the data width, then the
-/// port count. Each is a configuration override (`--set` syntax).
-pub const TIMING_REDUCTIONS: [&[&str]; 2] = [&["datapath.data_width=64"], &["datapath.data_width=64", "datapath.ports=2"]];
+/// Number of reductions [`timing_reduction`] knows.
+pub const TIMING_REDUCTIONS: usize = 2;
+
+/// The overrides (`--set` syntax) of reduction `level` (1 or 2) that
+/// `timing` applies to `base` for a block too large for the ECP5-85F
+/// ([`crate::timing::FULL_SHARE`]): 1 is 64 bits, with every size counted in
+/// words (receive FIFO, queues, DoD FIFO) scaled so each holds the same bytes
+/// (the configuration's checks, such as a maximum frame in the receive FIFO,
+/// keep holding); 2 adds 2 ports in one pipeline.
+pub fn timing_reduction(base: &Config, level: usize) -> Vec<String> {
+    let ratio = (base.datapath.data_width / 64).max(1);
+    let mut v = Vec::new();
+    if level >= 1 {
+        v.push("datapath.data_width=64".to_string());
+        v.push(format!("fifo.depth={}", base.fifo.depth * ratio));
+        v.push(format!("tm.queue_h_words={}", base.tm.queue_h_words * ratio));
+        v.push(format!("tm.queue_d_words={}", base.tm.queue_d_words * ratio));
+        v.push(format!("tm.dod_words={}", base.tm.dod_words * ratio));
+    }
+    if level >= 2 {
+        v.push("datapath.ports=2".to_string());
+        v.push("datapath.pipelines=1".to_string());
+    }
+    v
+}
 
 /// Place-and-route timing of `blocks` (every block of the catalogue when
 /// empty) for the configuration `path` with `overrides`, in `workdir`. A
 /// block larger than [`crate::timing::FULL_SHARE`] of the part is timed again
-/// at the next of [`TIMING_REDUCTIONS`]; its report says which.
+/// at the next [`timing_reduction`]; its report says which. A block that
+/// fails does not stop the others: the reports come back with one error
+/// line per failed block.
 pub fn timing(
     path: &Path,
     overrides: &[String],
@@ -244,64 +267,69 @@ pub fn timing(
     workdir: &Path,
     flow: &crate::timing::Flow,
     mut progress: impl FnMut(&crate::timing::TimingReport),
-) -> Result<Vec<crate::timing::TimingReport>> {
+) -> Result<(Vec<crate::timing::TimingReport>, Vec<String>)> {
     use crate::timing::{path_summary, place_and_route, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
     let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
     let unknown: Vec<_> = blocks.iter().filter(|b| !all.contains(b)).collect();
     anyhow::ensure!(unknown.is_empty(), "unknown block(s) {unknown:?}; blocks are {all:?}");
     let blocks = if blocks.is_empty() { all } else { blocks.to_vec() };
-    let mut reports = Vec::new();
-    // Emitted configurations, by the reduction applied (0 = none).
-    let mut emitted: Vec<Option<(Config, PathBuf)>> = vec![None; TIMING_REDUCTIONS.len() + 1];
+    let base = Config::load_with(path, overrides)?;
+    // The overrides of each reduction level (0 = none), and the emitted
+    // configuration of each level once needed.
+    let reductions: Vec<Vec<String>> = (0..=TIMING_REDUCTIONS).map(|l| timing_reduction(&base, l)).collect();
+    let mut emitted: Vec<Option<(Config, PathBuf)>> = vec![None; TIMING_REDUCTIONS + 1];
+    let (mut reports, mut errors) = (Vec::new(), Vec::new());
     for block in &blocks {
-        let mut level = 0;
-        loop {
-            if emitted[level].is_none() {
-                let mut sets = overrides.to_vec();
-                if level > 0 {
-                    sets.extend(TIMING_REDUCTIONS[level - 1].iter().map(|s| s.to_string()));
+        let mut one = || -> Result<TimingReport> {
+            let mut level = 0;
+            loop {
+                if emitted[level].is_none() {
+                    let sets: Vec<String> = overrides.iter().chain(&reductions[level]).cloned().collect();
+                    let cfg = Config::load_with(path, &sets).with_context(|| format!("reduction {level}: {:?}", reductions[level]))?;
+                    let dir = workdir.join(format!("verilog-{level}"));
+                    emit(&cfg, &dir)?;
+                    emitted[level] = Some((cfg, dir));
                 }
-                let cfg = Config::load_with(path, &sets)?;
-                let dir = workdir.join(format!("verilog-{level}"));
-                emit(&cfg, &dir)?;
-                emitted[level] = Some((cfg, dir));
+                let (cfg, dir) = emitted[level].as_ref().expect("emitted above");
+                let work = workdir.join(format!("{block}-{level}"));
+                let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
+                if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
+                    level += 1;
+                    continue;
+                }
+                let (fmax, crit, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
+                let (logic_ns, route_ns, path_cells) = path_summary(&crit);
+                return Ok(TimingReport {
+                    block: block.clone(),
+                    config: cfg.target.name.clone(),
+                    reduced: reductions[level].join(", "),
+                    data_width: cfg.datapath.data_width,
+                    ports: cfg.datapath.ports,
+                    fmax_mhz: fmax,
+                    target_mhz: flow.target_mhz,
+                    luts: cells.luts,
+                    ffs: cells.ffs,
+                    carry: cells.carry,
+                    logic_ns,
+                    route_ns,
+                    path_cells,
+                    path: crit,
+                    yosys,
+                    synth_seconds,
+                    pnr_seconds,
+                    log,
+                });
             }
-            let (cfg, dir) = emitted[level].as_ref().expect("emitted");
-            let work = workdir.join(format!("{block}-{level}"));
-            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
-            if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS.len() {
-                level += 1;
-                continue;
+        };
+        match one() {
+            Ok(r) => {
+                progress(&r);
+                reports.push(r);
             }
-            let (fmax, path, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
-            let (logic_ns, route_ns, path_cells) = path_summary(&path);
-            let reduced = if level == 0 { String::new() } else { TIMING_REDUCTIONS[level - 1].join(", ") };
-            let r = TimingReport {
-                block: block.clone(),
-                config: cfg.target.name.clone(),
-                reduced,
-                data_width: cfg.datapath.data_width,
-                ports: cfg.datapath.ports,
-                fmax_mhz: fmax,
-                target_mhz: flow.target_mhz,
-                luts: cells.luts,
-                ffs: cells.ffs,
-                carry: cells.carry,
-                logic_ns,
-                route_ns,
-                path_cells,
-                path,
-                yosys,
-                synth_seconds,
-                pnr_seconds,
-                log,
-            };
-            progress(&r);
-            reports.push(r);
-            break;
+            Err(e) => errors.push(format!("{block}: {e:#}")),
         }
     }
-    Ok(reports)
+    Ok((reports, errors))
 }
 
 #[cfg(test)]

@@ -434,7 +434,7 @@ fn cmd_timing(c: ConfigArgs, block: Vec<String>, target_mhz: f64) -> Result<()> 
     let (cfg, out) = c.load()?;
     let flow = trimswitch::timing::Flow { target_mhz, ..Default::default() };
     let started = std::time::Instant::now();
-    let reports = flows::timing(&c.sel.config, &c.sel.set, &block, &out.join("timing"), &flow, |r| {
+    let (reports, errors) = flows::timing(&c.sel.config, &c.sel.set, &block, &out.join("timing"), &flow, |r| {
         println!(
             "timing: {:<16} {:>6.1} MHz  {:>6} LUT4 {:>6} FF  {}{}  (synth {:.0} s, pnr {:.0} s)",
             r.block,
@@ -466,6 +466,9 @@ fn cmd_timing(c: ConfigArgs, block: Vec<String>, target_mhz: f64) -> Result<()> 
         out.join("timing.json").display(),
         out.join("timing.md").display()
     );
+    if !errors.is_empty() {
+        bail!("{} of {} blocks could not be timed:\n{}", errors.len(), errors.len() + reports.len(), errors.join("\n"));
+    }
     Ok(())
 }
 

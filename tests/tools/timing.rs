@@ -14,7 +14,8 @@ fn skid_buffer_is_placed_routed_and_timed() {
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
     let sets: Vec<String> = ["datapath.data_width=64", "tm.queue_d_words=1200", "fifo.depth=2048"].iter().map(|s| s.to_string()).collect();
     let mut seen = 0;
-    let reports = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &Flow::default(), |_| seen += 1).unwrap();
+    let (reports, errors) = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &Flow::default(), |_| seen += 1).unwrap();
+    assert!(errors.is_empty(), "{errors:?}");
     assert_eq!((reports.len(), seen), (1, 1));
     let r = &reports[0];
     eprintln!("{}", trimswitch::timing::table(&reports));
@@ -40,4 +41,26 @@ fn unknown_block_is_an_error() {
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
     let e = flows::timing(&config, &[], &["ts_nope".to_string()], &work, &Flow::default(), |_| {}).unwrap_err().to_string();
     assert!(e.contains("ts_nope") && e.contains("ts_axis_skid"), "{e}");
+}
+
+/// The reductions keep every size in bytes, so each reduced configuration
+/// of every target loads (its checks, such as a maximum frame in the
+/// receive FIFO, hold).
+#[test]
+fn reductions_of_every_target_load() {
+    for name in ["netfpga-sume", "alveo-u250", "sim-16x100g"] {
+        let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs").join(format!("{name}.toml"));
+        let base = trimswitch_hdl::config::Config::load(&config).unwrap();
+        for level in 1..=flows::TIMING_REDUCTIONS {
+            let sets = flows::timing_reduction(&base, level);
+            let cfg = trimswitch_hdl::config::Config::load_with(&config, &sets)
+                .unwrap_or_else(|e| panic!("{name} level {level} {sets:?}: {e:#}"));
+            assert_eq!(cfg.datapath.data_width, 64);
+            assert_eq!(cfg.fifo.depth * 64, base.fifo.depth * base.datapath.data_width, "{name}: receive FIFO bytes kept");
+            assert_eq!(cfg.tm.queue_d_words * 64, base.tm.queue_d_words * base.datapath.data_width, "{name}: data queue bytes kept");
+            if level == 2 {
+                assert_eq!((cfg.datapath.ports, cfg.datapath.pipelines), (2, 1));
+            }
+        }
+    }
 }
