@@ -94,37 +94,14 @@ pub struct TimingReport {
     pub log: PathBuf,
 }
 
-/// The ports of module `top` in an emitted file (its port declarations,
-/// `input wire [7:0] name;`, as rust-hdl writes them).
+/// The ports of module `top` in an emitted file, as the Verilator harness
+/// reads them ([`trimswitch_sim::harness::verilator::parse_ports`]).
 pub fn top_ports(verilog: &str, top: &str) -> Result<Vec<Port>> {
-    let header = format!("module {top}(");
-    let start = verilog.find(&header).ok_or_else(|| anyhow!("no `module {top}(` in the Verilog"))?;
-    let body = &verilog[start..];
-    let end = body.find("\nendmodule").unwrap_or(body.len());
-    let mut ports = Vec::new();
-    for line in body[..end].lines().skip(1) {
-        let t = line.trim();
-        let input = if t.starts_with("input ") {
-            true
-        } else if t.starts_with("output ") {
-            false
-        } else if t.starts_with("inout ") {
-            bail!("{top}: inout port {t:?} cannot be wrapped");
-        } else {
-            continue;
-        };
-        let t = t.trim_end_matches(';');
-        let name = t.rsplit(' ').next().unwrap_or_default().to_string();
-        let width = match (t.find('['), t.find(":0]")) {
-            (Some(a), Some(b)) if a < b => t[a + 1..b].parse::<usize>().with_context(|| format!("{top}: width of {t:?}"))? + 1,
-            _ => 1,
-        };
-        ports.push(Port { name, input, width });
-    }
-    if ports.is_empty() {
-        bail!("{top}: no port declarations found");
-    }
-    Ok(ports)
+    use trimswitch_sim::harness::verilator::{parse_ports, Direction};
+    Ok(parse_ports(verilog, top)?
+        .into_iter()
+        .map(|p| Port { name: p.name, input: p.direction == Direction::Input, width: p.width as usize })
+        .collect())
 }
 
 /// The wrapper module `tw_<top>`: the block between registers, described in
