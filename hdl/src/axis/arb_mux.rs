@@ -32,7 +32,7 @@ crate::gen::unroll::named_indices! {
 }
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::prim::widgets::{vec_of, DffR, KeepCount};
+use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount};
 use rust_hdl::prelude::*;
 
 /// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
@@ -65,7 +65,8 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     req: Vec<Signal<Local, Bit>>,
     any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
-    keep_count: KeepCount<K, 8>,
+    keep_count: Vec<KeepCount<K, 32>>,
+    next_deficit: Vec<AddSub<32>>,
     locked: DffR<Bit>,
     turn: DffR<Bit>,
     cur: DffR<Bits<8>>,
@@ -81,15 +82,17 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     found_s: Signal<Local, Bit>,
     pick_s: Signal<Local, Bits<8>>,
     starting: Signal<Local, Bit>,
-    base: Signal<Local, Bits<32>>,
     credit: Vec<Signal<Local, Bits<32>>>,
-    credit_sel: Signal<Local, Bits<32>>,
-    deficit_sel: Signal<Local, Bits<32>>,
+    credit_ok: Vec<Signal<Local, Bit>>,
+    base_in: Vec<Signal<Local, Bits<32>>>,
+    rem_ok: Vec<Signal<Local, Bit>>,
+    add_q: Signal<Local, Bit>,
+    credit_ok_sel: Signal<Local, Bit>,
+    rem_ok_sel: Signal<Local, Bit>,
+    deficit_neg_sel: Signal<Local, Bit>,
     sel_valid: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
     sel_keep: Signal<Local, Bits<K>>,
-    beat_bytes: Signal<Local, Bits<32>>,
-    remaining: Signal<Local, Bits<32>>,
     xfer: Signal<Local, Bit>,
 }
 
@@ -119,7 +122,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             req: vec_of(n),
             any_prio: Default::default(),
             out: Default::default(),
-            keep_count: Default::default(),
+            keep_count: vec_of(n),
+            next_deficit: vec_of(n),
             locked: Default::default(),
             turn: Default::default(),
             cur: Default::default(),
@@ -134,15 +138,17 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             found_s: Default::default(),
             pick_s: Default::default(),
             starting: Default::default(),
-            base: Default::default(),
             credit: vec_of(n),
-            credit_sel: Default::default(),
-            deficit_sel: Default::default(),
+            credit_ok: vec_of(n),
+            base_in: vec_of(n),
+            rem_ok: vec_of(n),
+            add_q: Default::default(),
+            credit_ok_sel: Default::default(),
+            rem_ok_sel: Default::default(),
+            deficit_neg_sel: Default::default(),
             sel_valid: Default::default(),
             sel_last: Default::default(),
             sel_keep: Default::default(),
-            beat_bytes: Default::default(),
-            remaining: Default::default(),
             xfer: Default::default(),
         }
     }
@@ -218,13 +224,36 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.sel.next = self.pick.val();
             self.starting.next = self.any_req.val();
         }
-        // Each input's credit at the start of a turn, all in parallel from
-        // registers, so no adder sits behind the arbitration.
+        // Every input's DRR arithmetic runs in parallel from registers and its
+        // own beat, so no adder sits behind the arbitration (issue 14): the
+        // credit of a new turn (`deficit + quantum`, granted when positive)
+        // and the deficit after this beat (`base - beat bytes`, one carry
+        // chain: [`AddSub`]), where `base` adds the quantum at the start of a
+        // turn. The selected input's results are picked afterwards.
+        self.add_q.next = !self.locked.q.val() & !self.turn.q.val() & self.drr_enable.val();
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
+            self.credit_ok[i].next = !self.credit[i].val().get_bit(DEFICIT_SIGN) & self.credit[i].val().any();
+            self.base_in[i].next = self.deficit[i].q.val();
+            if self.add_q.val() {
+                self.base_in[i].next = self.credit[i].val();
+            }
+            self.keep_count[i].keep.next = self.s[i].tkeep.val();
+            self.next_deficit[i].a.next = self.deficit[i].q.val();
+            self.next_deficit[i].b.next = 0.into();
+            if self.add_q.val() {
+                self.next_deficit[i].b.next = self.quantum[i].val();
+            }
+            self.next_deficit[i].c.next = self.lanes.val();
+            if self.s[i].tlast.val() {
+                self.next_deficit[i].c.next = self.keep_count[i].count.val();
+            }
+            self.rem_ok[i].next =
+                !self.next_deficit[i].y.val().get_bit(DEFICIT_SIGN) & self.next_deficit[i].y.val().any();
         }
-        self.credit_sel.next = 0.into();
-        self.deficit_sel.next = 0.into();
+        self.credit_ok_sel.next = false;
+        self.rem_ok_sel.next = false;
+        self.deficit_neg_sel.next = false;
         self.sel_valid.next = false;
         self.sel_last.next = false;
         self.sel_keep.next = 0.into();
@@ -232,8 +261,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.s.tuser.next = 0.into();
         for i in 0..self.s.len() {
             if self.sel.val().index() == i {
-                self.credit_sel.next = self.credit[i].val();
-                self.deficit_sel.next = self.deficit[i].q.val();
+                self.credit_ok_sel.next = self.credit_ok[i].val();
+                self.rem_ok_sel.next = self.rem_ok[i].val();
+                self.deficit_neg_sel.next = self.deficit[i].q.val().get_bit(DEFICIT_SIGN);
                 self.sel_valid.next = self.s[i].tvalid.val();
                 self.sel_last.next = self.s[i].tlast.val();
                 self.sel_keep.next = self.s[i].tkeep.val();
@@ -241,13 +271,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.out.s.tuser.next = self.s[i].tuser.val();
             }
         }
-        // Deficit the selected input sends against: a new DRR turn adds the quantum.
-        self.base.next = self.deficit_sel.val();
-        if self.starting.val() & self.drr_enable.val() {
-            self.base.next = self.credit_sel.val();
-        }
         self.grant.next = self.sel_valid.val();
-        if self.starting.val() & self.drr_enable.val() & (self.base.val().get_bit(DEFICIT_SIGN) | !self.base.val().any()) {
+        if self.starting.val() & self.drr_enable.val() & !self.credit_ok_sel.val() {
             // Not enough credit yet: bank the quantum and pass the turn on.
             self.grant.next = false;
         }
@@ -255,13 +280,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             // The input holding a DRR turn ran dry: the turn ends.
             self.grant.next = false;
         }
-
-        self.keep_count.keep.next = self.sel_keep.val();
-        self.beat_bytes.next = self.lanes.val();
-        if self.sel_last.val() {
-            self.beat_bytes.next = bit_cast::<32, 8>(self.keep_count.count.val());
-        }
-        self.remaining.next = self.base.val() - self.beat_bytes.val();
 
         self.out.s.tkeep.next = self.sel_keep.val();
         self.out.s.tlast.next = self.sel_last.val();
@@ -276,7 +294,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             // Skipped for lack of credit: keep the banked quantum, rotate past it.
             for i in 0..self.deficit.len() {
                 if self.sel.val().index() == i {
-                    self.deficit[i].d.next = self.base.val();
+                    self.deficit[i].d.next = self.base_in[i].val();
                 }
             }
             self.last.d.next = self.sel.val();
@@ -286,7 +304,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.turn.d.next = false;
             self.last.d.next = self.sel.val();
             for i in 0..self.deficit.len() {
-                if (self.sel.val().index() == i) & !self.deficit_sel.val().get_bit(DEFICIT_SIGN) {
+                if (self.sel.val().index() == i) & !self.deficit_neg_sel.val() {
                     self.deficit[i].d.next = 0.into();
                 }
             }
@@ -296,7 +314,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.drr_enable.val() {
                 for i in 0..self.deficit.len() {
                     if self.sel.val().index() == i {
-                        self.deficit[i].d.next = self.remaining.val();
+                        self.deficit[i].d.next = self.next_deficit[i].y.val();
                     }
                 }
             }
@@ -304,7 +322,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.locked.d.next = false;
                 self.last.d.next = self.sel.val();
                 // DRR: keep the turn while credit remains.
-                self.turn.d.next = self.drr_enable.val() & !self.remaining.val().get_bit(DEFICIT_SIGN) & self.remaining.val().any();
+                self.turn.d.next = self.drr_enable.val() & self.rem_ok_sel.val();
             } else {
                 self.locked.d.next = true;
                 self.turn.d.next = self.drr_enable.val();

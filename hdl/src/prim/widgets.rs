@@ -151,7 +151,7 @@ pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
 /// `tkeep` with holes the result is the count of the highest run's end.
 ///
 /// Type parameters: `K` lanes (1..=64), `C` count bits (at least `clog2(K+1)`,
-/// at most 8; extra high bits are zero).
+/// at most 32; extra high bits are zero).
 ///
 /// Ports: `keep` in; `count` out (0..=K).
 #[derive(LogicBlock)]
@@ -164,7 +164,7 @@ pub struct KeepCount<const K: usize, const C: usize> {
 
 impl<const K: usize, const C: usize> Default for KeepCount<K, C> {
     fn default() -> Self {
-        assert!((1..=64).contains(&K) && C >= clog2(K + 1) && C <= 8, "KeepCount: K in 1..=64 and clog2(K+1) <= C <= 8");
+        assert!((1..=64).contains(&K) && C >= clog2(K + 1) && C <= 32, "KeepCount: K in 1..=64 and clog2(K+1) <= C <= 32");
         let mask = |j: usize| {
             let m = (0..K).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
             Constant::new(m.to_bits())
@@ -238,5 +238,73 @@ impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
         assert_eq!(D, 8 * K, "KeepExpand: D must be 8K");
         let lanes: Vec<String> = (0..K).rev().map(|l| format!("{{8{{keep[{l}]}}}}")).collect();
         Verilog::Custom(format!("always @(*) mask = {{{}}};\n", lanes.join(", ")))
+    }
+}
+
+/// `a + b <= c` for unsigned `N`-bit values with a single carry chain: the
+/// three operands `a`, `b` and `!c` go through one carry-save layer (one LUT
+/// level), and the sign of the `N + 2`-bit sum `a + b - c - 1` is the answer.
+/// The obvious form is an adder feeding a comparator, two carry chains in
+/// series (issue 14: admission's fit tests).
+///
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `le` out.
+#[derive(LogicBlock, Default)]
+pub struct SumLe<const N: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub c: Signal<In, Bits<N>>,
+    pub le: Signal<Out, Bit>,
+}
+
+impl<const N: usize> Logic for SumLe<N> {
+    fn update(&mut self) {
+        let (a, b, c) = (self.a.val().index() as u128, self.b.val().index() as u128, self.c.val().index() as u128);
+        self.le.next = a + b <= c;
+    }
+    fn connect(&mut self) {
+        self.le.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!((1..=62).contains(&N), "SumLe: 1..=62 bits");
+        let w = N + 2;
+        Verilog::Custom(format!(
+            "wire [{m}:0] x = {{2'b0, a}};\n\
+             wire [{m}:0] y = {{2'b0, b}};\n\
+             wire [{m}:0] z = ~{{2'b0, c}};\n\
+             wire [{m}:0] sv = x ^ y ^ z;\n\
+             wire [{m}:0] cv = {{(x[{n}:0] & y[{n}:0]) | (x[{n}:0] & z[{n}:0]) | (y[{n}:0] & z[{n}:0]), 1'b0}};\n\
+             wire [{m}:0] t = sv + cv;\n\
+             always @(*) le = t[{m}];\n",
+            m = w - 1,
+            n = w - 2
+        ))
+    }
+}
+
+/// `a + b - c` modulo `2^N` with a single carry chain: `a`, `b` and `!c` go
+/// through one carry-save layer (one LUT level) and the `+ 1` of the two's
+/// complement enters as the carry into bit 0, where two adders in series
+/// would be two chains (issue 14: the arbiter's deficit update).
+///
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=64); `y` out.
+#[derive(LogicBlock, Default)]
+pub struct AddSub<const N: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub c: Signal<In, Bits<N>>,
+    pub y: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> Logic for AddSub<N> {
+    fn update(&mut self) {
+        self.y.next = self.a.val() + self.b.val() - self.c.val();
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!((1..=64).contains(&N), "AddSub: 1..=64 bits");
+        let cv = if N == 1 { "1'b1".to_string() } else { format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b1}}", n = N - 2) };
+        Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) y = sv + cv;\n", m = N - 1))
     }
 }

@@ -72,7 +72,7 @@ use crate::meta::{
     DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT, SRC_PORT_LSB,
     TRIM_OK_BIT,
 };
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{vec_of, DffR, SumLe};
 use rust_hdl::prelude::*;
 
 /// Bit position of the traffic manager's queue index in `tuser` (8 bits,
@@ -157,6 +157,7 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     code_id: Vec<Constant<Bits<4>>>,
     user_clear: Constant<Bits<U>>,
     out: AxisSkid<D, K, U>,
+    le: Vec<SumLe<32>>,
     in_pkt: DffR<Bit>,
     drop_cur: DffR<Bit>,
     user_r: DffR<Bits<U>>,
@@ -247,6 +248,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
             out: Default::default(),
+            le: vec_of(9),
             in_pkt: Default::default(),
             drop_cur: Default::default(),
             user_r: Default::default(),
@@ -330,17 +332,40 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
                 self.src_ok.next = true;
             }
         }
-        self.fit_h.next =
-            (self.hd_b.val() + self.len.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_len.val() <= self.depth_h.val());
-        self.fit_d.next =
-            (self.dd_b.val() + self.len.val() <= self.limit_d.val()) & (self.dd_w.val() + self.w_len.val() <= self.depth_d.val());
-        self.fit_ht.next =
-            (self.hd_b.val() + self.kl.val() <= self.limit_h.val()) & (self.hd_w.val() + self.w_kl.val() <= self.depth_h.val());
-        self.fit_hs.next = self.src_ok.val()
-            & (self.hs_b.val() + self.kl.val() <= self.limit_h.val())
-            & (self.hs_w.val() + self.w_kl.val() <= self.depth_h.val());
-
-        self.fit_dod.next = self.occ_dod_words.val() + self.w_kl.val() <= self.depth_dod.val();
+        // Each fit test `occupancy + size <= bound` is one carry chain
+        // ([`SumLe`]), not an adder feeding a comparator.
+        self.le[0].a.next = self.hd_b.val();
+        self.le[0].b.next = self.len.val();
+        self.le[0].c.next = self.limit_h.val();
+        self.le[1].a.next = self.hd_w.val();
+        self.le[1].b.next = self.w_len.val();
+        self.le[1].c.next = self.depth_h.val();
+        self.le[2].a.next = self.dd_b.val();
+        self.le[2].b.next = self.len.val();
+        self.le[2].c.next = self.limit_d.val();
+        self.le[3].a.next = self.dd_w.val();
+        self.le[3].b.next = self.w_len.val();
+        self.le[3].c.next = self.depth_d.val();
+        self.le[4].a.next = self.hd_b.val();
+        self.le[4].b.next = self.kl.val();
+        self.le[4].c.next = self.limit_h.val();
+        self.le[5].a.next = self.hd_w.val();
+        self.le[5].b.next = self.w_kl.val();
+        self.le[5].c.next = self.depth_h.val();
+        self.le[6].a.next = self.hs_b.val();
+        self.le[6].b.next = self.kl.val();
+        self.le[6].c.next = self.limit_h.val();
+        self.le[7].a.next = self.hs_w.val();
+        self.le[7].b.next = self.w_kl.val();
+        self.le[7].c.next = self.depth_h.val();
+        self.le[8].a.next = self.occ_dod_words.val();
+        self.le[8].b.next = self.w_kl.val();
+        self.le[8].c.next = self.depth_dod.val();
+        self.fit_h.next = self.le[0].le.val() & self.le[1].le.val();
+        self.fit_d.next = self.le[2].le.val() & self.le[3].le.val();
+        self.fit_ht.next = self.le[4].le.val() & self.le[5].le.val();
+        self.fit_hs.next = self.src_ok.val() & self.le[6].le.val() & self.le[7].le.val();
+        self.fit_dod.next = self.le[8].le.val();
         self.recirc.next = self.s.tuser.val().get_bit(RECIRC_BIT);
 
         // The decision (module docs): codes 3, 4, 7 are the trim path.
