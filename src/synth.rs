@@ -270,7 +270,7 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
     }
     let text = format!(
         "# Written by trimswitch::synth for {source}\n\
-         read_verilog {input}\n\
+         read_verilog -noautowire {input}\n\
          {blackbox}\
          {synth}\n\
          tee -q -o {stat} stat -json\n\

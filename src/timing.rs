@@ -197,7 +197,7 @@ pub fn synth_wrapped(verilog: &Path, top: &str, workdir: &Path, flow: &Flow) -> 
     // the native Yosys 0.23 of the fallback has no such option.
     let script = |latches: &str| {
         format!(
-            "read_verilog {top}.v tw_{top}.v\n\
+            "read_verilog -noautowire {top}.v tw_{top}.v\n\
              hierarchy -top tw_{top}\n\
              setattr -mod -set keep_hierarchy 1 {top}\n\
              synth_ecp5 -top tw_{top}{latches}\n\

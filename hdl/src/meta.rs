@@ -142,6 +142,8 @@ pub fn hdl_names() -> Vec<(&'static str, u64)> {
     // Register and class word layouts of classify and lookup.
     use crate::ingress::{classify, lookup};
     v.push(("FRAC_BITS", crate::tm::meter::FRAC_BITS as u64));
+    v.push(("BYTES_BITS", crate::tm::meter::BYTES_BITS as u64));
+    v.push(("LEVEL_BITS", crate::tm::meter::LEVEL_BITS as u64));
     for names in [
         classify::class::NAMES,
         classify::reg::NAMES,

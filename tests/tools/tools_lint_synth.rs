@@ -301,3 +301,14 @@ fn synth_wide_pipeline_maps_memory_and_registers() {
     }
     eprintln!("{}", table(&reports));
 }
+
+/// An undeclared identifier is an error, not an implicit wire (`read_verilog
+/// -noautowire`): a block's timing or resources are never measured on a
+/// netlist other than the one Verilator simulates.
+#[test]
+fn synth_rejects_an_implicit_wire() {
+    let dir = scratch("synth_implicit");
+    let err = synth(&fixture("synth_implicit.v"), "synth_implicit", Family::Ecp5, &dir).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains("WIDTH_LSB") && msg.contains("implicitly declared"), "{msg}");
+}

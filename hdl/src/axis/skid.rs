@@ -101,3 +101,63 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
         }
     }
 }
+
+/// `ts_axis_pipe`: an AXI4-Stream pipeline register, one entry: registered
+/// `m_*`, and `s_tready = !m_tvalid | m_tready` (one LUT, not registered).
+/// Half the flip-flops of [`AxisSkid`], for a stage between two pieces of
+/// logic inside a block whose downstream `m_tready` is itself a register (an
+/// [`AxisSkid`]'s), so the ready path stays one LUT deep. Full throughput.
+///
+/// Ports: `clock`, `reset` (empties the entry); `s_*` in / `s_tready` out;
+/// `m_*` out (registered) / `m_tready` in.
+#[derive(LogicBlock)]
+pub struct AxisPipe<const D: usize, const K: usize, const U: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s: AxisSink<D, K, U>,
+    pub m: AxisSource<D, K, U>,
+    valid: DffR<Bit>,
+    data: DFF<Bits<D>>,
+    keep: DFF<Bits<K>>,
+    last: DFF<Bit>,
+    user: DFF<Bits<U>>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> Default for AxisPipe<D, K, U> {
+    fn default() -> Self {
+        assert_eq!(K * 8, D, "AxisPipe: tkeep must have one bit per tdata byte");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s: Default::default(),
+            m: Default::default(),
+            valid: Default::default(),
+            data: Default::default(),
+            keep: Default::default(),
+            last: Default::default(),
+            user: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Logic for AxisPipe<D, K, U> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, valid, data, keep, last, user);
+        self.valid.reset.next = self.reset.val();
+        self.m.tvalid.next = self.valid.q.val();
+        self.m.tdata.next = self.data.q.val();
+        self.m.tkeep.next = self.keep.q.val();
+        self.m.tlast.next = self.last.q.val();
+        self.m.tuser.next = self.user.q.val();
+        self.s.tready.next = !self.valid.q.val() | self.m.tready.val();
+        if !self.valid.q.val() | self.m.tready.val() {
+            // As in AxisSkid: the data load does not wait for `s_tvalid`.
+            self.data.d.next = self.s.tdata.val();
+            self.keep.d.next = self.s.tkeep.val();
+            self.last.d.next = self.s.tlast.val();
+            self.user.d.next = self.s.tuser.val();
+            self.valid.d.next = self.s.tvalid.val();
+        }
+    }
+}

@@ -67,7 +67,7 @@
 //!   but one pipeline that wants a port in a cycle, so no two pipelines
 //!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::axis::skid::AxisSkid;
+use crate::axis::skid::{AxisPipe, AxisSkid};
 use crate::meta::{
     DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT, SRC_PORT_LSB,
     TRIM_OK_BIT,
@@ -491,16 +491,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
     }
 }
 
-/// `ts_tm_pre`: the register stage in front of [`TmAdmit`] (an [`AxisSkid`],
-/// registered both ways). It computes, for every beat, what admission needs
-/// beyond `tuser`'s fields and writes it into `tuser` bits [`PRE_KL_LSB`]..128:
-/// the keep length of a trim (`[103:96]`: the trim length of the packet's kind
-/// from `trim_len`, at least its headers, at most 128 and the packet), its words
-/// (`[111:104]`) and the packet's words (`[127:112]`, `ceil(bytes / K)`). So
-/// the decision starts from registers (its logic depth, `docs/resources.md`).
-/// `trim_len` is sampled here, a cycle before the decision.
+/// `ts_tm_pre`: the two register stages in front of [`TmAdmit`]. It computes,
+/// for every beat, what admission needs beyond `tuser`'s fields and writes it
+/// into `tuser` bits [`PRE_KL_LSB`]..128: the keep length of a trim
+/// (`[103:96]`: the trim length of the packet's kind from `trim_len`, at least
+/// its headers, at most 128 and the packet), its words (`[111:104]`) and the
+/// packet's words (`[127:112]`, `ceil(bytes / K)`). So the decision starts
+/// from registers (its logic depth, `docs/resources.md`).
 ///
-/// Ports: `clock`, `reset` (empties the stage); `s_*` in, `m_*` out (wide
+/// Stage 1 (into an [`AxisPipe`]) computes where the headers end, the trim
+/// length of the packet's kind and both in words, in the scratch bits
+/// `[103:96]`, `[111:104]`, `[119:112]`, `[127:120]`; stage 2 (into an
+/// [`AxisSkid`], registered both ways) compares them with 128 and the length
+/// and selects (issue 14: one stage did both at 95-137 MHz on ECP5). Two
+/// cycles of latency, full throughput. `trim_len` is sampled in stage 1.
+///
+/// Ports: `clock`, `reset` (empties both stages); `s_*` in, `m_*` out (wide
 /// `tuser`, U = 128); `trim_len` in (`[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6).
 #[derive(LogicBlock)]
 pub struct TmPre<const D: usize, const K: usize, const U: usize> {
@@ -509,15 +515,28 @@ pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
     pub trim_len: Signal<In, Bits<24>>,
+    stage1: AxisPipe<D, K, U>,
     pre: AxisSkid<D, K, U>,
     pre_clear: Constant<Bits<U>>,
-    k_minus_1: Constant<Bits<32>>,
-    k_shift: Constant<Bits<32>>,
-    len_in: Signal<Local, Bits<32>>,
-    hdr_end: Signal<Local, Bits<32>>,
-    tlen: Signal<Local, Bits<32>>,
-    kl_in: Signal<Local, Bits<32>>,
-    w_kl_in: Signal<Local, Bits<32>>,
+    k_minus_1: Constant<Bits<16>>,
+    k_shift: Constant<Bits<16>>,
+    k_minus_1_32: Constant<Bits<32>>,
+    max_keep: Constant<Bits<8>>,
+    w_max_keep: Constant<Bits<16>>,
+    hdr_end: Signal<Local, Bits<8>>,
+    tlen: Signal<Local, Bits<8>>,
+    w_hdr: Signal<Local, Bits<16>>,
+    w_tlen: Signal<Local, Bits<16>>,
+    len_in: Signal<Local, Bits<16>>,
+    h2: Signal<Local, Bits<8>>,
+    t2: Signal<Local, Bits<8>>,
+    len_lo: Signal<Local, Bits<8>>,
+    len_big: Signal<Local, Bit>,
+    h_gt_t: Signal<Local, Bit>,
+    cap: Signal<Local, Bit>,
+    short: Signal<Local, Bit>,
+    kl_in: Signal<Local, Bits<16>>,
+    w_kl_in: Signal<Local, Bits<16>>,
     w_len_in: Signal<Local, Bits<32>>,
 }
 
@@ -534,13 +553,26 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
             s: Default::default(),
             m: Default::default(),
             trim_len: Default::default(),
+            stage1: Default::default(),
             pre: Default::default(),
             pre_clear: Constant::new(pc),
             k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
-            len_in: Default::default(),
+            k_minus_1_32: Constant::new(((K - 1) as u64).to_bits()),
+            max_keep: Constant::new(128u64.to_bits()),
+            w_max_keep: Constant::new((128usize.div_ceil(K) as u64).to_bits()),
             hdr_end: Default::default(),
             tlen: Default::default(),
+            w_hdr: Default::default(),
+            w_tlen: Default::default(),
+            len_in: Default::default(),
+            h2: Default::default(),
+            t2: Default::default(),
+            len_lo: Default::default(),
+            len_big: Default::default(),
+            h_gt_t: Default::default(),
+            cap: Default::default(),
+            short: Default::default(),
             kl_in: Default::default(),
             w_kl_in: Default::default(),
             w_len_in: Default::default(),
@@ -551,50 +583,88 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
 impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
+        self.stage1.clock.next = self.clock.val();
+        self.stage1.reset.next = self.reset.val();
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        self.len_in.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
-        // Keep length: headers end after UDP (8 B) or NDP (16 B), else after
-        // the IP header; trim length by l4 NDP (2), else l3 IPv4 (1) / IPv6.
-        self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB)) + 40;
+
+        // Stage 1. Headers end after UDP (8 B) or NDP (16 B), else after the
+        // IP header (at most 127 + 60 = 187 bytes: 8 bits); trim length by l4
+        // NDP (2), else l3 IPv4 (1) / IPv6; both also in words (at most 187).
+        self.hdr_end.next = bit_cast::<8, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB)) + 40;
         if self.s.tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB))
-                + (bit_cast::<32, 4>(self.s.tuser.val().get_bits::<4>(IHL_LSB)) << 2);
+            self.hdr_end.next = bit_cast::<8, 7>(self.s.tuser.val().get_bits::<7>(L3_OFF_LSB))
+                + (bit_cast::<8, 4>(self.s.tuser.val().get_bits::<4>(IHL_LSB)) << 2);
         }
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_UDP {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 8;
+            self.hdr_end.next = bit_cast::<8, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 8;
         }
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
-            self.hdr_end.next = bit_cast::<32, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
+            self.hdr_end.next = bit_cast::<8, 7>(self.s.tuser.val().get_bits::<7>(L4_OFF_LSB)) + 16;
         }
-        self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV6));
+        self.tlen.next = self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV6);
         if self.s.tuser.val().get_bits::<2>(L3_LSB) == L3_IPV4 {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV4));
+            self.tlen.next = self.trim_len.val().get_bits::<8>(TRIM_LEN_IPV4);
         }
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
-            self.tlen.next = bit_cast::<32, 8>(self.trim_len.val().get_bits::<8>(TRIM_LEN_NDP));
+            self.tlen.next = self.trim_len.val().get_bits::<8>(TRIM_LEN_NDP);
         }
-        self.kl_in.next = self.tlen.val();
-        if self.hdr_end.val() > self.tlen.val() {
-            self.kl_in.next = self.hdr_end.val();
+        self.w_hdr.next = (bit_cast::<16, 8>(self.hdr_end.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        self.w_tlen.next = (bit_cast::<16, 8>(self.tlen.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        self.stage1.s.tdata.next = self.s.tdata.val();
+        self.stage1.s.tkeep.next = self.s.tkeep.val();
+        self.stage1.s.tlast.next = self.s.tlast.val();
+        self.stage1.s.tuser.next = (self.s.tuser.val() & self.pre_clear.val())
+            | (bit_cast::<U, 8>(self.hdr_end.val()) << 96)
+            | (bit_cast::<U, 8>(self.tlen.val()) << 104)
+            | (bit_cast::<U, 8>(self.w_hdr.val().get_bits::<8>(0)) << 112)
+            | (bit_cast::<U, 8>(self.w_tlen.val().get_bits::<8>(0)) << 120);
+        self.stage1.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.stage1.s.tready.val();
+
+        // Stage 2: kl = min(max(hdr_end, tlen), 128, len), every comparison
+        // 8 bits wide (an 8-bit value exceeds `len` only when `len < 256`)
+        // and in parallel, then one selection.
+        self.len_in.next = self.stage1.m.tuser.val().get_bits::<16>(LENGTH_LSB);
+        self.h2.next = self.stage1.m.tuser.val().get_bits::<8>(96);
+        self.t2.next = self.stage1.m.tuser.val().get_bits::<8>(104);
+        self.len_lo.next = self.len_in.val().get_bits::<8>(0);
+        self.len_big.next = self.len_in.val().get_bits::<8>(8).any();
+        self.h_gt_t.next = self.h2.val() > self.t2.val();
+        self.cap.next = self.t2.val() > self.max_keep.val();
+        self.short.next = !self.len_big.val() & (self.t2.val() > self.len_lo.val());
+        if self.h_gt_t.val() {
+            self.cap.next = self.h2.val() > self.max_keep.val();
+            self.short.next = !self.len_big.val() & (self.h2.val() > self.len_lo.val());
         }
-        if self.kl_in.val() > 128 {
-            self.kl_in.next = 128.into();
+        if self.cap.val() {
+            self.short.next = !self.len_big.val() & (self.max_keep.val() > self.len_lo.val());
         }
-        if self.kl_in.val() > self.len_in.val() {
+        // 32 bits: a 16-bit length plus K - 1 may carry out.
+        self.w_len_in.next = (bit_cast::<32, 16>(self.len_in.val()) + self.k_minus_1_32.val()) >> bit_cast::<32, 16>(self.k_shift.val());
+        self.kl_in.next = bit_cast::<16, 8>(self.t2.val());
+        self.w_kl_in.next = bit_cast::<16, 8>(self.stage1.m.tuser.val().get_bits::<8>(120));
+        if self.h_gt_t.val() {
+            self.kl_in.next = bit_cast::<16, 8>(self.h2.val());
+            self.w_kl_in.next = bit_cast::<16, 8>(self.stage1.m.tuser.val().get_bits::<8>(112));
+        }
+        if self.cap.val() {
+            self.kl_in.next = bit_cast::<16, 8>(self.max_keep.val());
+            self.w_kl_in.next = self.w_max_keep.val();
+        }
+        if self.short.val() {
             self.kl_in.next = self.len_in.val();
+            self.w_kl_in.next = self.w_len_in.val().get_bits::<16>(0);
         }
-        self.pre.s.tdata.next = self.s.tdata.val();
-        self.pre.s.tkeep.next = self.s.tkeep.val();
-        self.pre.s.tlast.next = self.s.tlast.val();
-        self.w_kl_in.next = (self.kl_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
-        self.w_len_in.next = (self.len_in.val() + self.k_minus_1.val()) >> self.k_shift.val();
-        self.pre.s.tuser.next = (self.s.tuser.val() & self.pre_clear.val())
+        self.pre.s.tdata.next = self.stage1.m.tdata.val();
+        self.pre.s.tkeep.next = self.stage1.m.tkeep.val();
+        self.pre.s.tlast.next = self.stage1.m.tlast.val();
+        self.pre.s.tuser.next = (self.stage1.m.tuser.val() & self.pre_clear.val())
             | (bit_cast::<U, 8>(self.kl_in.val().get_bits::<8>(0)) << 96)
             | (bit_cast::<U, 8>(self.w_kl_in.val().get_bits::<8>(0)) << 104)
             | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
-        self.pre.s.tvalid.next = self.s.tvalid.val();
-        self.s.tready.next = self.pre.s.tready.val();
+        self.pre.s.tvalid.next = self.stage1.m.tvalid.val();
+        self.stage1.m.tready.next = self.pre.s.tready.val();
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.pre.m);
     }
 }

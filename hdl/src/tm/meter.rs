@@ -166,16 +166,17 @@ pub struct MeterBank {
     rate_in: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     bytes_fx: Signal<Local, Bits<LEVEL_BITS>>,
     bytes_fx41: Signal<Local, Bits<41>>,
-    bytes_int: Signal<Local, Bits<BURST_BITS>>,
     rate1w: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     thr1w: Vec<Signal<Local, Bits<41>>>,
     rate2w: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
-    lsel41: Vec<Signal<Local, Bits<41>>>,
+    thrb_lo: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    thrb_hi: Vec<Signal<Local, Bit>>,
     cap2: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
-    lsel: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
-    conform: Vec<Signal<Local, Bit>>,
-    charge: Vec<Signal<Local, Bit>>,
-    charged: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    // Per bucket `3 p + k`, in parallel: holds the request, level if charged.
+    conf_b: Vec<Signal<Local, Bit>>,
+    charged_b: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    hit: Vec<Signal<Local, Bit>>,
+    green_p: Vec<Signal<Local, Bit>>,
     refilled: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     green: Signal<Local, Bit>,
 }
@@ -229,16 +230,16 @@ impl MeterBank {
             rate_in: vec_of(3),
             bytes_fx: Default::default(),
             bytes_fx41: Default::default(),
-            bytes_int: Default::default(),
             rate1w: vec_of(3),
             thr1w: vec_of(3),
             rate2w: vec_of(3),
-            lsel41: vec_of(3),
+            thrb_lo: vec_of(3),
+            thrb_hi: vec_of(3),
             cap2: vec_of(3),
-            lsel: vec_of(3),
-            conform: vec_of(3),
-            charge: vec_of(3),
-            charged: vec_of(3),
+            conf_b: vec_of(3 * n),
+            charged_b: vec_of(3 * n),
+            hit: vec_of(n),
+            green_p: vec_of(n),
             refilled: vec_of(3 * n),
             green: Default::default(),
         }
@@ -280,7 +281,6 @@ impl Logic for MeterBank {
         self.cap2[2].next = bit_cast::<LEVEL_BITS, BURST_BITS>(self.burst2[2].q.val()) << 16;
         self.bytes_fx.next = bit_cast::<LEVEL_BITS, BYTES_BITS>(self.req_bytes.val()) << 16;
         self.bytes_fx41.next = bit_cast::<41, BYTES_BITS>(self.req_bytes.val()) << 16;
-        self.bytes_int.next = bit_cast::<BURST_BITS, BYTES_BITS>(self.bytes_q.q.val());
 
         // Rate/burst pipeline (no reset: loaded every cycle).
         for k in 0..3 {
@@ -315,38 +315,43 @@ impl Logic for MeterBank {
             self.thrb_q[k].d.next = self.thr1w[k].val() + self.bytes_fx41.val();
         }
 
-        // Decision: per kind, the requested port's bucket, its verdict and its
-        // level after the charge and the refill.
-        for k in 0..3 {
-            self.lsel[k].next = 0.into();
-        }
+        // Decision. Every bucket computes in parallel whether it holds the
+        // request and its level if charged (the charge and the refill); the
+        // requested port's verdicts are selected afterwards, so no port
+        // multiplexer sits in front of the 40-bit arithmetic (issue 14).
+        self.thrb_lo[0].next = self.thrb_q[0].q.val().get_bits::<LEVEL_BITS>(0);
+        self.thrb_lo[1].next = self.thrb_q[1].q.val().get_bits::<LEVEL_BITS>(0);
+        self.thrb_lo[2].next = self.thrb_q[2].q.val().get_bits::<LEVEL_BITS>(0);
+        self.thrb_hi[0].next = self.thrb_q[0].q.val().get_bit(LEVEL_BITS);
+        self.thrb_hi[1].next = self.thrb_q[1].q.val().get_bit(LEVEL_BITS);
+        self.thrb_hi[2].next = self.thrb_q[2].q.val().get_bit(LEVEL_BITS);
+        self.green.next = false;
         for p in 0..self.green_pkts.len() {
-            if self.port_q.q.val().index() == p {
-                for k in 0..3 {
-                    self.lsel[k].next = self.level[3 * p + k].q.val();
+            self.hit[p].next = self.valid_q.q.val() & self.inrange_q.q.val() & (self.port_q.q.val().index() == p);
+            for k in 0..3 {
+                // L >= B on whole bytes; B has 16 bits, so 16-bit compare.
+                self.conf_b[3 * p + k].next = self.level[3 * p + k].q.val().get_bits::<8>(FRAC_BITS + BYTES_BITS).any()
+                    | (self.level[3 * p + k].q.val().get_bits::<BYTES_BITS>(FRAC_BITS) >= self.bytes_q.q.val());
+                self.charged_b[3 * p + k].next = self.level[3 * p + k].q.val() + self.delta_q[k].q.val();
+                // A charged bucket saturates iff L >= max(C - R, 0) + B (41 bits).
+                if !self.thrb_hi[k].val() & (self.level[3 * p + k].q.val() >= self.thrb_lo[k].val()) {
+                    self.charged_b[3 * p + k].next = self.cap2[k].val();
                 }
             }
-        }
-        self.lsel41[0].next = bit_cast::<41, LEVEL_BITS>(self.lsel[0].val());
-        self.lsel41[1].next = bit_cast::<41, LEVEL_BITS>(self.lsel[1].val());
-        self.lsel41[2].next = bit_cast::<41, LEVEL_BITS>(self.lsel[2].val());
-        for k in 0..3 {
-            self.conform[k].next = self.lsel[k].val().get_bits::<BURST_BITS>(FRAC_BITS) >= self.bytes_int.val();
-            self.charge[k].next = self.valid_q.q.val() & self.inrange_q.q.val() & self.conform[k].val();
-            self.charged[k].next = self.lsel[k].val() + self.delta_q[k].q.val();
-            if self.lsel41[k].val() >= self.thrb_q[k].q.val() {
-                self.charged[k].next = self.cap2[k].val();
+            // The verdict port p would give (its counters need no port multiplexer).
+            if self.mode_q.q.val() == self.c_opt.val() {
+                self.green_p[p].next = self.conf_b[3 * p].val();
+            } else if self.mode_q.q.val() == self.c_half.val() {
+                self.green_p[p].next = self.conf_b[3 * p + 1].val();
+            } else {
+                self.green_p[p].next = self.conf_b[3 * p + 2].val();
             }
-        }
-        if self.mode_q.q.val() == self.c_opt.val() {
-            self.green.next = self.conform[0].val();
-        } else if self.mode_q.q.val() == self.c_half.val() {
-            self.green.next = self.conform[1].val();
-        } else {
-            self.green.next = self.conform[2].val();
+            // The answer: an AND-OR over the one-hot `hit` (an out-of-range
+            // port hits none and is not green).
+            self.green.next = self.green.val() | (self.hit[p].val() & self.green_p[p].val());
         }
         self.resp_valid_q.d.next = self.valid_q.q.val();
-        self.resp_green_q.d.next = self.valid_q.q.val() & self.inrange_q.q.val() & self.green.val();
+        self.resp_green_q.d.next = self.green.val();
 
         // Every bucket: refill, or the charged value if it is the requested one.
         for p in 0..self.green_pkts.len() {
@@ -357,8 +362,8 @@ impl Logic for MeterBank {
                     self.refilled[3 * p + k].next = self.cap2[k].val();
                 }
                 self.level[3 * p + k].d.next = self.refilled[3 * p + k].val();
-                if self.charge[k].val() & (self.port_q.q.val().index() == p) {
-                    self.level[3 * p + k].d.next = self.charged[k].val();
+                if self.hit[p].val() & self.conf_b[3 * p + k].val() {
+                    self.level[3 * p + k].d.next = self.charged_b[3 * p + k].val();
                 }
                 if self.reset.val() {
                     self.level[3 * p + k].d.next = self.cap_in[k].val();
@@ -370,8 +375,8 @@ impl Logic for MeterBank {
             self.n_not_green[p].reset.next = self.reset.val();
             self.n_green[p].d.next = self.n_green[p].q.val();
             self.n_not_green[p].d.next = self.n_not_green[p].q.val();
-            if self.valid_q.q.val() & (self.port_q.q.val().index() == p) {
-                if self.green.val() {
+            if self.hit[p].val() {
+                if self.green_p[p].val() {
                     self.n_green[p].d.next = self.n_green[p].q.val() + 1;
                 } else {
                     self.n_not_green[p].d.next = self.n_not_green[p].q.val() + 1;
