@@ -175,8 +175,9 @@ pub fn jobs() -> Vec<Job> {
             depth: TM_BMC_DEPTH,
             defines: vec![],
             mutation: Some((
-                "fit_d = (dd_b + len <= limit_d) & (dd_w + w_len <= depth_d);",
-                "fit_d = (dd_b + len <= limit_d);",
+                // `le_3` is the data queue's word test (`TmAdmit`'s `SumLe`s).
+                "fit_d = le_2__le & le_3__le;",
+                "fit_d = le_2__le;",
             )),
             expect: Expect::Fail,
         },
@@ -207,9 +208,9 @@ pub fn jobs() -> Vec<Job> {
 }
 
 /// Cycles from reset of the bounded traffic-manager proof and its mutants
-/// (checks in cycles 0..9; a beat first reaches an output in cycle 8, after
-/// TmPre's register; see docs/verification.md for the times).
-pub const TM_BMC_DEPTH: u32 = 10;
+/// (checks in cycles 0..10; a beat first reaches an output in cycle 9, after
+/// TmPre's two registers; see docs/verification.md for the times).
+pub const TM_BMC_DEPTH: u32 = 11;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).

@@ -15,7 +15,7 @@ use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::axis::pkt_fifo::PktFifo;
 use crate::meta::LENGTH_LSB;
 use crate::prim::crc::Crc32Beat;
-use crate::prim::widgets::{DffR, KeepCount};
+use crate::prim::widgets::{DffR, KeepCount, SumLe};
 use rust_hdl::prelude::*;
 
 /// Receive check and buffer of one port. Type parameters as for [`PktFifo`]
@@ -79,6 +79,13 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     v_empty: DFF<Bit>,
     v_runt: DFF<Bit>,
     v_over: DFF<Bit>,
+    // The FIFO's input, registered (beat and verdict), so the CRC check and
+    // the strip logic do not chain into the FIFO's write logic (issue 14).
+    f_valid: DffR<Bit>,
+    f_data: DFF<Bits<D>>,
+    f_keep: DFF<Bits<K>>,
+    f_last: DFF<Bit>,
+    f_abort: DFF<Bit>,
     n_pkts: DffR<Bits<32>>,
     n_bytes: DffR<Bits<32>>,
     n_empty: DffR<Bits<32>>,
@@ -90,6 +97,13 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     strip_n: Signal<Local, Bits<M>>,
     len_next: Signal<Local, Bits<32>>,
     over_next: Signal<Local, Bit>,
+    // The length checks on `len_before + nb_in`, each one carry chain.
+    len_before: Signal<Local, Bits<32>>,
+    nb32: Signal<Local, Bits<32>>,
+    gt_max: SumLe<32>,
+    lt_min: SumLe<32>,
+    at_most_4: SumLe<32>,
+    four: Constant<Bits<32>>,
     merge: Signal<Local, Bit>,
     out_valid: Signal<Local, Bit>,
     bad_last: Signal<Local, Bit>,
@@ -133,6 +147,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             keep_count: Default::default(),
             fifo: PktFifo::new(fifo_depth, true).with_length(),
             first: DffR::new(true),
+            lt_min: SumLe::lt(),
+            four: Constant::new(4u64.to_bits()),
             len: Default::default(),
             over: Default::default(),
             h_valid: Default::default(),
@@ -142,6 +158,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             v_empty: Default::default(),
             v_runt: Default::default(),
             v_over: Default::default(),
+            f_valid: Default::default(),
+            f_data: Default::default(),
+            f_keep: Default::default(),
+            f_last: Default::default(),
+            f_abort: Default::default(),
+            len_before: Default::default(),
+            nb32: Default::default(),
+            gt_max: Default::default(),
+            at_most_4: Default::default(),
             n_pkts: Default::default(),
             n_bytes: Default::default(),
             n_empty: Default::default(),
@@ -166,9 +191,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, n_pkts, n_bytes, n_empty, n_runt,
-            n_over, n_fcs
+            self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last,
+            f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
         );
+        self.f_valid.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
         self.len.reset.next = self.reset.val();
         self.over.reset.next = self.reset.val();
@@ -193,14 +219,25 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if self.s.tlast.val() {
             self.nb_in.next = self.keep_count.count.val();
         }
+        // The frame's length with this beat: `len_before + nb_in`.
+        self.nb32.next = bit_cast::<32, M>(self.nb_in.val());
+        self.len_before.next = self.len.q.val();
+        self.over_next.next = self.over.q.val();
         if self.first.q.val() {
-            self.len_next.next = bit_cast::<32, M>(self.nb_in.val());
+            self.len_before.next = 0.into();
             self.over_next.next = false;
-        } else {
-            self.len_next.next = self.len.q.val() + bit_cast::<32, M>(self.nb_in.val());
-            self.over_next.next = self.over.q.val();
         }
-        if self.len_next.val() > bit_cast::<32, 16>(self.max_frame.val()) {
+        self.len_next.next = self.len_before.val() + self.nb32.val();
+        self.gt_max.a.next = self.len_before.val();
+        self.gt_max.b.next = self.nb32.val();
+        self.gt_max.c.next = bit_cast::<32, 16>(self.max_frame.val());
+        self.lt_min.a.next = self.len_before.val();
+        self.lt_min.b.next = self.nb32.val();
+        self.lt_min.c.next = bit_cast::<32, 16>(self.min_frame.val());
+        self.at_most_4.a.next = self.len_before.val();
+        self.at_most_4.b.next = self.nb32.val();
+        self.at_most_4.c.next = self.four.val();
+        if !self.gt_max.le.val() {
             self.over_next.next = true;
         }
         self.fcs_crc.valid.next = self.beat_in.val();
@@ -225,8 +262,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.len.d.next = self.len_next.val();
             self.over.d.next = self.over_next.val();
             if self.s.tlast.val() {
-                self.v_empty.d.next = self.len_next.val() == 0;
-                self.v_runt.d.next = (self.len_next.val() < bit_cast::<32, 16>(self.min_frame.val())) | (self.len_next.val() <= 4);
+                self.v_empty.d.next = !self.len_before.val().any() & !self.nb_in.val().any();
+                self.v_runt.d.next = self.lt_min.le.val() | self.at_most_4.le.val();
                 self.v_over.d.next = self.over_next.val();
             }
             if self.merge.val() {
@@ -251,15 +288,22 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- verdict on the last beat, into the FIFO ----
         self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();
-        self.fifo.s.tdata.next = self.h_data.q.val();
-        self.fifo.s.tkeep.next = self.all_keep.val();
+        self.f_data.d.next = self.h_data.q.val();
+        self.f_keep.d.next = self.all_keep.val();
         if self.h_last.q.val() {
-            self.fifo.s.tkeep.next = !(self.all_keep.val() << self.h_nb.q.val());
+            self.f_keep.d.next = !(self.all_keep.val() << self.h_nb.q.val());
         }
-        self.fifo.s.tlast.next = self.h_last.q.val();
+        self.f_last.d.next = self.h_last.q.val();
+        self.f_valid.d.next = self.out_valid.val();
+        self.f_abort.d.next = (self.h_last.q.val() & self.bad_last.val()) | (!self.h_last.q.val() & self.over.q.val());
+        // The FIFO never back-pressures (store-and-forward: `s_tready` is
+        // high out of reset), so this register needs no ready.
+        self.fifo.s.tdata.next = self.f_data.q.val();
+        self.fifo.s.tkeep.next = self.f_keep.q.val();
+        self.fifo.s.tlast.next = self.f_last.q.val();
         self.fifo.s.tuser.next = bit_cast::<U, 8>(self.port_id.val());
-        self.fifo.s.tvalid.next = self.out_valid.val();
-        self.fifo.s_abort.next = (self.h_last.q.val() & self.bad_last.val()) | (!self.h_last.q.val() & self.over.q.val());
+        self.fifo.s.tvalid.next = self.f_valid.q.val();
+        self.fifo.s_abort.next = self.f_abort.q.val();
         self.fifo.clear_drops.next = self.clr_drop_overflow.val();
         self.verdict.next = self.out_valid.val() & self.h_last.q.val();
         if self.verdict.val() {

@@ -241,25 +241,35 @@ impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
     }
 }
 
-/// `a + b <= c` for unsigned `N`-bit values with a single carry chain: the
-/// three operands `a`, `b` and `!c` go through one carry-save layer (one LUT
-/// level), and the sign of the `N + 2`-bit sum `a + b - c - 1` is the answer.
-/// The obvious form is an adder feeding a comparator, two carry chains in
-/// series (issue 14: admission's fit tests).
+/// `a + b <= c` (or, built with [`SumLe::lt`], `a + b < c`) for unsigned
+/// `N`-bit values with a single carry chain: the three operands `a`, `b` and
+/// `!c` go through one carry-save layer (one LUT level), and the sign of the
+/// `N + 2`-bit sum `a + b - c - 1` (`a + b - c` for `<`: the `+ 1` enters as
+/// the carry into bit 0) is the answer. The obvious form is an adder feeding
+/// a comparator, two carry chains in series (issue 14: admission's fit tests,
+/// the receive check's length limits).
 ///
-/// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `le` out.
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `le` out (the comparison).
 #[derive(LogicBlock, Default)]
 pub struct SumLe<const N: usize> {
     pub a: Signal<In, Bits<N>>,
     pub b: Signal<In, Bits<N>>,
     pub c: Signal<In, Bits<N>>,
     pub le: Signal<Out, Bit>,
+    _strict: bool,
+}
+
+impl<const N: usize> SumLe<N> {
+    /// `a + b < c`.
+    pub fn lt() -> Self {
+        Self { _strict: true, ..Default::default() }
+    }
 }
 
 impl<const N: usize> Logic for SumLe<N> {
     fn update(&mut self) {
         let (a, b, c) = (self.a.val().index() as u128, self.b.val().index() as u128, self.c.val().index() as u128);
-        self.le.next = a + b <= c;
+        self.le.next = if self._strict { a + b < c } else { a + b <= c };
     }
     fn connect(&mut self) {
         self.le.connect();
@@ -272,11 +282,12 @@ impl<const N: usize> Logic for SumLe<N> {
              wire [{m}:0] y = {{2'b0, b}};\n\
              wire [{m}:0] z = ~{{2'b0, c}};\n\
              wire [{m}:0] sv = x ^ y ^ z;\n\
-             wire [{m}:0] cv = {{(x[{n}:0] & y[{n}:0]) | (x[{n}:0] & z[{n}:0]) | (y[{n}:0] & z[{n}:0]), 1'b0}};\n\
+             wire [{m}:0] cv = {{(x[{n}:0] & y[{n}:0]) | (x[{n}:0] & z[{n}:0]) | (y[{n}:0] & z[{n}:0]), 1'b{cin}}};\n\
              wire [{m}:0] t = sv + cv;\n\
              always @(*) le = t[{m}];\n",
             m = w - 1,
-            n = w - 2
+            n = w - 2,
+            cin = u8::from(self._strict)
         ))
     }
 }
