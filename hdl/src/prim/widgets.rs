@@ -315,7 +315,11 @@ impl<const N: usize> Logic for AddSub<N> {
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=64).contains(&N), "AddSub: 1..=64 bits");
-        let cv = if N == 1 { "1'b1".to_string() } else { format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b1}}", n = N - 2) };
+        let cv = if N == 1 {
+            "1'b1".to_string()
+        } else {
+            format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b1}}", n = N - 2)
+        };
         Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) y = sv + cv;\n", m = N - 1))
     }
 }
