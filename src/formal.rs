@@ -176,8 +176,8 @@ pub fn jobs() -> Vec<Job> {
             defines: vec![],
             mutation: Some((
                 // `le_3` is the data queue's word test (`TmAdmit`'s `SumLe`s).
-                "fit_d = le_2__le & le_3__le;",
-                "fit_d = le_2__le;",
+                "fit_d = le_2__sum_le & le_3__sum_le;",
+                "fit_d = le_2__sum_le;",
             )),
             expect: Expect::Fail,
         },

@@ -1,7 +1,8 @@
-//! Stream and register primitives: skid buffer, packet FIFO, arbiter, demux, AXI4-Lite register file, CRC-32 beat engine, the fabric smoke run.
+//! Stream and register primitives: one-carry-chain arithmetic, skid buffer, packet FIFO, arbiter, demux, AXI4-Lite register file, CRC-32 beat engine, the fabric smoke run.
 //!
 //! One test binary per subsystem (`cargo test --test prim <module>::<test>`);
 //! each module is one block's or one tool's tests.
+mod arith;
 mod axil_regs;
 mod axis_arb_mux;
 mod axis_demux;

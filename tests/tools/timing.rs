@@ -75,7 +75,7 @@ fn reductions_of_every_target_load() {
 const FLOORS_MHZ: [(&str, f64); 15] = [
     ("ts_axis_skid", 150.0),
     ("ts_pkt_fifo", 125.0),
-    ("ts_axis_arb_mux", 92.0),
+    ("ts_axis_arb_mux", 85.0),
     ("ts_axis_demux", 150.0),
     ("ts_axil_regs", 150.0),
     ("ts_axil_split", 150.0),
@@ -86,8 +86,8 @@ const FLOORS_MHZ: [(&str, f64); 15] = [
     ("ts_port_mode", 150.0),
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
-    ("ts_tm_admit", 71.0),
-    ("ts_tm_port", 90.0),
+    ("ts_tm_admit", 72.0),
+    ("ts_tm_port", 81.0),
 ];
 
 /// The timing gate: every block in [`FLOORS_MHZ`] placed and routed; the

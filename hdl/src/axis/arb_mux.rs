@@ -248,7 +248,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.s[i].tlast.val() {
                 self.next_deficit[i].c.next = self.keep_count[i].count.val();
             }
-            self.rem_ok[i].next = !self.next_deficit[i].y.val().get_bit(DEFICIT_SIGN) & self.next_deficit[i].y.val().any();
+            self.rem_ok[i].next = !self.next_deficit[i].add_sub.val().get_bit(DEFICIT_SIGN) & self.next_deficit[i].add_sub.val().any();
         }
         self.credit_ok_sel.next = false;
         self.rem_ok_sel.next = false;
@@ -313,7 +313,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.drr_enable.val() {
                 for i in 0..self.deficit.len() {
                     if self.sel.val().index() == i {
-                        self.deficit[i].d.next = self.next_deficit[i].y.val();
+                        self.deficit[i].d.next = self.next_deficit[i].add_sub.val();
                     }
                 }
             }

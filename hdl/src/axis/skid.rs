@@ -3,10 +3,7 @@
 //! Full throughput (one beat per cycle with `m_tready` held high), every output
 //! registered and `s_tready` registered too, so it cuts every combinational path
 //! between its two sides. Two entries: the output register and the skid register
-//! that catches the beat accepted in the cycle `m_tready` falls. The data
-//! registers' clock enable depends only on the slice's own state and
-//! `m_tready`, never on `s_tvalid`: a block's decision logic that drives
-//! `s_tvalid` reaches two flip-flops, not a fan-out of `D + K + U + 1`.
+//! that catches the beat accepted in the cycle `m_tready` falls.
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::DffR;
 use rust_hdl::prelude::*;
@@ -83,21 +80,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_user.d.next = self.skid_user.q.val();
                 self.skid_valid.d.next = false;
             }
-        } else if !self.out_valid.q.val() | self.m.tready.val() {
-            // The data registers load whether or not `s_tvalid` is high (a
-            // beat that is not valid is never shown), so their clock enable
-            // does not wait for the logic behind `s_tvalid`.
-            self.out_data.d.next = self.s.tdata.val();
-            self.out_keep.d.next = self.s.tkeep.val();
-            self.out_last.d.next = self.s.tlast.val();
-            self.out_user.d.next = self.s.tuser.val();
-            self.out_valid.d.next = self.s.tvalid.val();
-        } else {
-            self.skid_data.d.next = self.s.tdata.val();
-            self.skid_keep.d.next = self.s.tkeep.val();
-            self.skid_last.d.next = self.s.tlast.val();
-            self.skid_user.d.next = self.s.tuser.val();
-            self.skid_valid.d.next = self.s.tvalid.val();
+        } else if self.s.tvalid.val() {
+            if !self.out_valid.q.val() | self.m.tready.val() {
+                self.out_data.d.next = self.s.tdata.val();
+                self.out_keep.d.next = self.s.tkeep.val();
+                self.out_last.d.next = self.s.tlast.val();
+                self.out_user.d.next = self.s.tuser.val();
+                self.out_valid.d.next = true;
+            } else {
+                self.skid_data.d.next = self.s.tdata.val();
+                self.skid_keep.d.next = self.s.tkeep.val();
+                self.skid_last.d.next = self.s.tlast.val();
+                self.skid_user.d.next = self.s.tuser.val();
+                self.skid_valid.d.next = true;
+            }
+        } else if self.m.tready.val() {
+            self.out_valid.d.next = false;
         }
     }
 }
@@ -152,7 +150,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisPipe<D, K, U>
         self.m.tuser.next = self.user.q.val();
         self.s.tready.next = !self.valid.q.val() | self.m.tready.val();
         if !self.valid.q.val() | self.m.tready.val() {
-            // As in AxisSkid: the data load does not wait for `s_tvalid`.
+            // The data load does not wait for `s_tvalid` (a beat that is
+            // not valid is never shown).
             self.data.d.next = self.s.tdata.val();
             self.keep.d.next = self.s.tkeep.val();
             self.last.d.next = self.s.tlast.val();

@@ -237,7 +237,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.at_most_4.a.next = self.len_before.val();
         self.at_most_4.b.next = self.nb32.val();
         self.at_most_4.c.next = self.four.val();
-        if !self.gt_max.le.val() {
+        if !self.gt_max.sum_le.val() {
             self.over_next.next = true;
         }
         self.fcs_crc.valid.next = self.beat_in.val();
@@ -263,7 +263,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.over.d.next = self.over_next.val();
             if self.s.tlast.val() {
                 self.v_empty.d.next = !self.len_before.val().any() & !self.nb_in.val().any();
-                self.v_runt.d.next = self.lt_min.le.val() | self.at_most_4.le.val();
+                self.v_runt.d.next = self.lt_min.sum_le.val() | self.at_most_4.sum_le.val();
                 self.v_over.d.next = self.over_next.val();
             }
             if self.merge.val() {

@@ -249,13 +249,13 @@ impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
 /// a comparator, two carry chains in series (issue 14: admission's fit tests,
 /// the receive check's length limits).
 ///
-/// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `le` out (the comparison).
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `sum_le` out (the comparison).
 #[derive(LogicBlock, Default)]
 pub struct SumLe<const N: usize> {
     pub a: Signal<In, Bits<N>>,
     pub b: Signal<In, Bits<N>>,
     pub c: Signal<In, Bits<N>>,
-    pub le: Signal<Out, Bit>,
+    pub sum_le: Signal<Out, Bit>,
     _strict: bool,
 }
 
@@ -269,10 +269,10 @@ impl<const N: usize> SumLe<N> {
 impl<const N: usize> Logic for SumLe<N> {
     fn update(&mut self) {
         let (a, b, c) = (self.a.val().index() as u128, self.b.val().index() as u128, self.c.val().index() as u128);
-        self.le.next = if self._strict { a + b < c } else { a + b <= c };
+        self.sum_le.next = if self._strict { a + b < c } else { a + b <= c };
     }
     fn connect(&mut self) {
-        self.le.connect();
+        self.sum_le.connect();
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=62).contains(&N), "SumLe: 1..=62 bits");
@@ -283,8 +283,10 @@ impl<const N: usize> Logic for SumLe<N> {
              wire [{m}:0] z = ~{{2'b0, c}};\n\
              wire [{m}:0] sv = x ^ y ^ z;\n\
              wire [{m}:0] cv = {{(x[{n}:0] & y[{n}:0]) | (x[{n}:0] & z[{n}:0]) | (y[{n}:0] & z[{n}:0]), 1'b{cin}}};\n\
-             wire [{m}:0] t = sv + cv;\n\
-             always @(*) le = t[{m}];\n",
+             /* verilator lint_off UNUSEDSIGNAL */\n\
+             wire [{m}:0] t = sv + cv; // only the sign is the answer\n\
+             /* verilator lint_on UNUSEDSIGNAL */\n\
+             always @(*) sum_le = t[{m}];\n",
             m = w - 1,
             n = w - 2,
             cin = u8::from(self._strict)
@@ -297,21 +299,21 @@ impl<const N: usize> Logic for SumLe<N> {
 /// complement enters as the carry into bit 0, where two adders in series
 /// would be two chains (issue 14: the arbiter's deficit update).
 ///
-/// Ports: `a`, `b`, `c` in (`N` bits, 1..=64); `y` out.
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=64); `add_sub` out.
 #[derive(LogicBlock, Default)]
 pub struct AddSub<const N: usize> {
     pub a: Signal<In, Bits<N>>,
     pub b: Signal<In, Bits<N>>,
     pub c: Signal<In, Bits<N>>,
-    pub y: Signal<Out, Bits<N>>,
+    pub add_sub: Signal<Out, Bits<N>>,
 }
 
 impl<const N: usize> Logic for AddSub<N> {
     fn update(&mut self) {
-        self.y.next = self.a.val() + self.b.val() - self.c.val();
+        self.add_sub.next = self.a.val() + self.b.val() - self.c.val();
     }
     fn connect(&mut self) {
-        self.y.connect();
+        self.add_sub.connect();
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=64).contains(&N), "AddSub: 1..=64 bits");
@@ -320,6 +322,6 @@ impl<const N: usize> Logic for AddSub<N> {
         } else {
             format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b1}}", n = N - 2)
         };
-        Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) y = sv + cv;\n", m = N - 1))
+        Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) add_sub = sv + cv;\n", m = N - 1))
     }
 }

@@ -361,11 +361,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.le[8].a.next = self.occ_dod_words.val();
         self.le[8].b.next = self.w_kl.val();
         self.le[8].c.next = self.depth_dod.val();
-        self.fit_h.next = self.le[0].le.val() & self.le[1].le.val();
-        self.fit_d.next = self.le[2].le.val() & self.le[3].le.val();
-        self.fit_ht.next = self.le[4].le.val() & self.le[5].le.val();
-        self.fit_hs.next = self.src_ok.val() & self.le[6].le.val() & self.le[7].le.val();
-        self.fit_dod.next = self.le[8].le.val();
+        self.fit_h.next = self.le[0].sum_le.val() & self.le[1].sum_le.val();
+        self.fit_d.next = self.le[2].sum_le.val() & self.le[3].sum_le.val();
+        self.fit_ht.next = self.le[4].sum_le.val() & self.le[5].sum_le.val();
+        self.fit_hs.next = self.src_ok.val() & self.le[6].sum_le.val() & self.le[7].sum_le.val();
+        self.fit_dod.next = self.le[8].sum_le.val();
         self.recirc.next = self.s.tuser.val().get_bit(RECIRC_BIT);
 
         // The decision (module docs): codes 3, 4, 7 are the trim path.
@@ -518,15 +518,16 @@ pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     stage1: AxisPipe<D, K, U>,
     pre: AxisSkid<D, K, U>,
     pre_clear: Constant<Bits<U>>,
-    k_minus_1: Constant<Bits<16>>,
-    k_shift: Constant<Bits<16>>,
+    k_minus_1: Constant<Bits<8>>,
+    k_shift: Constant<Bits<8>>,
     k_minus_1_32: Constant<Bits<32>>,
+    k_shift_32: Constant<Bits<32>>,
     max_keep: Constant<Bits<8>>,
-    w_max_keep: Constant<Bits<16>>,
+    w_max_keep: Constant<Bits<8>>,
     hdr_end: Signal<Local, Bits<8>>,
     tlen: Signal<Local, Bits<8>>,
-    w_hdr: Signal<Local, Bits<16>>,
-    w_tlen: Signal<Local, Bits<16>>,
+    w_hdr: Signal<Local, Bits<8>>,
+    w_tlen: Signal<Local, Bits<8>>,
     len_in: Signal<Local, Bits<16>>,
     h2: Signal<Local, Bits<8>>,
     t2: Signal<Local, Bits<8>>,
@@ -535,14 +536,16 @@ pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     h_gt_t: Signal<Local, Bit>,
     cap: Signal<Local, Bit>,
     short: Signal<Local, Bit>,
-    kl_in: Signal<Local, Bits<16>>,
-    w_kl_in: Signal<Local, Bits<16>>,
+    kl_in: Signal<Local, Bits<8>>,
+    w_kl_in: Signal<Local, Bits<8>>,
     w_len_in: Signal<Local, Bits<32>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> {
     fn default() -> Self {
         assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmPre: D = 8K, K a power of two, U = 128");
+        // Header ends and trim lengths (at most 187) plus K - 1 stay below 256.
+        assert!(K <= 64, "TmPre: at most 64 bytes per beat");
         let mut pc = Bits::<U>::mask();
         for b in PRE_KL_LSB..U {
             pc = pc.replace_bit(b, false);
@@ -559,6 +562,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
             k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             k_minus_1_32: Constant::new(((K - 1) as u64).to_bits()),
+            k_shift_32: Constant::new((K.trailing_zeros() as u64).to_bits()),
             max_keep: Constant::new(128u64.to_bits()),
             w_max_keep: Constant::new((128usize.div_ceil(K) as u64).to_bits()),
             hdr_end: Default::default(),
@@ -609,16 +613,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
         if self.s.tuser.val().get_bits::<2>(L4_LSB) == L4_NDP {
             self.tlen.next = self.trim_len.val().get_bits::<8>(TRIM_LEN_NDP);
         }
-        self.w_hdr.next = (bit_cast::<16, 8>(self.hdr_end.val()) + self.k_minus_1.val()) >> self.k_shift.val();
-        self.w_tlen.next = (bit_cast::<16, 8>(self.tlen.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        self.w_hdr.next = (self.hdr_end.val() + self.k_minus_1.val()) >> self.k_shift.val();
+        self.w_tlen.next = (self.tlen.val() + self.k_minus_1.val()) >> self.k_shift.val();
         self.stage1.s.tdata.next = self.s.tdata.val();
         self.stage1.s.tkeep.next = self.s.tkeep.val();
         self.stage1.s.tlast.next = self.s.tlast.val();
         self.stage1.s.tuser.next = (self.s.tuser.val() & self.pre_clear.val())
             | (bit_cast::<U, 8>(self.hdr_end.val()) << 96)
             | (bit_cast::<U, 8>(self.tlen.val()) << 104)
-            | (bit_cast::<U, 8>(self.w_hdr.val().get_bits::<8>(0)) << 112)
-            | (bit_cast::<U, 8>(self.w_tlen.val().get_bits::<8>(0)) << 120);
+            | (bit_cast::<U, 8>(self.w_hdr.val()) << 112)
+            | (bit_cast::<U, 8>(self.w_tlen.val()) << 120);
         self.stage1.s.tvalid.next = self.s.tvalid.val();
         self.s.tready.next = self.stage1.s.tready.val();
 
@@ -641,27 +645,28 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
             self.short.next = !self.len_big.val() & (self.max_keep.val() > self.len_lo.val());
         }
         // 32 bits: a 16-bit length plus K - 1 may carry out.
-        self.w_len_in.next = (bit_cast::<32, 16>(self.len_in.val()) + self.k_minus_1_32.val()) >> bit_cast::<32, 16>(self.k_shift.val());
-        self.kl_in.next = bit_cast::<16, 8>(self.t2.val());
-        self.w_kl_in.next = bit_cast::<16, 8>(self.stage1.m.tuser.val().get_bits::<8>(120));
+        self.w_len_in.next = (bit_cast::<32, 16>(self.len_in.val()) + self.k_minus_1_32.val()) >> self.k_shift_32.val();
+        // Every candidate fits 8 bits (a short packet is below 256 bytes).
+        self.kl_in.next = self.t2.val();
+        self.w_kl_in.next = self.stage1.m.tuser.val().get_bits::<8>(120);
         if self.h_gt_t.val() {
-            self.kl_in.next = bit_cast::<16, 8>(self.h2.val());
-            self.w_kl_in.next = bit_cast::<16, 8>(self.stage1.m.tuser.val().get_bits::<8>(112));
+            self.kl_in.next = self.h2.val();
+            self.w_kl_in.next = self.stage1.m.tuser.val().get_bits::<8>(112);
         }
         if self.cap.val() {
-            self.kl_in.next = bit_cast::<16, 8>(self.max_keep.val());
+            self.kl_in.next = self.max_keep.val();
             self.w_kl_in.next = self.w_max_keep.val();
         }
         if self.short.val() {
-            self.kl_in.next = self.len_in.val();
-            self.w_kl_in.next = self.w_len_in.val().get_bits::<16>(0);
+            self.kl_in.next = self.len_lo.val();
+            self.w_kl_in.next = self.w_len_in.val().get_bits::<8>(0);
         }
         self.pre.s.tdata.next = self.stage1.m.tdata.val();
         self.pre.s.tkeep.next = self.stage1.m.tkeep.val();
         self.pre.s.tlast.next = self.stage1.m.tlast.val();
         self.pre.s.tuser.next = (self.stage1.m.tuser.val() & self.pre_clear.val())
-            | (bit_cast::<U, 8>(self.kl_in.val().get_bits::<8>(0)) << 96)
-            | (bit_cast::<U, 8>(self.w_kl_in.val().get_bits::<8>(0)) << 104)
+            | (bit_cast::<U, 8>(self.kl_in.val()) << 96)
+            | (bit_cast::<U, 8>(self.w_kl_in.val()) << 104)
             | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
         self.pre.s.tvalid.next = self.stage1.m.tvalid.val();
         self.stage1.m.tready.next = self.pre.s.tready.val();
