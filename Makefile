@@ -9,6 +9,9 @@ TS     := target/debug/trimswitch
 # The scenario `make` runs on the switch (sim/scenarios/<name>.toml): the
 # incast, or with several pipelines of two ports or more the paper's
 # cross-pipeline incast at RTL scale.
+# The configuration's FPGA family ([target] family): `make` synthesizes the
+# blocks for it alone (`make synth` for both Xilinx families).
+FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
 .PHONY: all test check toolchain build emit lint synth synth-top timing smoke regs sim formal clean
@@ -16,7 +19,7 @@ SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} E
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
 	$(TS) lint  --config $(CONFIG)
-	$(TS) synth --config $(CONFIG)
+	$(TS) synth --config $(CONFIG) --family $(FAMILY)
 	$(TS) smoke --config $(CONFIG)
 	$(TS) regs  --config $(CONFIG)
 	$(TS) sim --config $(CONFIG) --scenario $(SCENARIO)

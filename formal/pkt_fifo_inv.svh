@@ -16,6 +16,8 @@ always @(*) if (f_run) begin
     assert(rd_ptr__q < F_DEPTH);
     assert(wr_commit__q < F_DEPTH);
     assert(used__q <= F_DEPTH);                              // occupancy <= depth
+    assert(full_q__q == (used__q == F_DEPTH));               // the registered full flag
+    assert(readable_nz__q == (readable__q != 0));            // the registered readable flag
     if (write) assert(used__q < F_DEPTH);                    // never writes over an unread word
     assert(readable__q <= used__q && pkt_words__q <= used__q);
     assert(used__q == readable__q + pkt_words__q);

@@ -134,7 +134,7 @@ pub fn jobs() -> Vec<Job> {
             mode: Mode::Bmc,
             depth: 12,
             defines: vec![],
-            mutation: Some(("localparam  depth = 32'h8;", "localparam  depth = 32'h9;")),
+            mutation: Some(("localparam  depth = 17'b1000;", "localparam  depth = 17'b1001;")),
             expect: Expect::Fail,
         },
         Job {

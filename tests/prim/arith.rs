@@ -1,10 +1,11 @@
 //! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
-//! random ones, including sums that carry out of 32 bits.
+//! random ones, including sums that carry out of 32 bits. And the checksum
+//! compressor tree `OnesSum` against the RFC 1071 sum.
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::prim::widgets::{AddSub, SumLe};
+use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, OnesSum, SumLe};
 use trimswitch_sim::harness::dut::model_of;
 
 /// Operand values: the edges of 32 bits, then random ones.
@@ -65,5 +66,63 @@ fn add_sub_matches_rust() -> Result<()> {
         let want = x.wrapping_add(z).wrapping_sub(k) & 0xffff_ffff;
         ensure!(m.get(&y) == want, "{x} + {z} - {k}: got {:#x}, want {want:#x}", m.get(&y));
     }
+    Ok(())
+}
+
+/// The RFC 1071 sum of 16-bit words, folded: 0xFFFF for a correct IPv4 header.
+fn rfc1071(words: &[u16]) -> u32 {
+    let mut s: u32 = words.iter().map(|&w| w as u32).sum();
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    s
+}
+
+/// The parser's test on the two words left: their sum is 0 modulo 0xFFFF.
+fn zero_mod(a: u16, b: u16) -> bool {
+    a == !b || (a == 0 && b == 0) || (a == 0xffff && b == 0xffff)
+}
+
+#[test]
+fn ones_sum_keeps_the_checksum_and_matches_its_rust_model() -> Result<()> {
+    // The parser's shape: 30 words to 6 (five compressor levels), then 6 to 2.
+    assert_eq!(ones_sum_depths(30, 6).into_iter().max(), Some(5));
+    assert_eq!(ones_sum_depths(6, 2).into_iter().max(), Some(3));
+    let lib = model_of(&mut OnesSum::<480, 96>::default(), "ts_test_ones_sum", "w480")?;
+    let mut m = lib.instantiate();
+    let (inp, out) = (m.port("words")?, m.port("sum")?);
+    let mut rng = SmallRng::seed_from_u64(1071);
+    let mut checked_ok = 0;
+    for case in 0..5000 {
+        let mut w: Vec<u16> = (0..30).map(|_| rng.gen()).collect();
+        match case % 5 {
+            // All ones and all zeros, and sums that carry often.
+            0 => w.iter_mut().for_each(|x| *x = if case % 2 == 0 { 0xffff } else { 0xff00 | (*x & 0xff) }),
+            // A correct checksum: word 5 set so the header sums to 0xFFFF.
+            1 | 2 => {
+                w[5] = 0;
+                w[5] = !(rfc1071(&w) as u16);
+            }
+            _ => {}
+        }
+        let words: Vec<u64> =
+            (0..8).map(|i| (0..4).filter(|j| 4 * i + j < 30).fold(0, |a, j| a | (w[4 * i + j] as u64) << (16 * j))).collect();
+        m.set_wide(&inp, &words);
+        m.eval();
+        let mut got = [0u64; 2];
+        m.get_wide(&out, &mut got);
+        let got: Vec<u16> = (0..6).map(|i| (got[i / 4] >> (16 * (i % 4))) as u16).collect();
+        let want = ones_sum(&w, 6);
+        ensure!(got == want, "case {case}: Verilog {got:04x?}, Rust {want:04x?}");
+        // Congruent to the words' sum, and the two-word test is the RFC's.
+        let total: u64 = w.iter().map(|&x| x as u64).sum();
+        let part: u64 = got.iter().map(|&x| x as u64).sum();
+        ensure!(total % 0xffff == part % 0xffff, "case {case}: sum {total:#x} vs {part:#x} modulo 0xFFFF");
+        let two = ones_sum(&got, 2);
+        let ok = rfc1071(&w) == 0xffff;
+        ensure!(zero_mod(two[0], two[1]) == ok, "case {case}: test says {}, RFC 1071 {ok}", !ok);
+        checked_ok += ok as usize;
+    }
+    ensure!(checked_ok >= 2000, "only {checked_ok} correct checksums tried");
     Ok(())
 }

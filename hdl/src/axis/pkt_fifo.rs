@@ -30,6 +30,8 @@ use rust_hdl::prelude::*;
 
 /// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
 pub const PTR_BITS: usize = 16;
+/// Width of the word counters (`used`, `readable`, a packet's words): 0..=65536.
+pub const CNT_BITS: usize = PTR_BITS + 1;
 
 /// Bits needed to hold a byte count 0..=K of a `K`-lane beat.
 pub const fn count_bits(k: usize) -> usize {
@@ -80,7 +82,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     set_length: Constant<Bit>,
     len_mask: Constant<Bits<W>>,
     len_shift: Constant<Bits<16>>,
-    depth: Constant<Bits<32>>,
+    depth: Constant<Bits<CNT_BITS>>,
     last_addr: Constant<Bits<PTR_BITS>>,
     lanes: Constant<Bits<32>>,
     all_keep: Constant<Bits<K>>,
@@ -93,15 +95,21 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     // Write side.
     wr_ptr: DffR<Bits<PTR_BITS>>,
     wr_commit: DffR<Bits<PTR_BITS>>,
-    pkt_words: DffR<Bits<32>>,
+    pkt_words: DffR<Bits<CNT_BITS>>,
     pkt_bytes: DffR<Bits<32>>,
     dropping: DffR<Bit>,
     overflowed: DffR<Bit>,
     first: DffR<Bit>,
     user_lat: DFF<Bits<U>>,
     // Shared counters.
-    used: DffR<Bits<32>>,
-    readable: DffR<Bits<32>>,
+    used: DffR<Bits<CNT_BITS>>,
+    /// `used == depth`, registered from `used`'s next value: the full test
+    /// leaves the path into the RAM's write enable (issue 14).
+    full_q: DffR<Bit>,
+    readable: DffR<Bits<CNT_BITS>>,
+    /// `readable != 0`, registered from `readable`'s next value: the read
+    /// issue does not wait for a wide OR (issue 14).
+    readable_nz: DffR<Bit>,
     bytes: DffR<Bits<32>>,
     pkts: DffR<Bits<32>>,
     drops: DffR<Bits<32>>,
@@ -123,6 +131,8 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     word_in: Signal<Local, Bits<W>>,
     wr_next: Signal<Local, Bits<PTR_BITS>>,
     full: Signal<Local, Bit>,
+    used_next: Signal<Local, Bits<CNT_BITS>>,
+    readable_next: Signal<Local, Bits<CNT_BITS>>,
     write: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
     rollback: Signal<Local, Bit>,
@@ -176,7 +186,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             first: DffR::new(true),
             user_lat: Default::default(),
             used: Default::default(),
+            full_q: Default::default(),
             readable: Default::default(),
+            readable_nz: Default::default(),
             bytes: Default::default(),
             pkts: Default::default(),
             drops: Default::default(),
@@ -199,6 +211,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             word_in: Default::default(),
             wr_next: Default::default(),
             full: Default::default(),
+            used_next: Default::default(),
+            readable_next: Default::default(),
             write: Default::default(),
             commit: Default::default(),
             rollback: Default::default(),
@@ -225,8 +239,33 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, wr_commit, pkt_words, pkt_bytes, dropping, overflowed, first, user_lat, used, readable, bytes, pkts,
-            drops, rd_ptr, inflight, ocount, head, second, third, sub_q, pkt_out_q, rd_first, len_lat
+            self,
+            clock,
+            wr_ptr,
+            wr_commit,
+            pkt_words,
+            pkt_bytes,
+            dropping,
+            overflowed,
+            first,
+            user_lat,
+            used,
+            full_q,
+            readable,
+            readable_nz,
+            bytes,
+            pkts,
+            drops,
+            rd_ptr,
+            inflight,
+            ocount,
+            head,
+            second,
+            third,
+            sub_q,
+            pkt_out_q,
+            rd_first,
+            len_lat
         );
         self.overflowed.reset.next = self.reset.val();
         self.rd_first.reset.next = self.reset.val();
@@ -237,7 +276,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dropping.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
         self.used.reset.next = self.reset.val();
+        self.full_q.reset.next = self.reset.val();
         self.readable.reset.next = self.reset.val();
+        self.readable_nz.reset.next = self.reset.val();
         self.bytes.reset.next = self.reset.val();
         self.pkts.reset.next = self.reset.val();
         self.drops.reset.next = self.reset.val();
@@ -250,7 +291,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.len_ram.clock.next = self.clock.val();
 
         // ---- write side ----
-        self.full.next = self.used.q.val() == self.depth.val();
+        self.full.next = self.full_q.q.val();
         if self.store_forward.val() {
             self.s.tready.next = !self.reset.val();
         } else {
@@ -340,7 +381,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m.tvalid.next = self.ocount.q.val().any();
         self.pop.next = self.m.tvalid.val() & self.m.tready.val();
         // Issue a read while the buffer and the read in flight leave room.
-        self.issue.next = self.readable.q.val().any() & (self.ocount.q.val() != 3) & !((self.ocount.q.val() == 2) & self.inflight.q.val());
+        self.issue.next = self.readable_nz.q.val() & (self.ocount.q.val() != 3) & !((self.ocount.q.val() == 2) & self.inflight.q.val());
         self.ram.read_enable.next = self.issue.val();
         self.ram.read_address.next = self.rd_ptr.q.val();
         self.len_ram.read_enable.next = self.issue.val();
@@ -419,14 +460,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkt_out_q.d.next = self.pop.val() & self.m.tlast.val();
 
         // ---- counters shared by both sides ----
-        self.used.d.next = self.used.q.val() + bit_cast::<32, 1>(self.write.val().into()) - bit_cast::<32, 1>(self.issue.val().into());
+        self.used_next.next =
+            self.used.q.val() + bit_cast::<CNT_BITS, 1>(self.write.val().into()) - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         if self.rollback.val() {
-            self.used.d.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<32, 1>(self.issue.val().into());
+            self.used_next.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         }
-        self.readable.d.next = self.readable.q.val() - bit_cast::<32, 1>(self.issue.val().into());
+        self.used.d.next = self.used_next.val();
+        self.full_q.d.next = self.used_next.val() == self.depth.val();
+        self.readable_next.next = self.readable.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         if self.commit.val() {
-            self.readable.d.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<32, 1>(self.issue.val().into());
+            self.readable_next.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         }
+        self.readable.d.next = self.readable_next.val();
+        self.readable_nz.d.next = self.readable_next.val().any();
         self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
         self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s.tlast.val()).into())
             - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());

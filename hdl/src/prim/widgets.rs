@@ -294,6 +294,95 @@ impl<const N: usize> Logic for SumLe<N> {
     }
 }
 
+/// One 3:2 compressor of [`OnesSum`] in ones'-complement arithmetic: `a + b + c`
+/// is congruent to `s + c'` modulo `0xFFFF`, where `s = a ^ b ^ c` and `c'` is
+/// the majority `maj(a, b, c)` rotated left by one bit (the carry out of bit 15
+/// weighs `2^16`, which is 1 modulo `0xFFFF`, so it wraps to bit 0).
+pub fn ones_csa(a: u16, b: u16, c: u16) -> (u16, u16) {
+    (a ^ b ^ c, ((a & b) | (a & c) | (b & c)).rotate_left(1))
+}
+
+/// The compressors of [`OnesSum`] reducing `n` words to `m`, in order: compressor
+/// `k` reads words `3k`, `3k + 1`, `3k + 2` of the list that starts with the `n`
+/// inputs and grows by each compressor's two outputs (words `n + 2k`, `n + 2k + 1`);
+/// the result is the list's last `m` words. Taken in this order (a queue) the
+/// compressors form a Wallace tree: each layer reads the layer before.
+/// Returns each word's depth in compressor levels.
+pub fn ones_sum_depths(n: usize, m: usize) -> Vec<usize> {
+    assert!(m >= 2 && m <= n, "OnesSum: 2 <= outputs <= inputs");
+    let mut d = vec![0; n];
+    for k in 0..n - m {
+        let l = 1 + d[3 * k].max(d[3 * k + 1]).max(d[3 * k + 2]);
+        d.push(l);
+        d.push(l);
+    }
+    d.split_off(3 * (n - m))
+}
+
+/// [`OnesSum`]'s function in Rust: `words` reduced to `m` words by the
+/// compressors of [`ones_sum_depths`], bit for bit what the Verilog computes.
+pub fn ones_sum(words: &[u16], m: usize) -> Vec<u16> {
+    let n = words.len();
+    ones_sum_depths(n, m);
+    let mut v = words.to_vec();
+    for k in 0..n - m {
+        let (s, c) = ones_csa(v[3 * k], v[3 * k + 1], v[3 * k + 2]);
+        v.push(s);
+        v.push(c);
+    }
+    v.split_off(3 * (n - m))
+}
+
+/// The Internet checksum's sum (RFC 1071) without a carry chain: `W / 16`
+/// 16-bit words go through a tree of ones'-complement 3:2 compressors
+/// ([`ones_csa`], one LUT level each) down to `O / 16` words whose
+/// ones'-complement sum is congruent modulo `0xFFFF` to the inputs'. With two
+/// words `a`, `b` left, the sum is zero modulo `0xFFFF` exactly when `a == !b`,
+/// or both are `0` or both `0xFFFF` (a bitwise test, no adder). Issue 14: the
+/// parser's IPv4 checksum, 30 words, was five adders in a row.
+///
+/// Type parameters: `W` input bits (a multiple of 16), `O` output bits (a
+/// multiple of 16, at least 32 and at most `W`). Word `i` is bits `16i .. 16i+15`.
+///
+/// Ports: `words` in; `sum` out.
+#[derive(LogicBlock, Default)]
+pub struct OnesSum<const W: usize, const O: usize> {
+    pub words: Signal<In, Bits<W>>,
+    pub sum: Signal<Out, Bits<O>>,
+}
+
+impl<const W: usize, const O: usize> Logic for OnesSum<W, O> {
+    fn update(&mut self) {
+        let v: Vec<u16> = (0..W / 16).map(|i| self.words.val().get_bits::<16>(16 * i).index() as u16).collect();
+        let mut out = Bits::<O>::default();
+        for (j, x) in ones_sum(&v, O / 16).into_iter().enumerate() {
+            out.set_bits::<16>(16 * j, (x as u64).to_bits());
+        }
+        self.sum.next = out;
+    }
+    fn connect(&mut self) {
+        self.sum.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!(W.is_multiple_of(16) && O.is_multiple_of(16), "OnesSum: widths are multiples of 16");
+        let (n, m) = (W / 16, O / 16);
+        ones_sum_depths(n, m);
+        let mut s = String::new();
+        for i in 0..n {
+            s += &format!("wire [15:0] v{i} = words[{}:{}];\n", 16 * i + 15, 16 * i);
+        }
+        for k in 0..n - m {
+            let (a, b, c) = (3 * k, 3 * k + 1, 3 * k + 2);
+            s += &format!("wire [15:0] v{} = v{a} ^ v{b} ^ v{c};\n", n + 2 * k);
+            s += &format!("wire [15:0] j{k} = (v{a} & v{b}) | (v{a} & v{c}) | (v{b} & v{c});\n");
+            s += &format!("wire [15:0] v{} = {{j{k}[14:0], j{k}[15]}};\n", n + 2 * k + 1);
+        }
+        let last: Vec<String> = (0..m).rev().map(|j| format!("v{}", 3 * (n - m) + j)).collect();
+        s += &format!("always @(*) sum = {{{}}};\n", last.join(", "));
+        Verilog::Custom(s)
+    }
+}
+
 /// `a + b - c` modulo `2^N` with a single carry chain: `a`, `b` and `!c` go
 /// through one carry-save layer (one LUT level) and the `+ 1` of the two's
 /// complement enters as the carry into bit 0, where two adders in series

@@ -1,24 +1,26 @@
 //! Parser stage S3: checksum fold, lengths and offsets, every check as a flag
 //! (`docs/ingress.md`, "parser").
 use super::layout::*;
-use crate::prim::widgets::DffR;
+use crate::prim::widgets::{DffR, OnesSum, SumLe};
 use crate::proto::{hlen, ipproto, pl2kind};
 use rust_hdl::prelude::*;
 
-/// S3: folds the checksum's partial sums, computes the L4 offset and the end
+/// S3: reduces the checksum's words to two and tests them, computes the L4 offset and the end
 /// of the IP packet, and evaluates every check of `docs/ingress.md` at once
 /// ([`Checks`]); reads the L4 header ([`L4Info`]).
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
-/// - `s_v`, `s_psum`, `s_l3_rec`, `s_l4b`, `s_l2_rec` in: S2's outputs.
+/// - `s_v`, `s_psum`, `s_l4o`, `s_ip_end`, `s_l3_rec`, `s_l4b`, `s_l2_rec` in: S2's outputs.
 /// - `v` out, and with it `flags` (the flags), `l4_rec`, and `l3_rec`, `l2_rec` (passed on).
 #[derive(LogicBlock)]
 pub struct ParseChecks {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_v: Signal<In, Bit>,
-    pub s_psum: Vec<Signal<In, Bits<20>>>,
+    pub s_psum: Signal<In, Bits<PSUM_BITS>>,
+    pub s_l4o: Signal<In, Bits<18>>,
+    pub s_ip_end: Signal<In, Bits<18>>,
     pub s_l3_rec: Signal<In, L3Info>,
     pub s_l4b: Signal<In, Bits<L4_HDR_BITS>>,
     pub s_l2_rec: Signal<In, L2Info>,
@@ -31,7 +33,6 @@ pub struct ParseChecks {
     ip_ndp: Constant<Bits<8>>,
     pl2_rsv: Constant<Bits<8>>,
     pl2_grt: Constant<Bits<8>>,
-    v6_hlen: Constant<Bits<18>>,
     udp_hlen: Constant<Bits<18>>,
     ndp_hlen: Constant<Bits<18>>,
     pl2_len: Constant<Bits<18>>,
@@ -40,8 +41,13 @@ pub struct ParseChecks {
     r_l4: DFF<L4Info>,
     r_l3: DFF<L3Info>,
     r_l2: DFF<L2Info>,
-    csum: Signal<Local, Bits<23>>,
-    fold1: Signal<Local, Bits<18>>,
+    fin: OnesSum<PSUM_BITS, 32>,
+    /// `l4o + l4h <= ip_end`, `l4o + udp_len <= ip_end`, `l3o + PL2 length <= lenx`.
+    le_l4: SumLe<18>,
+    le_udp: SumLe<18>,
+    le_pl2: SumLe<18>,
+    ca: Signal<Local, Bits<16>>,
+    cb: Signal<Local, Bits<16>>,
     hdr4: Signal<Local, Bits<18>>,
     l3o: Signal<Local, Bits<18>>,
     lenx: Signal<Local, Bits<18>>,
@@ -61,7 +67,9 @@ impl Default for ParseChecks {
             clock: Default::default(),
             reset: Default::default(),
             s_v: Default::default(),
-            s_psum: crate::prim::widgets::vec_of(PSUMS),
+            s_psum: Default::default(),
+            s_l4o: Default::default(),
+            s_ip_end: Default::default(),
             s_l3_rec: Default::default(),
             s_l4b: Default::default(),
             s_l2_rec: Default::default(),
@@ -74,7 +82,6 @@ impl Default for ParseChecks {
             ip_ndp: Constant::new((ipproto::NDP as u64).to_bits()),
             pl2_rsv: Constant::new((pl2kind::RSV as u64).to_bits()),
             pl2_grt: Constant::new((pl2kind::GRT as u64).to_bits()),
-            v6_hlen: Constant::new((hlen::IPV6 as u64).to_bits()),
             udp_hlen: Constant::new((hlen::UDP as u64).to_bits()),
             ndp_hlen: Constant::new((hlen::NDP as u64).to_bits()),
             pl2_len: Constant::new((hlen::PL2 as u64).to_bits()),
@@ -83,8 +90,12 @@ impl Default for ParseChecks {
             r_l4: Default::default(),
             r_l3: Default::default(),
             r_l2: Default::default(),
-            csum: Default::default(),
-            fold1: Default::default(),
+            fin: Default::default(),
+            le_l4: Default::default(),
+            le_udp: Default::default(),
+            le_pl2: Default::default(),
+            ca: Default::default(),
+            cb: Default::default(),
             hdr4: Default::default(),
             l3o: Default::default(),
             lenx: Default::default(),
@@ -100,32 +111,20 @@ impl Default for ParseChecks {
     }
 }
 
-const _: () = assert!(PSUMS == 6, "ParseChecks adds six partial sums");
-
 impl Logic for ParseChecks {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r_v, r_f, r_l4, r_l3, r_l2);
         self.r_v.reset.next = self.reset.val();
-        self.csum.next = bit_cast::<23, 20>(self.s_psum[0].val())
-            + bit_cast::<23, 20>(self.s_psum[1].val())
-            + bit_cast::<23, 20>(self.s_psum[2].val())
-            + bit_cast::<23, 20>(self.s_psum[3].val())
-            + bit_cast::<23, 20>(self.s_psum[4].val())
-            + bit_cast::<23, 20>(self.s_psum[5].val());
-        self.fold1.next =
-            bit_cast::<18, 16>(self.csum.val().get_bits::<16>(0)) + bit_cast::<18, 7>(self.csum.val().get_bits::<7>(CSUM_WORD));
+        self.fin.words.next = self.s_psum.val();
+        self.ca.next = self.fin.sum.val().get_bits::<16>(0);
+        self.cb.next = self.fin.sum.val().get_bits::<16>(CSUM_WORD);
         self.hdr4.next = bit_cast::<18, 4>(self.s_l3_rec.val().ihl) << 2;
         self.l3o.next = bit_cast::<18, 8>(self.s_l3_rec.val().l3_off);
         self.lenx.next = bit_cast::<18, 16>(self.s_l2_rec.val().len);
         self.iplx.next = bit_cast::<18, 16>(self.s_l3_rec.val().iplen);
-        if self.s_l3_rec.val().is_v6 {
-            self.l4o.next = self.l3o.val() + self.v6_hlen.val();
-            self.ip_end.next = self.l3o.val() + self.v6_hlen.val() + self.iplx.val();
-        } else {
-            self.l4o.next = self.l3o.val() + self.hdr4.val();
-            self.ip_end.next = self.l3o.val() + self.iplx.val();
-        }
+        self.l4o.next = self.s_l4o.val();
+        self.ip_end.next = self.s_ip_end.val();
         self.is_udp.next = self.s_l3_rec.val().proto == self.ip_udp.val();
         self.is_ndp.next = self.s_l3_rec.val().proto == self.ip_ndp.val();
         self.l4h.next = 0.into();
@@ -138,6 +137,15 @@ impl Logic for ParseChecks {
         self.udp_len.next = (bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN)) << 8)
             | bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN + 8));
         self.pl2w.next = self.s_l3_rec.val().pl2;
+        self.le_l4.a.next = self.l4o.val();
+        self.le_l4.b.next = self.l4h.val();
+        self.le_l4.c.next = self.ip_end.val();
+        self.le_udp.a.next = self.l4o.val();
+        self.le_udp.b.next = self.udp_len.val();
+        self.le_udp.c.next = self.ip_end.val();
+        self.le_pl2.a.next = self.l3o.val();
+        self.le_pl2.b.next = self.pl2_len.val();
+        self.le_pl2.c.next = self.lenx.val();
         self.r_v.d.next = self.s_v.val();
         if self.s_v.val() {
             self.r_f.d.next.l2 = self.l3o.val() > self.lenx.val();
@@ -145,16 +153,21 @@ impl Logic for ParseChecks {
             self.r_f.d.next.ver4 = self.s_l3_rec.val().ver != 4;
             self.r_f.d.next.ver6 = self.s_l3_rec.val().ver != 6;
             self.r_f.d.next.ihl = self.s_l3_rec.val().ihl < 5;
-            self.r_f.d.next.v4tr = (self.l3o.val() + self.hdr4.val()) > self.lenx.val();
+            // l4o is l3o + 4 * IHL for IPv4 and l3o + 40 for IPv6 (S2).
+            self.r_f.d.next.v4tr = self.l4o.val() > self.lenx.val();
             self.r_f.d.next.v4len = (self.iplx.val() < self.hdr4.val()) | (self.ip_end.val() > self.lenx.val());
-            // One fold suffices: a second end-around carry could only turn 0x1FFFE
-            // (unreachable: the first fold is at most 0x1007E) into 0xFFFF.
-            self.r_f.d.next.cks = self.fold1.val() != 0xFFFF;
-            self.r_f.d.next.v6tr = (self.l3o.val() + self.v6_hlen.val()) > self.lenx.val();
+            // The header's words sum to 0 modulo 0xFFFF exactly when ca + cb is
+            // 0, 0xFFFF or 0x1FFFE: ca == !cb (no carry can occur), or both 0, or
+            // both 0xFFFF. (RFC 1071 also asks the sum be nonzero; only an
+            // all-zero header sums to 0, and its version 0 fails first.)
+            self.r_f.d.next.cks = !(((self.ca.val() ^ self.cb.val()) == 0xFFFF)
+                | ((self.ca.val() | self.cb.val()) == 0)
+                | ((self.ca.val() & self.cb.val()) == 0xFFFF));
+            self.r_f.d.next.v6tr = self.l4o.val() > self.lenx.val();
             self.r_f.d.next.v6len = self.ip_end.val() > self.lenx.val();
-            self.r_f.d.next.l4tr = (self.l4o.val() + self.l4h.val()) > self.ip_end.val();
-            self.r_f.d.next.udp = (self.udp_len.val() < self.udp_hlen.val()) | ((self.l4o.val() + self.udp_len.val()) > self.ip_end.val());
-            self.r_f.d.next.pl2tr = (self.l3o.val() + self.pl2_len.val()) > self.lenx.val();
+            self.r_f.d.next.l4tr = !self.le_l4.sum_le.val();
+            self.r_f.d.next.udp = (self.udp_len.val() < self.udp_hlen.val()) | !self.le_udp.sum_le.val();
+            self.r_f.d.next.pl2tr = !self.le_pl2.sum_le.val();
             self.r_f.d.next.pl2k = (self.pl2w.val().get_bits::<8>(PL2_KIND_AT) != self.pl2_rsv.val())
                 & (self.pl2w.val().get_bits::<8>(PL2_KIND_AT) != self.pl2_grt.val());
             self.r_l4.d.next.is_udp = self.is_udp.val();

@@ -6,7 +6,7 @@ use super::pack::PhvPack;
 use crate::ingress::phv::PHV_BITS;
 use rust_hdl::prelude::*;
 
-/// S4 (combinational, on S3's registers): the malformed code is the first
+/// S4 (combinational on S3's registers; the parser registers its outputs): the malformed code is the first
 /// failing check in the order of [`crate::ingress::phv::malformed`]; the
 /// PHV's fields are S0..S3's findings, the L3 fields only for IPv4/IPv6 and
 /// the L4 and PL2 fields only for a well-formed packet.

@@ -1,19 +1,25 @@
 //! Parser stage S2: the IPv4/IPv6/PL2 fields, the IPv4 checksum in partial
 //! sums and the L4 header aligned (`docs/ingress.md`, "parser").
 use super::layout::*;
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{AddSub, DffR, OnesSum};
+use crate::proto::hlen;
 use crate::proto::{ethertype, wire16};
 use rust_hdl::prelude::*;
 
 /// S2: what the L3 header says ([`L3Info`]), the IPv4 header's 16-bit words
-/// summed in [`PSUMS`] groups (words past `4 * IHL` bytes count zero) and the
+/// (words past `4 * IHL` bytes count zero) reduced to [`PSUMS`] words of the
+/// same ones'-complement sum by [`OnesSum`] (compressors, no carry chain) and the
 /// L4 header aligned to byte 0 (after 40 bytes of IPv6 or `4 * IHL` of IPv4,
 /// IHL 5..15).
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
 /// - `s_v`, `s_hdr`, `s_l3_off`, `s_l2_rec` in: S1's outputs.
-/// - `v` out, and with it `psum` (the partial sums, 20 bits), `l3_rec`, `l4b`
+/// - `v` out, and with it `l4o` (the L4 header's byte offset: `l3_off` plus 40
+///   for IPv6, `4 * IHL` otherwise) and `ip_end` (where the IP packet ends:
+///   `l3_off` plus the total length for IPv4, `40` plus the payload length for
+///   IPv6; 18 bits), computed here so S3 has one carry chain per check, `psum` ([`PSUMS`] 16-bit words, word `i` in bits
+///   `16i ..`), `l3_rec`, `l4b`
 ///   (the L4 header, [`L4_HDR_BITS`]) and `l2_rec` (passed on).
 #[derive(LogicBlock)]
 pub struct ParseL3 {
@@ -24,7 +30,9 @@ pub struct ParseL3 {
     pub s_l3_off: Signal<In, Bits<8>>,
     pub s_l2_rec: Signal<In, L2Info>,
     pub v: Signal<Out, Bit>,
-    pub psum: Vec<Signal<Out, Bits<20>>>,
+    pub psum: Signal<Out, Bits<PSUM_BITS>>,
+    pub l4o: Signal<Out, Bits<18>>,
+    pub ip_end: Signal<Out, Bits<18>>,
     pub l3_rec: Signal<Out, L3Info>,
     pub l4b: Signal<Out, Bits<L4_HDR_BITS>>,
     pub l2_rec: Signal<Out, L2Info>,
@@ -33,14 +41,25 @@ pub struct ParseL3 {
     et_pl2: Constant<Bits<16>>,
     et_protego: Constant<Bits<16>>,
     r_v: DffR<Bit>,
-    r_psum: Vec<DFF<Bits<20>>>,
+    r_psum: DFF<Bits<PSUM_BITS>>,
+    csa: OnesSum<CSUM_BITS, PSUM_BITS>,
+    /// Bits of IPv4 header word `h` (32 bits) in the checksum's words.
+    hword: Vec<Constant<Bits<CSUM_BITS>>>,
     r_l3: DFF<L3Info>,
+    r_l4o: DFF<Bits<18>>,
+    r_end: DFF<Bits<18>>,
+    /// `l3_off + iplen (+ 40)`: the 40 subtracted as its negative, one carry chain.
+    end_sum: AddSub<18>,
+    /// `2^18 - 40`: IPv6's header length, negative.
+    neg_v6: Constant<Bits<18>>,
+    v6_hlen: Constant<Bits<18>>,
+    l3o: Signal<Local, Bits<18>>,
+    iplen: Signal<Local, Bits<16>>,
     r_l4b: DFF<Bits<L4_HDR_BITS>>,
     r_l2: DFF<L2Info>,
     ihl: Signal<Local, Bits<4>>,
     is_v6: Signal<Local, Bit>,
-    sum: Signal<Local, Bits<20>>,
-    word: Signal<Local, Bits<16>>,
+    wmask: Signal<Local, Bits<CSUM_BITS>>,
     al4: Signal<Local, Bits<L4_HDR_BITS>>,
 }
 
@@ -54,7 +73,9 @@ impl Default for ParseL3 {
             s_l3_off: Default::default(),
             s_l2_rec: Default::default(),
             v: Default::default(),
-            psum: vec_of(PSUMS),
+            psum: Default::default(),
+            l4o: Default::default(),
+            ip_end: Default::default(),
             l3_rec: Default::default(),
             l4b: Default::default(),
             l2_rec: Default::default(),
@@ -63,14 +84,28 @@ impl Default for ParseL3 {
             et_pl2: Constant::new(wire16(ethertype::PL2).to_bits()),
             et_protego: Constant::new(wire16(ethertype::PROTEGO).to_bits()),
             r_v: Default::default(),
-            r_psum: vec_of(PSUMS),
+            r_psum: Default::default(),
+            csa: Default::default(),
+            hword: (0..CSUM_WORDS / 2)
+                .map(|h| {
+                    let mut m = Bits::<CSUM_BITS>::default();
+                    m.set_bits::<32>(V4_WORD * h, 0xffff_ffffu64.to_bits());
+                    Constant::new(m)
+                })
+                .collect(),
             r_l3: Default::default(),
+            r_l4o: Default::default(),
+            r_end: Default::default(),
+            end_sum: Default::default(),
+            neg_v6: Constant::new(((1u64 << 18) - hlen::IPV6 as u64).to_bits()),
+            v6_hlen: Constant::new((hlen::IPV6 as u64).to_bits()),
+            l3o: Default::default(),
+            iplen: Default::default(),
             r_l4b: Default::default(),
             r_l2: Default::default(),
             ihl: Default::default(),
             is_v6: Default::default(),
-            sum: Default::default(),
-            word: Default::default(),
+            wmask: Default::default(),
             al4: Default::default(),
         }
     }
@@ -79,12 +114,8 @@ impl Default for ParseL3 {
 impl Logic for ParseL3 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_v, r_l3, r_l4b, r_l2);
+        dff_setup!(self, clock, r_v, r_psum, r_l3, r_l4o, r_end, r_l4b, r_l2);
         self.r_v.reset.next = self.reset.val();
-        for g in 0..PSUMS {
-            self.r_psum[g].clock.next = self.clock.val();
-            self.r_psum[g].d.next = self.r_psum[g].q.val();
-        }
         self.ihl.next = self.s_hdr.val().get_bits::<4>(IP_IHL);
         self.is_v6.next = !self.s_l2_rec.val().v3 & (self.s_l2_rec.val().ether == self.et_ipv6.val());
         // The L4 header: after 40 bytes of IPv6 or IHL words of IPv4.
@@ -97,18 +128,31 @@ impl Logic for ParseL3 {
                 self.al4.next = self.s_hdr.val().get_bits::<L4_HDR_BITS>(V4_WORD * h);
             }
         }
-        // Checksum: word i (of 30) counts while it is inside the IHL words.
-        for g in 0..PSUMS {
-            self.sum.next = 0.into();
-            for w in 0..PSUM_WORDS {
-                // Word i is in the header while i < 2 * IHL.
-                self.word.next = self.s_hdr.val().get_bits::<16>(CSUM_WORD * (PSUM_WORDS * g + w));
-                if (self.ihl.val().index() * 2) > (PSUM_WORDS * g + w) {
-                    self.sum.next = self.sum.val() + bit_cast::<20, 16>(self.word.val());
-                }
+        // Checksum: header word h (two 16-bit words) counts while h < IHL.
+        self.wmask.next = 0.into();
+        for h in 0..self.hword.len() {
+            if self.ihl.val().index() > h {
+                self.wmask.next = self.wmask.val() | self.hword[h].val();
             }
-            self.r_psum[g].d.next = self.sum.val();
         }
+        self.csa.words.next = self.s_hdr.val().get_bits::<CSUM_BITS>(0) & self.wmask.val();
+        self.r_psum.d.next = self.csa.sum.val();
+        // The IP packet's extent, for S3's length checks.
+        self.l3o.next = bit_cast::<18, 8>(self.s_l3_off.val());
+        self.end_sum.c.next = 0.into();
+        if self.is_v6.val() {
+            self.iplen.next = (bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V6_LEN)) << 8)
+                | bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V6_LEN + 8));
+            self.end_sum.c.next = self.neg_v6.val();
+            self.r_l4o.d.next = self.l3o.val() + self.v6_hlen.val();
+        } else {
+            self.iplen.next = (bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V4_LEN)) << 8)
+                | bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V4_LEN + 8));
+            self.r_l4o.d.next = self.l3o.val() + (bit_cast::<18, 4>(self.ihl.val()) << 2);
+        }
+        self.end_sum.a.next = self.l3o.val();
+        self.end_sum.b.next = bit_cast::<18, 16>(self.iplen.val());
+        self.r_end.d.next = self.end_sum.add_sub.val();
         self.r_v.d.next = self.s_v.val();
         if self.s_v.val() {
             self.r_l3.d.next.is_v4 = !self.s_l2_rec.val().v3 & (self.s_l2_rec.val().ether == self.et_ipv4.val());
@@ -123,14 +167,12 @@ impl Logic for ParseL3 {
             if self.is_v6.val() {
                 self.r_l3.d.next.tos = (bit_cast::<8, 4>(self.s_hdr.val().get_bits::<4>(V6_TC_HI)) << 4)
                     | bit_cast::<8, 4>(self.s_hdr.val().get_bits::<4>(V6_TC_LO));
-                self.r_l3.d.next.iplen = (bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V6_LEN)) << 8)
-                    | bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V6_LEN + 8));
+                self.r_l3.d.next.iplen = self.iplen.val();
                 self.r_l3.d.next.proto = self.s_hdr.val().get_bits::<8>(V6_NEXT);
                 self.r_l3.d.next.dst = 0.into();
             } else {
                 self.r_l3.d.next.tos = self.s_hdr.val().get_bits::<8>(V4_TOS);
-                self.r_l3.d.next.iplen = (bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V4_LEN)) << 8)
-                    | bit_cast::<16, 8>(self.s_hdr.val().get_bits::<8>(V4_LEN + 8));
+                self.r_l3.d.next.iplen = self.iplen.val();
                 self.r_l3.d.next.proto = self.s_hdr.val().get_bits::<8>(V4_PROTO);
                 self.r_l3.d.next.dst = (bit_cast::<32, 8>(self.s_hdr.val().get_bits::<8>(V4_DST)) << 24)
                     | (bit_cast::<32, 8>(self.s_hdr.val().get_bits::<8>(V4_DST + 8)) << 16)
@@ -141,9 +183,9 @@ impl Logic for ParseL3 {
             self.r_l2.d.next = self.s_l2_rec.val();
         }
         self.v.next = self.r_v.q.val();
-        for g in 0..PSUMS {
-            self.psum[g].next = self.r_psum[g].q.val();
-        }
+        self.psum.next = self.r_psum.q.val();
+        self.l4o.next = self.r_l4o.q.val();
+        self.ip_end.next = self.r_end.q.val();
         self.l3_rec.next = self.r_l3.q.val();
         self.l4b.next = self.r_l4b.q.val();
         self.l2_rec.next = self.r_l2.q.val();

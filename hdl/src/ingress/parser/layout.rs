@@ -17,6 +17,11 @@ use rust_hdl::prelude::*;
 pub const L3_HDR_BITS: usize = 640;
 /// Bits of the aligned L4 header (UDP, NDP: 16 bytes).
 pub const L4_HDR_BITS: usize = 128;
+/// Bits of the IPv4 checksum's words (30 words of 16 bits: a 60-byte header).
+pub const CSUM_BITS: usize = 480;
+/// Bits of the checksum words S2 hands to S3 ([`PSUMS`] words of 16 bits).
+pub const PSUM_BITS: usize = 96;
+const _: () = assert!(CSUM_BITS == 16 * CSUM_WORDS && PSUM_BITS == 16 * PSUMS);
 /// Bits of the header window ([`crate::ingress::parser::WINDOW_BYTES`] bytes).
 pub const WIN_BITS: usize = 1024;
 
@@ -58,10 +63,11 @@ crate::gen::unroll::named_indices! {
     V4_WORD = 4 * 8;
     /// One 16-bit checksum word.
     CSUM_WORD = 16;
-    /// Partial sums of the IPv4 header checksum, of [`PSUM_WORDS`] words
-    /// each (the 60-byte maximum header is 30 words).
+    /// 16-bit words of the longest IPv4 header (60 bytes) the checksum sums.
+    CSUM_WORDS = 30;
+    /// Words S2 reduces the checksum's 30 to ([`crate::prim::widgets::OnesSum`],
+    /// five compressor levels); S3 reduces them to two (three levels) and tests those.
     PSUMS = 6;
-    PSUM_WORDS = 5;
     /// IPv6 traffic class: bits 0..3 of byte 0 (its high nibble) and bits
     /// 4..7 of byte 1 (its low nibble).
     V6_TC_HI = 0;

@@ -15,8 +15,9 @@
 //!   partial sums, the L4 header aligned (twelve possible offsets);
 //! - S3 [`checks::ParseChecks`]: checksum fold, lengths and offsets, every
 //!   check as a flag;
-//! - S4 [`decide::ParseDecide`] (combinational on S3's registers): the first
-//!   failing check in specification order, the PHV fields.
+//! - S4 [`decide::ParseDecide`]: the first failing check in specification
+//!   order, the PHV fields; registered here (`r_phv`, `r_code`) before the
+//!   PHV FIFO and the match stage.
 //!
 //! The PHV goes into a 32-entry PHV FIFO; the output joins each packet's first
 //! beat with its PHV. A new packet is admitted only while fewer than 31 are
@@ -111,6 +112,10 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     widx: DffR<Bits<8>>,
     go: DffR<Bit>,
     inflight: DffR<Bits<8>>,
+    /// `inflight < PHV_DEPTH - 1`, registered from `inflight`'s next value
+    /// (the admission test leaves the input's ready path; issue 14).
+    room: DffR<Bit>,
+    inflight_next: Signal<Local, Bits<8>>,
     /// Window slot j holds beat j of the packet, already in place (bits j*D up).
     slots: Vec<DFF<Bits<WIN_BITS>>>,
     n_pkts: DffR<Bits<32>>,
@@ -123,6 +128,10 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     ip: l3::ParseL3,
     checks: checks::ParseChecks,
     decide: decide::ParseDecide,
+    /// S4's registers: the PHV, its malformed code, valid.
+    r_pv: DffR<Bit>,
+    r_phv: DFF<Bits<PHV_BITS>>,
+    r_code: DFF<Bits<4>>,
     // Combinational.
     win: Signal<Local, Bits<WIN_BITS>>,
     beat_in: Signal<Local, Bit>,
@@ -169,6 +178,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             widx: Default::default(),
             go: Default::default(),
             inflight: Default::default(),
+            room: DffR::new(true),
+            inflight_next: Default::default(),
             slots: vec_of(nb),
             n_pkts: Default::default(),
             n_malformed: vec_of(REASONS),
@@ -179,6 +190,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             ip: Default::default(),
             checks: Default::default(),
             decide: Default::default(),
+            r_pv: Default::default(),
+            r_phv: Default::default(),
+            r_code: Default::default(),
             win: Default::default(),
             beat_in: Default::default(),
             gate: Default::default(),
@@ -201,11 +215,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Parser<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, first, widx, go, inflight, n_pkts, len_l, lmask_l);
+        dff_setup!(self, clock, first, widx, go, inflight, room, n_pkts, len_l, lmask_l);
         self.first.reset.next = self.reset.val();
         self.widx.reset.next = self.reset.val();
         self.go.reset.next = self.reset.val();
         self.inflight.reset.next = self.reset.val();
+        self.room.reset.next = self.reset.val();
         self.n_pkts.reset.next = self.reset.val();
         for j in 0..self.slots.len() {
             self.slots[j].clock.next = self.clock.val();
@@ -222,7 +237,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.phvq.reset.next = self.reset.val();
 
         // ---- input: admission, window slots, length mask ----
-        self.gate.next = !self.first.q.val() | (self.inflight.q.val() < self.phv_room.val());
+        self.gate.next = !self.first.q.val() | self.room.q.val();
         self.s.tready.next = self.data.s.tready.val() & self.gate.val() & !self.reset.val();
         self.beat_in.next = self.s.tvalid.val() & self.s.tready.val();
         self.data.s.tdata.next = self.s.tdata.val();
@@ -286,9 +301,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.checks.clock.next = self.clock.val();
         self.checks.reset.next = self.reset.val();
         self.checks.s_v.next = self.ip.v.val();
-        for g in 0..self.checks.s_psum.len() {
-            self.checks.s_psum[g].next = self.ip.psum[g].val();
-        }
+        self.checks.s_psum.next = self.ip.psum.val();
+        self.checks.s_l4o.next = self.ip.l4o.val();
+        self.checks.s_ip_end.next = self.ip.ip_end.val();
         self.checks.s_l3_rec.next = self.ip.l3_rec.val();
         self.checks.s_l4b.next = self.ip.l4b.val();
         self.checks.s_l2_rec.next = self.ip.l2_rec.val();
@@ -296,27 +311,38 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.decide.l4_rec.next = self.checks.l4_rec.val();
         self.decide.l3_rec.next = self.checks.l3_rec.val();
         self.decide.l2_rec.next = self.checks.l2_rec.val();
+        self.r_pv.clock.next = self.clock.val();
+        self.r_pv.reset.next = self.reset.val();
+        self.r_pv.d.next = self.checks.v.val();
+        self.r_phv.clock.next = self.clock.val();
+        self.r_phv.d.next = self.r_phv.q.val();
+        self.r_code.clock.next = self.clock.val();
+        self.r_code.d.next = self.r_code.q.val();
+        if self.checks.v.val() {
+            self.r_phv.d.next = self.decide.phv.val();
+            self.r_code.d.next = self.decide.code.val();
+        }
 
         // ---- PHV FIFO, counters ----
-        self.x_valid.next = self.checks.v.val();
-        self.x_phv.next = self.decide.phv.val();
+        self.x_valid.next = self.r_pv.q.val();
+        self.x_phv.next = self.r_phv.q.val();
         if self.external.val() {
             self.phvq.s.tdata.next =
                 bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
             self.phvq.s.tvalid.next = self.x_res_valid.val();
         } else {
-            self.phvq.s.tdata.next = bit_cast::<384, PHV_BITS>(self.decide.phv.val());
-            self.phvq.s.tvalid.next = self.checks.v.val();
+            self.phvq.s.tdata.next = bit_cast::<384, PHV_BITS>(self.r_phv.q.val());
+            self.phvq.s.tvalid.next = self.r_pv.q.val();
         }
         self.phvq.s.tkeep.next = 0xFFFF_FFFF_FFFF_u64.into();
         self.phvq.s.tlast.next = true;
         self.phvq.s.tuser.next = 0.into();
         self.phvq.s_abort.next = false;
         self.phvq.clear_drops.next = false;
-        if self.checks.v.val() {
+        if self.r_pv.q.val() {
             self.n_pkts.d.next = self.n_pkts.q.val() + 1;
             for i in 0..self.n_malformed.len() {
-                if self.decide.code.val().index() == i + 1 {
+                if self.r_code.q.val().index() == i + 1 {
                     self.n_malformed[i].d.next = self.n_malformed[i].q.val() + 1;
                 }
             }
@@ -343,7 +369,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.data.m.tready.next = self.m.tready.val() & self.phvq.m.tvalid.val();
         self.phvq.m.tready.next = self.m.tready.val() & self.data.m.tvalid.val() & self.data.m.tlast.val();
         self.pop_pkt.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val();
-        self.inflight.d.next = self.inflight.q.val() + bit_cast::<8, 1>((self.beat_in.val() & self.first.q.val()).into())
+        self.inflight_next.next = self.inflight.q.val() + bit_cast::<8, 1>((self.beat_in.val() & self.first.q.val()).into())
             - bit_cast::<8, 1>(self.pop_pkt.val().into());
+        self.inflight.d.next = self.inflight_next.val();
+        self.room.d.next = self.inflight_next.val() < self.phv_room.val();
     }
 }
