@@ -255,77 +255,100 @@ pub fn timing_reduction(base: &Config, level: usize) -> Vec<String> {
 }
 
 /// Place-and-route timing of `blocks` (every block of the catalogue when
-/// empty) for the configuration `path` with `overrides`, in `workdir`. A
-/// block larger than [`crate::timing::FULL_SHARE`] of the part is timed again
-/// at the next [`timing_reduction`]; its report says which. A block that
-/// fails does not stop the others: the reports come back with one error
-/// line per failed block.
+/// empty) for the configuration `path` with `overrides`, in `workdir`, two
+/// blocks at a time (synthesis and nextpnr are single-threaded). A block
+/// larger than [`crate::timing::FULL_SHARE`] of the part is timed again at the
+/// next [`timing_reduction`]; its report says which. A block that fails does
+/// not stop the others: the reports come back in `blocks` order, with one
+/// error line per failed block; `progress` sees each report as it completes.
 pub fn timing(
     path: &Path,
     overrides: &[String],
     blocks: &[String],
     workdir: &Path,
     flow: &crate::timing::Flow,
-    mut progress: impl FnMut(&crate::timing::TimingReport),
+    progress: impl FnMut(&crate::timing::TimingReport) + Send,
 ) -> Result<(Vec<crate::timing::TimingReport>, Vec<String>)> {
     use crate::timing::{path_summary, place_and_route, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
+    use std::sync::Mutex;
     let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
     let unknown: Vec<_> = blocks.iter().filter(|b| !all.contains(b)).collect();
     anyhow::ensure!(unknown.is_empty(), "unknown block(s) {unknown:?}; blocks are {all:?}");
     let blocks = if blocks.is_empty() { all } else { blocks.to_vec() };
     let base = Config::load_with(path, overrides)?;
     // The overrides of each reduction level (0 = none), and the emitted
-    // configuration of each level once needed.
+    // configuration of each level once a block needs it.
     let reductions: Vec<Vec<String>> = (0..=TIMING_REDUCTIONS).map(|l| timing_reduction(&base, l)).collect();
-    let mut emitted: Vec<Option<(Config, PathBuf)>> = vec![None; TIMING_REDUCTIONS + 1];
-    let (mut reports, mut errors) = (Vec::new(), Vec::new());
-    for block in &blocks {
-        let mut one = || -> Result<TimingReport> {
-            let mut level = 0;
-            loop {
-                if emitted[level].is_none() {
+    let emitted: Mutex<Vec<Option<(Config, PathBuf)>>> = Mutex::new(vec![None; TIMING_REDUCTIONS + 1]);
+    let one = |block: &String| -> Result<TimingReport> {
+        let mut level = 0;
+        loop {
+            let (cfg, dir) = {
+                let mut e = emitted.lock().unwrap();
+                if e[level].is_none() {
                     let sets: Vec<String> = overrides.iter().chain(&reductions[level]).cloned().collect();
                     let cfg = Config::load_with(path, &sets).with_context(|| format!("reduction {level}: {:?}", reductions[level]))?;
                     let dir = workdir.join(format!("verilog-{level}"));
                     emit(&cfg, &dir)?;
-                    emitted[level] = Some((cfg, dir));
+                    e[level] = Some((cfg, dir));
                 }
-                let (cfg, dir) = emitted[level].as_ref().expect("emitted above");
-                let work = workdir.join(format!("{block}-{level}"));
-                let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
-                if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
-                    level += 1;
-                    continue;
+                e[level].clone().expect("emitted above")
+            };
+            let work = workdir.join(format!("{block}-{level}"));
+            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
+            if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
+                level += 1;
+                continue;
+            }
+            let (fmax, crit, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
+            let (logic_ns, route_ns, path_cells) = path_summary(&crit);
+            return Ok(TimingReport {
+                block: block.clone(),
+                config: cfg.target.name.clone(),
+                reduced: reductions[level].join(", "),
+                data_width: cfg.datapath.data_width,
+                ports: cfg.datapath.ports,
+                fmax_mhz: fmax,
+                target_mhz: flow.target_mhz,
+                luts: cells.luts,
+                ffs: cells.ffs,
+                carry: cells.carry,
+                logic_ns,
+                route_ns,
+                path_cells,
+                path: crit,
+                yosys,
+                synth_seconds,
+                pnr_seconds,
+                log,
+            });
+        }
+    };
+    let next = Mutex::new(0usize);
+    let progress = Mutex::new(progress);
+    let results: Mutex<Vec<Option<Result<TimingReport>>>> = Mutex::new((0..blocks.len()).map(|_| None).collect());
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some(block) = blocks.get(i) else { break };
+                let r = one(block);
+                if let Ok(r) = &r {
+                    (progress.lock().unwrap())(r);
                 }
-                let (fmax, crit, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
-                let (logic_ns, route_ns, path_cells) = path_summary(&crit);
-                return Ok(TimingReport {
-                    block: block.clone(),
-                    config: cfg.target.name.clone(),
-                    reduced: reductions[level].join(", "),
-                    data_width: cfg.datapath.data_width,
-                    ports: cfg.datapath.ports,
-                    fmax_mhz: fmax,
-                    target_mhz: flow.target_mhz,
-                    luts: cells.luts,
-                    ffs: cells.ffs,
-                    carry: cells.carry,
-                    logic_ns,
-                    route_ns,
-                    path_cells,
-                    path: crit,
-                    yosys,
-                    synth_seconds,
-                    pnr_seconds,
-                    log,
-                });
-            }
-        };
-        match one() {
-            Ok(r) => {
-                progress(&r);
-                reports.push(r);
-            }
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    let (mut reports, mut errors) = (Vec::new(), Vec::new());
+    for (block, r) in blocks.iter().zip(results.into_inner().unwrap()) {
+        match r.expect("every block ran") {
+            Ok(r) => reports.push(r),
             Err(e) => errors.push(format!("{block}: {e:#}")),
         }
     }
