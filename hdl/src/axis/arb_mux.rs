@@ -70,7 +70,10 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     locked: DffR<Bit>,
     turn: DffR<Bit>,
     cur: DffR<Bits<8>>,
-    last: DffR<Bits<8>>,
+    /// The rotation's state, one bit per input: `below[i]` is "input `i` comes
+    /// before the last one served" (`last > i`), so picking the next input
+    /// takes no comparator (issue 14).
+    below: Vec<DffR<Bit>>,
     deficit: Vec<DffR<Bits<32>>>,
     // Combinational helpers.
     any_req: Signal<Local, Bit>,
@@ -94,6 +97,7 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     sel_last: Signal<Local, Bit>,
     sel_keep: Signal<Local, Bits<K>>,
     xfer: Signal<Local, Bit>,
+    set_last: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
@@ -127,7 +131,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             locked: Default::default(),
             turn: Default::default(),
             cur: Default::default(),
-            last: Default::default(),
+            below: vec_of(n),
             deficit: vec_of(n),
             any_req: Default::default(),
             pick: Default::default(),
@@ -150,6 +154,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             sel_last: Default::default(),
             sel_keep: Default::default(),
             xfer: Default::default(),
+            set_last: Default::default(),
         }
     }
 
@@ -162,11 +167,15 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
 impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, locked, turn, cur, last);
+        dff_setup!(self, clock, locked, turn, cur);
         self.locked.reset.next = self.reset.val();
         self.turn.reset.next = self.reset.val();
         self.cur.reset.next = self.reset.val();
-        self.last.reset.next = self.reset.val();
+        for i in 0..self.below.len() {
+            self.below[i].clock.next = self.clock.val();
+            self.below[i].reset.next = self.reset.val();
+            self.below[i].d.next = self.below[i].q.val();
+        }
         for i in 0..self.deficit.len() {
             self.deficit[i].clock.next = self.clock.val();
             self.deficit[i].reset.next = self.reset.val();
@@ -194,7 +203,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.req[i].val() {
                 self.any_req.next = true;
                 self.pick.next = i.to_bits();
-                if self.last.q.val().index() > i {
+                if self.below[i].q.val() {
                     self.found_lo.next = true;
                     self.pick_lo.next = i.to_bits();
                 }
@@ -289,6 +298,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         }
 
         // State updates.
+        self.set_last.next = false;
         if self.starting.val() & self.drr_enable.val() & !self.grant.val() {
             // Skipped for lack of credit: keep the banked quantum, rotate past it.
             for i in 0..self.deficit.len() {
@@ -296,12 +306,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                     self.deficit[i].d.next = self.base_in[i].val();
                 }
             }
-            self.last.d.next = self.sel.val();
+            self.set_last.next = true;
         }
         if self.turn.q.val() & !self.locked.q.val() & !self.sel_valid.val() {
             // End of a DRR turn on an empty input: positive credit is forfeited.
             self.turn.d.next = false;
-            self.last.d.next = self.sel.val();
+            self.set_last.next = true;
             for i in 0..self.deficit.len() {
                 if (self.sel.val().index() == i) & !self.deficit_neg_sel.val() {
                     self.deficit[i].d.next = 0.into();
@@ -319,12 +329,19 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             }
             if self.sel_last.val() {
                 self.locked.d.next = false;
-                self.last.d.next = self.sel.val();
+                self.set_last.next = true;
                 // DRR: keep the turn while credit remains.
                 self.turn.d.next = self.drr_enable.val() & self.rem_ok_sel.val();
             } else {
                 self.locked.d.next = true;
                 self.turn.d.next = self.drr_enable.val();
+            }
+        }
+
+        // The last input served is `sel`: the inputs below it come first next time.
+        if self.set_last.val() {
+            for i in 0..self.below.len() {
+                self.below[i].d.next = self.sel.val().index() > i;
             }
         }
 
