@@ -19,7 +19,7 @@ SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} E
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
 	$(TS) lint  --config $(CONFIG)
-	$(TS) synth --config $(CONFIG) --family $(FAMILY)
+	$(TS) synth --config $(CONFIG) $(if $(FAMILY),--family $(FAMILY))
 	$(TS) smoke --config $(CONFIG)
 	$(TS) regs  --config $(CONFIG)
 	$(TS) sim --config $(CONFIG) --scenario $(SCENARIO)

@@ -1,13 +1,13 @@
-//! Parser stage S3: checksum fold, lengths and offsets, every check as a flag
+//! Parser stage S3: checksum test, lengths and offsets, every check as a flag
 //! (`docs/ingress.md`, "parser").
 use super::layout::*;
 use crate::prim::widgets::{DffR, OnesSum, SumLe};
 use crate::proto::{hlen, ipproto, pl2kind};
 use rust_hdl::prelude::*;
 
-/// S3: reduces the checksum's words to two and tests them, computes the L4 offset and the end
-/// of the IP packet, and evaluates every check of `docs/ingress.md` at once
-/// ([`Checks`]); reads the L4 header ([`L4Info`]).
+/// S3: reduces the checksum's words to two and tests them, and evaluates every
+/// check of `docs/ingress.md` at once ([`Checks`]) from S2's L4 offset and IP
+/// end; reads the L4 header ([`L4Info`]).
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).

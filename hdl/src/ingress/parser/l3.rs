@@ -1,5 +1,6 @@
-//! Parser stage S2: the IPv4/IPv6/PL2 fields, the IPv4 checksum in partial
-//! sums and the L4 header aligned (`docs/ingress.md`, "parser").
+//! Parser stage S2: the IPv4/IPv6/PL2 fields, the IPv4 checksum's words
+//! reduced by compressors, the L4 offset and the IP packet's end, and the L4
+//! header aligned (`docs/ingress.md`, "parser").
 use super::layout::*;
 use crate::prim::widgets::{AddSub, DffR, OnesSum};
 use crate::proto::hlen;
@@ -15,12 +16,15 @@ use rust_hdl::prelude::*;
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
 /// - `s_v`, `s_hdr`, `s_l3_off`, `s_l2_rec` in: S1's outputs.
-/// - `v` out, and with it `l4o` (the L4 header's byte offset: `l3_off` plus 40
-///   for IPv6, `4 * IHL` otherwise) and `ip_end` (where the IP packet ends:
-///   `l3_off` plus the total length for IPv4, `40` plus the payload length for
-///   IPv6; 18 bits), computed here so S3 has one carry chain per check, `psum` ([`PSUMS`] 16-bit words, word `i` in bits
-///   `16i ..`), `l3_rec`, `l4b`
-///   (the L4 header, [`L4_HDR_BITS`]) and `l2_rec` (passed on).
+/// - `v` out, and with it:
+///   - `l4o`: the L4 header's byte offset, `l3_off` plus 40 for IPv6 or
+///     `4 * IHL` otherwise (18 bits);
+///   - `ip_end`: where the IP packet ends, `l3_off` plus the total length for
+///     IPv4, `l3_off + 40` plus the payload length for IPv6 (18 bits); both
+///     computed here so each of S3's checks is one carry chain;
+///   - `psum`: [`PSUMS`] 16-bit words (word `i` in bits `16i ..`) whose
+///     ones'-complement sum is the header's;
+///   - `l3_rec`, `l4b` (the L4 header, [`L4_HDR_BITS`]) and `l2_rec` (passed on).
 #[derive(LogicBlock)]
 pub struct ParseL3 {
     pub clock: Signal<In, Clock>,
