@@ -170,7 +170,6 @@ pub fn synth_all(
     workdir: &Path,
     yosys: &crate::synth::Yosys,
 ) -> Result<Vec<crate::synth::SynthReport>> {
-    use std::sync::Mutex;
     let mut jobs = vec![];
     for (name, file) in &manifest.files {
         if blocks.is_empty() || blocks.contains(name) {
@@ -185,20 +184,27 @@ pub fn synth_all(
         manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
     std::fs::create_dir_all(workdir)?;
+    two_at_a_time(&jobs, |(name, file, family)| crate::synth::synth_with(file, name, *family, workdir, yosys)).into_iter().collect()
+}
+
+/// Runs `f` on every job, on as many threads as there are cores, at most two
+/// (Yosys and nextpnr are single-threaded), and returns the results in job
+/// order.
+pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    use std::sync::Mutex;
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Result<crate::synth::SynthReport>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
                 let i = {
                     let mut n = next.lock().unwrap();
-                    let i = *n;
                     *n += 1;
-                    i
+                    *n - 1
                 };
-                let Some((name, file, family)) = jobs.get(i) else { break };
-                let r = crate::synth::synth_with(file, name, *family, workdir, yosys);
+                let Some(job) = jobs.get(i) else { break };
+                let r = f(job);
                 results.lock().unwrap()[i] = Some(r);
             });
         }
@@ -324,30 +330,17 @@ pub fn timing(
             });
         }
     };
-    let next = Mutex::new(0usize);
     let progress = Mutex::new(progress);
-    let results: Mutex<Vec<Option<Result<TimingReport>>>> = Mutex::new((0..blocks.len()).map(|_| None).collect());
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some(block) = blocks.get(i) else { break };
-                let r = one(block);
-                if let Ok(r) = &r {
-                    (progress.lock().unwrap())(r);
-                }
-                results.lock().unwrap()[i] = Some(r);
-            });
+    let results = two_at_a_time(&blocks, |block| {
+        let r = one(block);
+        if let Ok(r) = &r {
+            (progress.lock().unwrap())(r);
         }
+        r
     });
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
-    for (block, r) in blocks.iter().zip(results.into_inner().unwrap()) {
-        match r.expect("every block ran") {
+    for (block, r) in blocks.iter().zip(results) {
+        match r {
             Ok(r) => reports.push(r),
             Err(e) => errors.push(format!("{block}: {e:#}")),
         }
