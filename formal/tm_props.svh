@@ -135,27 +135,44 @@ always @(posedge clock)
 always @(*) if (f_run) assert(f_in_beat < F_MAXB && f_in_bytes == f_in_beat * F_KW);
 
 // ---------------------------------------------------------------- admission's input
-// Admission decides at the first beat out of TmPre's register (TmPre only
-// adds its fields at tuser[127:96]); A and D watch that interface.
+// Admission takes packets out of TmPre's register (TmPre only adds its fields
+// at tuser[127:96]) into its decision register and decides a packet there, a
+// cycle or more after its first beat came in (dec_valid); A and D watch that.
 wire f_a = admit__s_tvalid && admit__s_tready;
 reg [F_BW-1:0] f_a_beat;       // beats of the current packet admission has taken
 always @(posedge clock)
     if (reset) f_a_beat <= 0;
     else if (f_a) f_a_beat <= admit__s_tlast ? 0 : f_a_beat + 1'b1;
+// The packet taken in whose decision is still due: the decision register
+// holds one beat, so there is at most one.
+reg            f_pend_v;
+reg [F_UW-1:0] f_pend;
+always @(posedge clock)
+    if (reset) f_pend_v <= 1'b0;
+    else if (f_a && f_a_beat == 0) begin
+        f_pend_v <= 1'b1;
+        f_pend <= admit__s_tuser;
+    end else if (admit__dec_valid) f_pend_v <= 1'b0;
 
 // ---------------------------------------------------------------- A. admission is the spec
-wire        f_first = f_a && f_a_beat == 0;
-wire [7:0]  f_dest = admit__s_tuser[15:8];
-wire [15:0] f_len = admit__s_tuser[31:16];
-wire        f_data = !admit__s_tuser[43];                     // not prio: data queue
+// The occupancy a decision sees: every earlier decision, and the departures
+// of the cycles before the last (its tests are registered a cycle ahead), so
+// the bytes and words the last cycle's departures freed count as still held.
+reg [32*F_NQ-1:0] f_fb;      // bytes that left queue q last cycle
+reg [32*F_NQ-1:0] f_fw;      // words that left queue q last cycle
+wire        f_first = admit__dec_valid;
+wire [7:0]  f_dest = f_pend[15:8];
+wire [15:0] f_len = f_pend[31:16];
+wire        f_data = !f_pend[43];                             // not prio: data queue
 wire [7:0]  f_qi = {f_dest[6:0], f_data};
 wire [31:0] f_words = ({16'd0, f_len} + F_KW - 1) >> F_KSH;
-wire [31:0] f_ob_q = f_occ_b[f_qi[1:0] * 32 +: 32];
-wire [31:0] f_ow_q = f_occ_w[f_qi[1:0] * 32 +: 32];
+wire [31:0] f_ob_q = f_occ_b[f_qi[1:0] * 32 +: 32] + f_fb[f_qi[1:0] * 32 +: 32];
+wire [31:0] f_ow_q = f_occ_w[f_qi[1:0] * 32 +: 32] + f_fw[f_qi[1:0] * 32 +: 32];
 wire f_fits = f_ob_q + f_len <= (f_data ? f_limit_d : f_limit_h) && f_ow_q + f_words <= (f_data ? F_DEPTH_D : F_DEPTH_H);
 always @(*) if (f_run) begin
     if (admit__enq) assert(f_first);
     if (f_first) begin
+        assert(f_pend_v);
         if (f_dest < F_PORTS) assert(admit__enq == f_fits);
         else assert(!admit__enq);
         if (admit__enq) assert(admit__enq_q == f_qi && admit__enq_bytes == f_len && admit__enq_words == f_words);
@@ -232,7 +249,11 @@ generate for (f_q = 0; f_q < F_NQ; f_q = f_q + 1) begin : f_queue
             f_dep[f_q*8 +: 8] <= 0;
             f_res_b[f_q*32 +: 32] <= 0;
             f_res_w[f_q*32 +: 32] <= 0;
+            f_fb[f_q*32 +: 32] <= 0;
+            f_fw[f_q*32 +: 32] <= 0;
         end else begin
+            f_fb[f_q*32 +: 32] <= deq ? deq_b : 0;
+            f_fw[f_q*32 +: 32] <= deq ? deq_w : 0;
             f_adm[f_q*8 +: 8] <= f_adm[f_q*8 +: 8] + enq;
             f_dep[f_q*8 +: 8] <= f_dep[f_q*8 +: 8] + deq;
             f_res_b[f_q*32 +: 32] <= res_b + (enq ? f_len : 0) - (deq ? deq_b : 0);
@@ -258,25 +279,37 @@ reg [1:0]       f_t_state;
 reg [7:0]       f_tq;       // its queue
 reg [7:0]       f_tn;       // packets admitted into f_tq before it
 reg [F_UW-1:0]  f_tuser;    // the tuser it must leave with
+reg [F_UW-1:0]  f_traw;     // its tuser as it came in
+reg             f_tdec;     // admission decided it: admitted into f_tq
 reg             f_thave;    // its beat f_tbeat has been accepted
 reg [F_DW-1:0]  f_tdata;
 reg [F_KW-1:0]  f_tkeep;
 reg             f_tlast;
-wire f_t_start = admit__enq && f_pick && f_t_state == F_T_IDLE;
+// Picked at its first beat into admission; its decision comes later (the
+// pending one: f_pend); a packet admission drops is let go and another picked.
+wire f_t_start = f_a && f_a_beat == 0 && f_pick && f_t_state == F_T_IDLE;
 wire f_t_in = f_a && (f_t_start || f_t_state == F_T_IN);
+wire f_t_dec = admit__dec_valid && (f_t_state == F_T_IN || f_t_state == F_T_QUEUED) && !f_tdec;
 wire [1:0] f_tp_q = f_tq[1:0];
 wire f_tp = f_tq[1];                                         // its port
-wire f_t_turn = f_out[f_tp] && f_mu[f_tp*F_UW + 80 +: 8] == f_tq && f_dep[f_tp_q*8 +: 8] == f_tn
+wire f_t_turn = f_tdec && f_out[f_tp] && f_mu[f_tp*F_UW + 80 +: 8] == f_tq && f_dep[f_tp_q*8 +: 8] == f_tn
                 && (f_t_state == F_T_IN || f_t_state == F_T_QUEUED);
 always @(posedge clock)
     if (reset) begin
         f_t_state <= F_T_IDLE;
         f_thave <= 1'b0;
+        f_tdec <= 1'b0;
     end else begin
         if (f_t_start) begin
+            f_traw <= admit__s_tuser;
+            f_thave <= 1'b0;
+            f_tdec <= 1'b0;
+        end
+        if (f_t_dec && admit__enq) begin
+            f_tdec <= 1'b1;
             f_tq <= admit__enq_q;
             f_tn <= f_adm[admit__enq_q[1:0]*8 +: 8];
-            f_tuser <= {admit__enq_q, admit__s_tuser[79:0]};
+            f_tuser <= {admit__enq_q, f_traw[79:0]};
         end
         if (f_t_in && f_a_beat == f_tbeat) begin
             f_thave <= 1'b1;
@@ -289,6 +322,7 @@ always @(posedge clock)
             F_T_IN: if (f_a && admit__s_tlast) f_t_state <= F_T_QUEUED;
             default: ;
         endcase
+        if (f_t_dec && !admit__enq) f_t_state <= F_T_IDLE;
         if (f_t_turn && f_ml[f_tp]) f_t_state <= F_T_GONE;
     end
 // The n-th packet out of queue f_tq is the tracked one, beat for beat.
@@ -308,5 +342,5 @@ end
 // Its queue's departures pass its number only through it (counters mod 256;
 // bounded runs are far shorter than 128 packets).
 wire [7:0] f_t_ahead = f_tn - f_dep[f_tp_q*8 +: 8];
-always @(*) if (f_run && (f_t_state == F_T_IN || f_t_state == F_T_QUEUED))
+always @(*) if (f_run && f_tdec && (f_t_state == F_T_IN || f_t_state == F_T_QUEUED))
     assert(f_t_ahead < 8'd128);

@@ -175,10 +175,21 @@ pub fn jobs() -> Vec<Job> {
             depth: TM_BMC_DEPTH,
             defines: vec![],
             mutation: Some((
-                // `le_3` is the data queue's word test (`TmAdmit`'s `SumLe`s).
-                "fit_d = le_2__sum_le & le_3__sum_le;",
-                "fit_d = le_2__sum_le;",
+                // `le_14` is the data queue's word test of a packet entering
+                // the decision register (`TmAdmit`'s `SumLe`s).
+                "(((le_12__sum_le & le_14__sum_le)) & 4'hf)",
+                "(((le_12__sum_le)) & 4'hf)",
             )),
+            expect: Expect::Fail,
+        },
+        Job {
+            name: "tm_mut_no_bypass",
+            target: Target::TmCore,
+            what: "mutant: a packet decided right after one that reserved in its data queue does not see that reservation (admission's tests are registered a cycle ahead)",
+            mode: Mode::Bmc,
+            depth: TM_BMC_DEPTH,
+            defines: vec![],
+            mutation: Some(("res_d_len = dec & (code == 32'h2) & eq_dd;", "res_d_len = 1'b0;")),
             expect: Expect::Fail,
         },
         Job {
@@ -208,9 +219,10 @@ pub fn jobs() -> Vec<Job> {
 }
 
 /// Cycles from reset of the bounded traffic-manager proof and its mutants
-/// (checks in cycles 0..10; a beat first reaches an output in cycle 9, after
-/// TmPre's two registers; see docs/verification.md for the times).
-pub const TM_BMC_DEPTH: u32 = 11;
+/// (checks in cycles 0..11; a beat first reaches an output in cycle 10, after
+/// TmPre's two registers and admission's decision register; see
+/// docs/verification.md for the times).
+pub const TM_BMC_DEPTH: u32 = 12;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).

@@ -653,6 +653,13 @@ fn line_rate(cfg: &Config, runs: [(usize, usize); 3]) -> Result<()> {
                 row.4,
                 r.cycles as f64 / r.seconds / 1e3
             );
+            // The switch keeps up: at the smallest frames no queue builds,
+            // so the slowest frame takes at most twice the fastest (a switch
+            // that decides at 0.9 of the frame rate ends with a queue of
+            // hundreds of frames).
+            if size == runs[0].0 {
+                ensure!(row.4 <= 2 * row.2, "{size} B at {load}: latency min {} max {}: a queue built up", row.2, row.4);
+            }
             rows.push(row);
         }
     }

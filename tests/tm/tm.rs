@@ -30,7 +30,6 @@ use trimswitch_sim::model::tm::{Fate, Queue, TmModel, TmSettings, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 
 const PORTS: usize = 4;
-const BEAT: usize = 32;
 
 /// Ingress outputs (wide `tuser`) of random frames, with destinations and
 /// sources chosen by `route(i, meta) -> (src, dest)`.
@@ -76,6 +75,9 @@ struct Knobs {
     meter: Option<MeterKnobs>,
     /// Build-time `tm.dod_words` instead of the configuration's.
     dod_words: Option<usize>,
+    /// Data width instead of the configuration's 256 bits (512: a 64-byte
+    /// packet is one beat, so decisions can follow each other every cycle).
+    width: Option<usize>,
 }
 
 /// Meter-mode registers: optimistic rate (16.16 B/cycle; halftimistic and
@@ -101,6 +103,9 @@ impl MeterKnobs {
 }
 
 struct Outcome {
+    /// Decisions for the same destination port in consecutive cycles (the
+    /// second decides on tests that had to see the first's reservation).
+    back_to_back: usize,
     /// (first beat in, last beat out, fate) per delivered packet; a packet
     /// that went through the DoD FIFO counts from its original first beat.
     latencies: Vec<(u64, u64, Fate)>,
@@ -163,7 +168,9 @@ fn run(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64) 
     let mut cap = drive(pkts, k, idle, ready, seed)?;
     let r = replay(pkts, k, &cap)?;
     let counters = check_registers(pkts, &mut cap, &r)?;
-    Ok(Outcome { latencies: r.latencies, counters, cycles: cap.end - cap.start })
+    let ev = &cap.dec.events;
+    let back_to_back = ev.windows(2).filter(|w| w[1].0 == w[0].0 + 1 && w[1].1[2] == w[0].1[2]).count();
+    Ok(Outcome { back_to_back, latencies: r.latencies, counters, cycles: cap.end - cap.start })
 }
 
 /// Configures `ts_tm` for `k`, sends `pkts` with `idle` input gaps to sinks
@@ -173,11 +180,17 @@ fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64
     if let Some(w) = k.dod_words {
         cfg.tm.dod_words = w;
     }
+    if let Some(w) = k.width {
+        cfg.datapath.data_width = w;
+    }
     let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
-    let m =
-        with_geometry!(d, u, [(256, 128)], |D, K, U, M, W| model_of(&mut TrafficManager::<D, K, U, M, W>::new(&cfg), "ts_tm", "netfpga"))
-            .with_context(|| format!("the test replays 256-bit beats, not {d}"))??
-            .instantiate();
+    let m = with_geometry!(d, u, [(256, 128), (512, 128)], |D, K, U, M, W| model_of(
+        &mut TrafficManager::<D, K, U, M, W>::new(&cfg),
+        "ts_tm",
+        &format!("netfpga-{d}")
+    ))
+    .with_context(|| format!("the test replays 256- or 512-bit beats, not {d}"))??
+    .instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let mut sinks: Vec<AxisSink> =
         (0..PORTS).map(|p| AxisSink::new(&m, &AxisPorts::indexed("m", p), seed + 1 + p as u64)).collect::<Result<_>>()?;
@@ -240,7 +253,8 @@ fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64
 }
 
 /// Replays a run cycle by cycle: the meters and modes (cycle models), then
-/// each decision against exact occupancy (departures of earlier cycles seen);
+/// each decision against exact occupancy (every earlier decision seen, and
+/// the departures of the cycles before the last);
 /// every decision and departure must be the model's.
 fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
     let Capture { cfg, mk, src, sinks, dec, start, end, .. } = cap;
@@ -249,7 +263,7 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
     let t = &cfg.tm;
     let settings = TmSettings {
         ports: PORTS,
-        beat: BEAT,
+        beat: cfg.datapath.data_width / 8,
         depth_h: t.queue_h_words,
         depth_d: t.queue_d_words,
         limit_h: k.limit_h,
@@ -283,8 +297,11 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
     }
     for (p, s) in sinks.iter().enumerate() {
         ensure!(s.last_cycles.len() == s.packets.len());
+        // Admission decides from tests registered a cycle ahead
+        // (`TmAdmit`): a departure frees its queue for decisions two cycles
+        // later, so the replay takes it after the next cycle's decisions.
         for (j, c) in s.last_cycles.iter().enumerate() {
-            by_cycle.entry(*c).or_default().push(Event::Departure { index: j, port: p });
+            by_cycle.entry(*c + 1).or_default().push(Event::Departure { index: j, port: p });
         }
     }
     let mut verdict: Vec<Option<bool>> = vec![None; pkts.len()];
@@ -297,7 +314,7 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
     let mut latencies = vec![];
     let mask = !(0xffu128 << QUEUE_LSB);
     let mut notifies = 0u64;
-    for cycle in start..end {
+    for cycle in start..=end {
         if let Some(g) = bank.resp() {
             let i = asked.pop_front().context("a meter answer without a request")?;
             verdict[i] = Some(!g);
@@ -354,7 +371,7 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
                     ensure!((qbit == 0) == (q == Queue::H), "port {p}: packet from {q:?} carries queue bit {qbit}");
                     let (t_in, fate) =
                         pending[p].get_mut(&(user, g.data.clone())).and_then(|v| v.pop_front()).context("departure without admission")?;
-                    latencies.push((t_in, cycle, fate));
+                    latencies.push((t_in, cycle - 1, fate));
                 }
                 Event::FirstBeat(i) => {
                     let m = &pkts[i].1;
@@ -368,6 +385,10 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
                     }
                 }
             }
+        }
+        if cycle == end {
+            // Only the departures of the run's last cycle are left.
+            break;
         }
         modes.clock(false, &notify, &[], mk.t0, mk.t1);
         bank.clock(&MeterInputs { req, ..mi });
@@ -450,8 +471,8 @@ fn differential_random() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let pkts = traffic(6000, 3000, 41, &mut |_, m| (m.src_port, if rng.gen_bool(0.01) { 7 } else { rng.gen_range(0..PORTS as u8) }));
     for (k, ready, seed) in [
-        (Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: false, meter: None, dod_words: None }, [0.12, 0.2, 0.1, 0.6], 1),
-        (Knobs { limit_h: 250, limit_d: 4000, rts: false, drr: true, meter: None, dod_words: None }, [0.1, 0.15, 0.3, 0.2], 2),
+        (Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: false, meter: None, dod_words: None, width: None }, [0.12, 0.2, 0.1, 0.6], 1),
+        (Knobs { limit_h: 250, limit_d: 4000, rts: false, drr: true, meter: None, dod_words: None, width: None }, [0.1, 0.15, 0.3, 0.2], 2),
     ] {
         let o = run(&pkts, k, 0.05, &ready, seed).with_context(|| format!("{k:?}"))?;
         let c = &o.counters;
@@ -473,7 +494,7 @@ fn differential_random() -> Result<()> {
 fn matrix() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let pkts = traffic(1500, 1500, 51, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
-    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None };
+    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None, width: None };
     let mut seed = 30;
     for_matrix(|c| {
         seed += 1;
@@ -499,7 +520,15 @@ fn incast_4_to_1() -> Result<()> {
     let src = [1u8, 2, 3, 3];
     let pkts = traffic_where(4000, 1500, 77, &|m| m.ndp_data && !m.prio, &mut |i, _| (src[i % 4], 0));
     let cfg = config();
-    let ideal = Knobs { limit_h: cfg.tm.queue_h_bytes, limit_d: cfg.tm.queue_d_bytes, rts: true, drr: false, meter: None, dod_words: None };
+    let ideal = Knobs {
+        limit_h: cfg.tm.queue_h_bytes,
+        limit_d: cfg.tm.queue_d_bytes,
+        rts: true,
+        drr: false,
+        meter: None,
+        dod_words: None,
+        width: None,
+    };
     let meter = Knobs { meter: Some(MeterKnobs::of(&cfg)), ..ideal };
     let mut trims = vec![];
     for (name, k) in [("ideal", ideal), ("meter", meter)] {
@@ -558,8 +587,8 @@ fn differential_meter() -> Result<()> {
         (m.src_port, if rng.gen_bool(0.01) { 6 } else { rng.gen_range(0..PORTS as u8) })
     });
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 3000, t0: 300, t1: 700 };
-    let k = Knobs { limit_h: 400, limit_d: 4500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4) };
-    let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 6)?;
+    let k = Knobs { limit_h: 400, limit_d: 4500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: None };
+    let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 7)?;
     let c = &o.counters;
     eprintln!("meter mode: {} cycles, {c:?}", o.cycles);
     for name in [
@@ -577,6 +606,53 @@ fn differential_meter() -> Result<()> {
     Ok(())
 }
 
+/// At 512 bits a packet of up to 64 bytes is one beat, so admission decides
+/// every cycle: the second of two decisions in a row for one port decides on
+/// fit tests registered before the first reserved (`TmAdmit`'s variants by
+/// what the decision ahead reserves). Small packets, back to back, congested
+/// ports, in ideal mode (returns to sender) and meter mode (DoD FIFO): every
+/// decision is still the model's.
+#[test]
+fn differential_512_back_to_back() -> Result<()> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+    let pkts = traffic_where(4000, 200, 47, &|m| m.length <= 128, &mut |_, m| {
+        (
+            m.src_port,
+            if rng.gen_bool(0.01) {
+                5
+            } else if rng.gen_bool(0.6) {
+                1
+            } else {
+                rng.gen_range(0..PORTS as u8)
+            },
+        )
+    });
+    let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 2000, t0: 300, t1: 700 };
+    for (k, ready, seed, want) in [
+        (
+            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: None, dod_words: None, width: Some(512) },
+            [0.5, 0.2, 0.3, 0.6],
+            21,
+            &["enq_h_pkts", "enq_d_pkts", "trim_packets", "rts_packets", "drop_bad_pkts", "drop_data_pkts", "dropped_trim_packets"][..],
+        ),
+        (
+            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: Some(512) },
+            [0.5, 0.2, 0.3, 0.6],
+            22,
+            &["enq_d_pkts", "trim_packets", "dod_trim_packets", "drop_dod_pkts"][..],
+        ),
+    ] {
+        let o = run(&pkts, k, 0.0, &ready, seed).with_context(|| format!("{k:?}"))?;
+        let c = &o.counters;
+        eprintln!("{k:?}: {} cycles, {} decisions back to back for one port, {c:?}", o.cycles, o.back_to_back);
+        for name in want {
+            ensure!(c[*name] > 0, "{name} never happened: {c:?}");
+        }
+        ensure!(o.back_to_back > 500, "only {} decisions back to back for one port", o.back_to_back);
+    }
+    Ok(())
+}
+
 /// A queue's memory bounds admission too: with a byte limit larger than the
 /// memory, packets are refused by words, not lost (the queue never
 /// back-pressures), and the model's word accounting agrees.
@@ -587,7 +663,7 @@ fn word_limit_bounds_admission() -> Result<()> {
     let words = cfg.tm.queue_d_words as u32;
     let o = run(
         &pkts,
-        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None },
+        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None, width: None },
         0.0,
         &[1.0, 1.0, 0.05, 1.0],
         8,

@@ -30,6 +30,7 @@ fn pkt_fifo_proofs_pass_and_mutants_fail() {
             "tm_mut_word_limit" => &["tm_props.svh"],
             "tm_mut_free_per_beat" => &["tm_props.svh"],
             "tm_mut_occ_floor" => &["tm_props.svh"],
+            "tm_mut_no_bypass" => &["tm_props.svh"],
             _ => &[],
         };
         for w in want {

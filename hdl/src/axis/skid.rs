@@ -80,22 +80,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_user.d.next = self.skid_user.q.val();
                 self.skid_valid.d.next = false;
             }
-        } else if self.s.tvalid.val() {
-            if !self.out_valid.q.val() | self.m.tready.val() {
-                self.out_data.d.next = self.s.tdata.val();
-                self.out_keep.d.next = self.s.tkeep.val();
-                self.out_last.d.next = self.s.tlast.val();
-                self.out_user.d.next = self.s.tuser.val();
-                self.out_valid.d.next = true;
-            } else {
-                self.skid_data.d.next = self.s.tdata.val();
-                self.skid_keep.d.next = self.s.tkeep.val();
-                self.skid_last.d.next = self.s.tlast.val();
-                self.skid_user.d.next = self.s.tuser.val();
-                self.skid_valid.d.next = true;
-            }
-        } else if self.m.tready.val() {
-            self.out_valid.d.next = false;
+        } else if !self.out_valid.q.val() | self.m.tready.val() {
+            // The data registers load whether or not `s_tvalid` is high (a
+            // beat that is not valid is never shown): their enables do not
+            // wait for the logic in front that computes `s_tvalid` (issue
+            // 14: admission's decision drove hundreds of enables).
+            self.out_data.d.next = self.s.tdata.val();
+            self.out_keep.d.next = self.s.tkeep.val();
+            self.out_last.d.next = self.s.tlast.val();
+            self.out_user.d.next = self.s.tuser.val();
+            self.out_valid.d.next = self.s.tvalid.val();
+        } else {
+            self.skid_data.d.next = self.s.tdata.val();
+            self.skid_keep.d.next = self.s.tkeep.val();
+            self.skid_last.d.next = self.s.tlast.val();
+            self.skid_user.d.next = self.s.tuser.val();
+            self.skid_valid.d.next = self.s.tvalid.val();
         }
     }
 }

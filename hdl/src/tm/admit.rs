@@ -36,6 +36,24 @@
 //! word counts into `tuser` bits [`PRE_KL_LSB`].. (so the decision starts from
 //! registers: logic depth 20 instead of 32, `docs/resources.md`).
 //!
+//! Two stages (issue 14). A beat enters a decision register from `s_*`; a
+//! first beat is decided there. Its fit tests are computed the cycle before,
+//! while it waits at `s_*`, and registered with it, so the decision starts
+//! from flip-flops and each test's carry chain ends in one. The occupancy
+//! those tests read does not yet include what this cycle's decision reserves,
+//! so each test is computed in every variant of that reservation in the same
+//! queue (nothing; the packet ahead's length or keep length; for the DoD FIFO
+//! its keep words, or the words it frees coming back), against bounds the
+//! packet ahead registered as "bound minus my size" when it entered; the
+//! decision register keeps the variant the decision picks (one-hot, applied
+//! after the register). A first beat that waits is tested again each cycle
+//! against the occupancy of that cycle. So a decision sees every earlier
+//! decision of its traffic manager exactly, and the departures (frees) of the
+//! cycles before the last one: a freed queue is offered a cycle later. With
+//! several pipelines the switch holds a pipeline for a cycle after another
+//! reserved in a queue its packet may take (`crate::top::switch`). One more
+//! cycle of latency; one decision per cycle as before.
+//!
 //! The admitted packet leaves with `tuser` rewritten for the stages after:
 //! `flags` TRIMMED (codes 3, 4, 8) and RETURNED (4), `length` = keep (3, 4,
 //! 8), `dest_port` = `src_port` (4), the queue index `2 * port + (data ? 1 : 0)`
@@ -119,6 +137,19 @@ pub const COUNTER_NAMES: [&str; N_COUNTERS] = [
     "in_pkts",
 ];
 
+/// [`TmAdmit`]'s registered caps: a bound minus what the packet in the
+/// decision register would reserve (0 when that is more than the bound),
+/// taken when the packet enters the register, for the fit tests of the packet
+/// behind it. In order: `limit_h - len`, `limit_h - kl`, `depth_h - w_len`,
+/// `depth_h - w_kl`, `limit_d - len`, `depth_d - w_len`, `depth_dod - w_kl`,
+/// and `depth_dod + w_len` (a packet back from the DoD FIFO frees its words).
+const N_CAP: usize = 8;
+
+/// Fit tests ([`SumLe`]) of [`TmAdmit`]: 25 for the packet at the input, one
+/// per queue test and per variant of what the packet ahead reserves in the same
+/// cycle; 9 for the packet in the decision register when it stays there.
+const N_LE: usize = 34;
+
 #[derive(LogicBlock)]
 pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
@@ -149,6 +180,10 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub hold: Signal<In, Bit>,
     ports: Constant<Bits<8>>,
     port_id: Vec<Constant<Bits<8>>>,
+    /// The port bits of an index (`next_power_of_two(ports) - 1`): queues are
+    /// selected by those alone (a `dest_port >= ports` is dropped whatever
+    /// it reads), so the selection is a multiplexer, not a compare per port.
+    sel_mask: Constant<Bits<8>>,
     depth_h: Constant<Bits<32>>,
     depth_d: Constant<Bits<32>>,
     depth_dod: Constant<Bits<32>>,
@@ -156,12 +191,62 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     recirc_mark: Constant<Bits<U>>,
     code_id: Vec<Constant<Bits<4>>>,
     user_clear: Constant<Bits<U>>,
+    /// The decision register: the beat being decided (first beat) or passed.
+    pipe: AxisPipe<D, K, U>,
     out: AxisSkid<D, K, U>,
     le: Vec<SumLe<32>>,
+    cap: Vec<DffR<Bits<32>>>,
+    cap_in: Vec<Signal<Local, Bits<32>>>,
+    cap_bound: Vec<Signal<Local, Bits<32>>>,
+    cap_take: Vec<Signal<Local, Bits<32>>>,
+    /// The fit tests of the packet in the decision register, each in every
+    /// variant (`v_*`: bit 0 nothing reserved ahead, 1 the length, 2 the
+    /// keep length reserved ahead, 3 the packet stayed), and which variant
+    /// holds (`r_sel_*`, registered with them): the selection happens after
+    /// the register, so the tests' carry chains end in flip-flops.
+    v_h: DffR<Bits<4>>,
+    v_ht: DffR<Bits<4>>,
+    v_d: DffR<Bits<4>>,
+    v_hs: DffR<Bits<4>>,
+    v_dod: DffR<Bits<4>>,
+    r_sel_h: DffR<Bits<4>>,
+    r_sel_d: DffR<Bits<4>>,
+    r_sel_s: DffR<Bits<4>>,
+    r_sel_dod: DffR<Bits<4>>,
+    r_bad: DffR<Bit>,
+    fit_h: Signal<Local, Bit>,
+    fit_d: Signal<Local, Bit>,
+    fit_ht: Signal<Local, Bit>,
+    fit_hs: Signal<Local, Bit>,
+    fit_dod: Signal<Local, Bit>,
     in_pkt: DffR<Bit>,
     drop_cur: DffR<Bit>,
     user_r: DffR<Bits<U>>,
+    ev_valid: DffR<Bit>,
+    ev_code: DffR<Bits<4>>,
+    ev_in: DffR<Bit>,
     count: Vec<DffR<Bits<32>>>,
+    // The packet at the input (`s_*`, TmPre's register): its fields, the
+    // occupancy of its queues, its bad test.
+    s_dest: Signal<Local, Bits<8>>,
+    s_src: Signal<Local, Bits<8>>,
+    s_len: Signal<Local, Bits<32>>,
+    s_kl: Signal<Local, Bits<32>>,
+    s_wlen: Signal<Local, Bits<32>>,
+    s_wkl: Signal<Local, Bits<32>>,
+    s_hb: Signal<Local, Bits<32>>,
+    s_hw: Signal<Local, Bits<32>>,
+    s_db: Signal<Local, Bits<32>>,
+    s_dw: Signal<Local, Bits<32>>,
+    s_sb: Signal<Local, Bits<32>>,
+    s_sw: Signal<Local, Bits<32>>,
+    s_src_ok: Signal<Local, Bit>,
+    s_dest_lo: Signal<Local, Bits<8>>,
+    s_src_lo: Signal<Local, Bits<8>>,
+    dest_lo: Signal<Local, Bits<8>>,
+    src_lo: Signal<Local, Bits<8>>,
+    s_bad: Signal<Local, Bit>,
+    // The packet in the decision register.
     first: Signal<Local, Bit>,
     dest: Signal<Local, Bits<8>>,
     src: Signal<Local, Bits<8>>,
@@ -175,13 +260,8 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     dd_w: Signal<Local, Bits<32>>,
     hs_b: Signal<Local, Bits<32>>,
     hs_w: Signal<Local, Bits<32>>,
-    fit_h: Signal<Local, Bit>,
-    fit_d: Signal<Local, Bit>,
-    fit_ht: Signal<Local, Bit>,
-    fit_hs: Signal<Local, Bit>,
-    fit_dod: Signal<Local, Bit>,
-    recirc: Signal<Local, Bit>,
     src_ok: Signal<Local, Bit>,
+    recirc: Signal<Local, Bit>,
     code: Signal<Local, Bits<4>>,
     tpath: Signal<Local, Bits<4>>,
     drop_now: Signal<Local, Bit>,
@@ -191,6 +271,21 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     ulen: Signal<Local, Bits<16>>,
     flagv: Signal<Local, Bits<8>>,
     xfer: Signal<Local, Bit>,
+    dec: Signal<Local, Bit>,
+    load: Signal<Local, Bit>,
+    // What the decision of this cycle reserves in the queues of the packet
+    // at the input (the variant its fit tests take).
+    eq_dd: Signal<Local, Bit>,
+    eq_sd: Signal<Local, Bit>,
+    eq_ds: Signal<Local, Bit>,
+    eq_ss: Signal<Local, Bit>,
+    res_h_len: Signal<Local, Bit>,
+    res_h_kl: Signal<Local, Bit>,
+    res_d_len: Signal<Local, Bit>,
+    res_s_len: Signal<Local, Bit>,
+    res_s_kl: Signal<Local, Bit>,
+    res_dod_kl: Signal<Local, Bit>,
+    res_dod_free: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
@@ -201,7 +296,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
         assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmAdmit: D = 8K, K a power of two, U = 128 (TmPre's fields)");
         assert!(ports < 128, "TmAdmit: the DoD queue index 2 * ports must fit 8 bits");
         assert!((1..=64).contains(&ports), "TmAdmit: 1..=64 ports");
-        assert!(depth_h < 1 << 24 && depth_d < 1 << 24);
+        assert!(depth_h < 1 << 24 && depth_d < 1 << 24 && depth_dod < 1 << 24);
         // hdl_gen needs literal bit positions; these are meta.rs's.
         assert_eq!(
             (DEST_PORT_LSB, LENGTH_LSB, FLAGS_LSB, PRIO_BIT, TRIM_OK_BIT, L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB),
@@ -240,6 +335,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             hold: Default::default(),
             ports: Constant::new((ports as u64).to_bits()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            sel_mask: Constant::new(((ports.next_power_of_two() - 1) as u64).to_bits()),
             depth_h: Constant::new((depth_h as u64).to_bits()),
             depth_d: Constant::new((depth_d as u64).to_bits()),
             depth_dod: Constant::new((depth_dod as u64).to_bits()),
@@ -247,12 +343,53 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             recirc_mark: Constant::new(Bits::<U>::default().replace_bit(RECIRC_BIT, true)),
             code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
+            pipe: Default::default(),
             out: Default::default(),
-            le: vec_of(9),
+            le: vec_of(N_LE),
+            cap: vec_of(N_CAP),
+            cap_in: vec_of(N_CAP),
+            cap_bound: vec_of(N_CAP),
+            cap_take: vec_of(N_CAP),
+            v_h: Default::default(),
+            v_ht: Default::default(),
+            v_d: Default::default(),
+            v_hs: Default::default(),
+            v_dod: Default::default(),
+            r_sel_h: Default::default(),
+            r_sel_d: Default::default(),
+            r_sel_s: Default::default(),
+            r_sel_dod: Default::default(),
+            r_bad: Default::default(),
+            fit_h: Default::default(),
+            fit_d: Default::default(),
+            fit_ht: Default::default(),
+            fit_hs: Default::default(),
+            fit_dod: Default::default(),
             in_pkt: Default::default(),
             drop_cur: Default::default(),
             user_r: Default::default(),
+            ev_valid: Default::default(),
+            ev_code: Default::default(),
+            ev_in: Default::default(),
             count: vec_of(N_COUNTERS),
+            s_dest: Default::default(),
+            s_src: Default::default(),
+            s_len: Default::default(),
+            s_kl: Default::default(),
+            s_wlen: Default::default(),
+            s_wkl: Default::default(),
+            s_hb: Default::default(),
+            s_hw: Default::default(),
+            s_db: Default::default(),
+            s_dw: Default::default(),
+            s_sb: Default::default(),
+            s_sw: Default::default(),
+            s_src_ok: Default::default(),
+            s_dest_lo: Default::default(),
+            s_src_lo: Default::default(),
+            dest_lo: Default::default(),
+            src_lo: Default::default(),
+            s_bad: Default::default(),
             first: Default::default(),
             dest: Default::default(),
             src: Default::default(),
@@ -266,13 +403,8 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             dd_w: Default::default(),
             hs_b: Default::default(),
             hs_w: Default::default(),
-            fit_h: Default::default(),
-            fit_d: Default::default(),
-            fit_ht: Default::default(),
-            fit_hs: Default::default(),
-            fit_dod: Default::default(),
-            recirc: Default::default(),
             src_ok: Default::default(),
+            recirc: Default::default(),
             code: Default::default(),
             tpath: Default::default(),
             drop_now: Default::default(),
@@ -282,6 +414,19 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             ulen: Default::default(),
             flagv: Default::default(),
             xfer: Default::default(),
+            dec: Default::default(),
+            load: Default::default(),
+            eq_dd: Default::default(),
+            eq_sd: Default::default(),
+            eq_ds: Default::default(),
+            eq_ss: Default::default(),
+            res_h_len: Default::default(),
+            res_h_kl: Default::default(),
+            res_d_len: Default::default(),
+            res_s_len: Default::default(),
+            res_s_kl: Default::default(),
+            res_dod_kl: Default::default(),
+            res_dod_free: Default::default(),
         }
     }
 }
@@ -289,99 +434,269 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
 impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_pkt, drop_cur, user_r);
+        dff_setup!(
+            self, clock, v_h, v_ht, v_d, v_hs, v_dod, r_sel_h, r_sel_d, r_sel_s, r_sel_dod, r_bad, in_pkt, drop_cur, user_r, ev_valid,
+            ev_code, ev_in
+        );
+        self.v_h.reset.next = self.reset.val();
+        self.v_ht.reset.next = self.reset.val();
+        self.v_d.reset.next = self.reset.val();
+        self.v_hs.reset.next = self.reset.val();
+        self.v_dod.reset.next = self.reset.val();
+        self.r_sel_h.reset.next = self.reset.val();
+        self.r_sel_d.reset.next = self.reset.val();
+        self.r_sel_s.reset.next = self.reset.val();
+        self.r_sel_dod.reset.next = self.reset.val();
+        self.r_bad.reset.next = self.reset.val();
         self.in_pkt.reset.next = self.reset.val();
         self.drop_cur.reset.next = self.reset.val();
         self.user_r.reset.next = self.reset.val();
+        self.ev_valid.reset.next = self.reset.val();
+        self.ev_code.reset.next = self.reset.val();
+        self.ev_in.reset.next = self.reset.val();
         for c in 0..self.count.len() {
             self.count[c].clock.next = self.clock.val();
             self.count[c].reset.next = self.reset.val();
             self.count[c].d.next = self.count[c].q.val();
             self.counters[c].next = self.count[c].q.val();
         }
+        for i in 0..self.cap.len() {
+            self.cap[i].clock.next = self.clock.val();
+            self.cap[i].reset.next = self.reset.val();
+        }
+        self.pipe.clock.next = self.clock.val();
+        self.pipe.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
 
-        // The decision, at the first beat (tuser carries TmPre's fields).
-        self.first.next = !self.in_pkt.q.val();
-        self.dest.next = self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB);
-        self.src.next = self.s.tuser.val().get_bits::<8>(SRC_PORT_LSB);
-        self.len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
-        self.kl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_KL_LSB));
-        self.w_kl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_W_KL_LSB));
-        self.w_len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
+        // ---- Stage 1: the packet at the input (TmPre's fields in tuser).
+        self.pipe.s.tdata.next = self.s.tdata.val();
+        self.pipe.s.tkeep.next = self.s.tkeep.val();
+        self.pipe.s.tlast.next = self.s.tlast.val();
+        self.pipe.s.tuser.next = self.s.tuser.val();
+        self.pipe.s.tvalid.next = self.s.tvalid.val();
+        self.s.tready.next = self.pipe.s.tready.val();
+        self.s_dest.next = self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.s_src.next = self.s.tuser.val().get_bits::<8>(SRC_PORT_LSB);
+        self.s_len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
+        self.s_kl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_KL_LSB));
+        self.s_wkl.next = bit_cast::<32, 8>(self.s.tuser.val().get_bits::<8>(PRE_W_KL_LSB));
+        self.s_wlen.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
+        self.s_bad.next = (self.s_dest.val() >= self.ports.val()) | !self.s_len.val().any();
+        self.s_hb.next = 0.into();
+        self.s_hw.next = 0.into();
+        self.s_db.next = 0.into();
+        self.s_dw.next = 0.into();
+        self.s_sb.next = 0.into();
+        self.s_sw.next = 0.into();
+        self.s_src_ok.next = self.s_src.val() < self.ports.val();
+        self.s_dest_lo.next = self.s_dest.val() & self.sel_mask.val();
+        self.s_src_lo.next = self.s_src.val() & self.sel_mask.val();
+        for p in 0..self.port_id.len() {
+            if self.s_dest_lo.val() == self.port_id[p].val() {
+                self.s_hb.next = self.occ_bytes[2 * p].val();
+                self.s_hw.next = self.occ_words[2 * p].val();
+                self.s_db.next = self.occ_bytes[2 * p + 1].val();
+                self.s_dw.next = self.occ_words[2 * p + 1].val();
+            }
+            if self.s_src_lo.val() == self.port_id[p].val() {
+                self.s_sb.next = self.occ_bytes[2 * p].val();
+                self.s_sw.next = self.occ_words[2 * p].val();
+            }
+        }
+        // The caps it will offer the packet behind it once it is in the
+        // decision register: bound - size, 0 when the size is larger (every
+        // size tested against a cap is at least 1, so 0 never fits).
+        self.cap_bound[0].next = self.limit_h.val();
+        self.cap_take[0].next = self.s_len.val();
+        self.cap_bound[1].next = self.limit_h.val();
+        self.cap_take[1].next = self.s_kl.val();
+        self.cap_bound[2].next = self.depth_h.val();
+        self.cap_take[2].next = self.s_wlen.val();
+        self.cap_bound[3].next = self.depth_h.val();
+        self.cap_take[3].next = self.s_wkl.val();
+        self.cap_bound[4].next = self.limit_d.val();
+        self.cap_take[4].next = self.s_len.val();
+        self.cap_bound[5].next = self.depth_d.val();
+        self.cap_take[5].next = self.s_wlen.val();
+        self.cap_bound[6].next = self.depth_dod.val();
+        self.cap_take[6].next = self.s_wkl.val();
+        self.cap_bound[7].next = self.depth_dod.val();
+        self.cap_take[7].next = self.s_wlen.val();
+        for i in 0..self.cap.len() {
+            self.cap_in[i].next = 0.into();
+            if self.cap_bound[i].val() >= self.cap_take[i].val() {
+                self.cap_in[i].next = self.cap_bound[i].val() - self.cap_take[i].val();
+            }
+        }
+        self.cap_in[7].next = self.depth_dod.val() + self.s_wlen.val();
+        // Its fit tests `occupancy + size <= bound`, each one carry chain
+        // ([`SumLe`]): bound as configured (nothing reserved ahead of it in
+        // this cycle), or the packet ahead's cap (it reserves in that queue).
+        // Header queue of dest, whole (0..6) and trimmed (6..12).
+        self.le[0].a.next = self.s_hb.val();
+        self.le[0].b.next = self.s_len.val();
+        self.le[0].c.next = self.limit_h.val();
+        self.le[1].a.next = self.s_hb.val();
+        self.le[1].b.next = self.s_len.val();
+        self.le[1].c.next = self.cap[0].q.val();
+        self.le[2].a.next = self.s_hb.val();
+        self.le[2].b.next = self.s_len.val();
+        self.le[2].c.next = self.cap[1].q.val();
+        self.le[3].a.next = self.s_hw.val();
+        self.le[3].b.next = self.s_wlen.val();
+        self.le[3].c.next = self.depth_h.val();
+        self.le[4].a.next = self.s_hw.val();
+        self.le[4].b.next = self.s_wlen.val();
+        self.le[4].c.next = self.cap[2].q.val();
+        self.le[5].a.next = self.s_hw.val();
+        self.le[5].b.next = self.s_wlen.val();
+        self.le[5].c.next = self.cap[3].q.val();
+        self.le[6].a.next = self.s_hb.val();
+        self.le[6].b.next = self.s_kl.val();
+        self.le[6].c.next = self.limit_h.val();
+        self.le[7].a.next = self.s_hb.val();
+        self.le[7].b.next = self.s_kl.val();
+        self.le[7].c.next = self.cap[0].q.val();
+        self.le[8].a.next = self.s_hb.val();
+        self.le[8].b.next = self.s_kl.val();
+        self.le[8].c.next = self.cap[1].q.val();
+        self.le[9].a.next = self.s_hw.val();
+        self.le[9].b.next = self.s_wkl.val();
+        self.le[9].c.next = self.depth_h.val();
+        self.le[10].a.next = self.s_hw.val();
+        self.le[10].b.next = self.s_wkl.val();
+        self.le[10].c.next = self.cap[2].q.val();
+        self.le[11].a.next = self.s_hw.val();
+        self.le[11].b.next = self.s_wkl.val();
+        self.le[11].c.next = self.cap[3].q.val();
+        // Data queue of dest (12..16).
+        self.le[12].a.next = self.s_db.val();
+        self.le[12].b.next = self.s_len.val();
+        self.le[12].c.next = self.limit_d.val();
+        self.le[13].a.next = self.s_db.val();
+        self.le[13].b.next = self.s_len.val();
+        self.le[13].c.next = self.cap[4].q.val();
+        self.le[14].a.next = self.s_dw.val();
+        self.le[14].b.next = self.s_wlen.val();
+        self.le[14].c.next = self.depth_d.val();
+        self.le[15].a.next = self.s_dw.val();
+        self.le[15].b.next = self.s_wlen.val();
+        self.le[15].c.next = self.cap[5].q.val();
+        // Header queue of src, trimmed (16..22).
+        self.le[16].a.next = self.s_sb.val();
+        self.le[16].b.next = self.s_kl.val();
+        self.le[16].c.next = self.limit_h.val();
+        self.le[17].a.next = self.s_sb.val();
+        self.le[17].b.next = self.s_kl.val();
+        self.le[17].c.next = self.cap[0].q.val();
+        self.le[18].a.next = self.s_sb.val();
+        self.le[18].b.next = self.s_kl.val();
+        self.le[18].c.next = self.cap[1].q.val();
+        self.le[19].a.next = self.s_sw.val();
+        self.le[19].b.next = self.s_wkl.val();
+        self.le[19].c.next = self.depth_h.val();
+        self.le[20].a.next = self.s_sw.val();
+        self.le[20].b.next = self.s_wkl.val();
+        self.le[20].c.next = self.cap[2].q.val();
+        self.le[21].a.next = self.s_sw.val();
+        self.le[21].b.next = self.s_wkl.val();
+        self.le[21].c.next = self.cap[3].q.val();
+        // DoD FIFO (22..25).
+        self.le[22].a.next = self.occ_dod_words.val();
+        self.le[22].b.next = self.s_wkl.val();
+        self.le[22].c.next = self.depth_dod.val();
+        self.le[23].a.next = self.occ_dod_words.val();
+        self.le[23].b.next = self.s_wkl.val();
+        self.le[23].c.next = self.cap[6].q.val();
+        self.le[24].a.next = self.occ_dod_words.val();
+        self.le[24].b.next = self.s_wkl.val();
+        self.le[24].c.next = self.cap[7].q.val();
 
-        // Occupancy of the header and data queues of dest and the header queue of src.
+        // ---- Stage 2: the decision register.
+        self.first.next = !self.in_pkt.q.val();
+        self.dest.next = self.pipe.m.tuser.val().get_bits::<8>(DEST_PORT_LSB);
+        self.src.next = self.pipe.m.tuser.val().get_bits::<8>(SRC_PORT_LSB);
+        self.len.next = bit_cast::<32, 16>(self.pipe.m.tuser.val().get_bits::<16>(LENGTH_LSB));
+        self.kl.next = bit_cast::<32, 8>(self.pipe.m.tuser.val().get_bits::<8>(PRE_KL_LSB));
+        self.w_kl.next = bit_cast::<32, 8>(self.pipe.m.tuser.val().get_bits::<8>(PRE_W_KL_LSB));
+        self.w_len.next = bit_cast::<32, 16>(self.pipe.m.tuser.val().get_bits::<16>(PRE_W_LEN_LSB));
+        self.recirc.next = self.pipe.m.tuser.val().get_bit(RECIRC_BIT);
+        // Its fit tests against this cycle's occupancy (25..34), for the
+        // next cycle when it stays (nothing of this pipeline reserves then).
         self.hd_b.next = 0.into();
         self.hd_w.next = 0.into();
         self.dd_b.next = 0.into();
         self.dd_w.next = 0.into();
         self.hs_b.next = 0.into();
         self.hs_w.next = 0.into();
-        self.src_ok.next = false;
+        self.src_ok.next = self.src.val() < self.ports.val();
+        self.dest_lo.next = self.dest.val() & self.sel_mask.val();
+        self.src_lo.next = self.src.val() & self.sel_mask.val();
         for p in 0..self.port_id.len() {
-            if self.dest.val() == self.port_id[p].val() {
+            if self.dest_lo.val() == self.port_id[p].val() {
                 self.hd_b.next = self.occ_bytes[2 * p].val();
                 self.hd_w.next = self.occ_words[2 * p].val();
                 self.dd_b.next = self.occ_bytes[2 * p + 1].val();
                 self.dd_w.next = self.occ_words[2 * p + 1].val();
             }
-            if self.src.val() == self.port_id[p].val() {
+            if self.src_lo.val() == self.port_id[p].val() {
                 self.hs_b.next = self.occ_bytes[2 * p].val();
                 self.hs_w.next = self.occ_words[2 * p].val();
-                self.src_ok.next = true;
             }
         }
-        // Each fit test `occupancy + size <= bound` is one carry chain
-        // ([`SumLe`]), not an adder feeding a comparator.
-        self.le[0].a.next = self.hd_b.val();
-        self.le[0].b.next = self.len.val();
-        self.le[0].c.next = self.limit_h.val();
-        self.le[1].a.next = self.hd_w.val();
-        self.le[1].b.next = self.w_len.val();
-        self.le[1].c.next = self.depth_h.val();
-        self.le[2].a.next = self.dd_b.val();
-        self.le[2].b.next = self.len.val();
-        self.le[2].c.next = self.limit_d.val();
-        self.le[3].a.next = self.dd_w.val();
-        self.le[3].b.next = self.w_len.val();
-        self.le[3].c.next = self.depth_d.val();
-        self.le[4].a.next = self.hd_b.val();
-        self.le[4].b.next = self.kl.val();
-        self.le[4].c.next = self.limit_h.val();
-        self.le[5].a.next = self.hd_w.val();
-        self.le[5].b.next = self.w_kl.val();
-        self.le[5].c.next = self.depth_h.val();
-        self.le[6].a.next = self.hs_b.val();
-        self.le[6].b.next = self.kl.val();
-        self.le[6].c.next = self.limit_h.val();
-        self.le[7].a.next = self.hs_w.val();
-        self.le[7].b.next = self.w_kl.val();
-        self.le[7].c.next = self.depth_h.val();
-        self.le[8].a.next = self.occ_dod_words.val();
-        self.le[8].b.next = self.w_kl.val();
-        self.le[8].c.next = self.depth_dod.val();
-        self.fit_h.next = self.le[0].sum_le.val() & self.le[1].sum_le.val();
-        self.fit_d.next = self.le[2].sum_le.val() & self.le[3].sum_le.val();
-        self.fit_ht.next = self.le[4].sum_le.val() & self.le[5].sum_le.val();
-        self.fit_hs.next = self.src_ok.val() & self.le[6].sum_le.val() & self.le[7].sum_le.val();
-        self.fit_dod.next = self.le[8].sum_le.val();
-        self.recirc.next = self.s.tuser.val().get_bit(RECIRC_BIT);
+        self.le[25].a.next = self.hd_b.val();
+        self.le[25].b.next = self.len.val();
+        self.le[25].c.next = self.limit_h.val();
+        self.le[26].a.next = self.hd_w.val();
+        self.le[26].b.next = self.w_len.val();
+        self.le[26].c.next = self.depth_h.val();
+        self.le[27].a.next = self.dd_b.val();
+        self.le[27].b.next = self.len.val();
+        self.le[27].c.next = self.limit_d.val();
+        self.le[28].a.next = self.dd_w.val();
+        self.le[28].b.next = self.w_len.val();
+        self.le[28].c.next = self.depth_d.val();
+        self.le[29].a.next = self.hd_b.val();
+        self.le[29].b.next = self.kl.val();
+        self.le[29].c.next = self.limit_h.val();
+        self.le[30].a.next = self.hd_w.val();
+        self.le[30].b.next = self.w_kl.val();
+        self.le[30].c.next = self.depth_h.val();
+        self.le[31].a.next = self.hs_b.val();
+        self.le[31].b.next = self.kl.val();
+        self.le[31].c.next = self.limit_h.val();
+        self.le[32].a.next = self.hs_w.val();
+        self.le[32].b.next = self.w_kl.val();
+        self.le[32].c.next = self.depth_h.val();
+        self.le[33].a.next = self.occ_dod_words.val();
+        self.le[33].b.next = self.w_kl.val();
+        self.le[33].c.next = self.depth_dod.val();
 
-        // The decision (module docs): codes 3, 4, 7 are the trim path.
+        // The tests that hold, each a 4:1 selection by a one-hot register.
+        self.fit_h.next = (self.v_h.q.val() & self.r_sel_h.q.val()).any();
+        self.fit_ht.next = (self.v_ht.q.val() & self.r_sel_h.q.val()).any();
+        self.fit_d.next = (self.v_d.q.val() & self.r_sel_d.q.val()).any();
+        self.fit_hs.next = (self.v_hs.q.val() & self.r_sel_s.q.val()).any();
+        self.fit_dod.next = (self.v_dod.q.val() & self.r_sel_dod.q.val()).any();
+
+        // The decision (module docs), from the registered tests: codes 3, 4,
+        // 7 are the trim path.
         self.tpath.next = 7.into();
         if self.fit_ht.val() {
             self.tpath.next = 3.into();
         } else if self.rts_en.val() & self.fit_hs.val() {
             self.tpath.next = 4.into();
         }
-        if (self.dest.val() >= self.ports.val()) | !self.len.val().any() {
+        if self.r_bad.q.val() {
             self.code.next = 0.into();
         } else if self.recirc.val()
-            | (self.s.tuser.val().get_bit(METER_TRIM_BIT) & self.s.tuser.val().get_bit(TRIM_OK_BIT) & !self.s.tuser.val().get_bit(PRIO_BIT))
+            | (self.pipe.m.tuser.val().get_bit(METER_TRIM_BIT)
+                & self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT)
+                & !self.pipe.m.tuser.val().get_bit(PRIO_BIT))
         {
             self.code.next = self.tpath.val();
-        } else if self.s.tuser.val().get_bit(PRIO_BIT) {
+        } else if self.pipe.m.tuser.val().get_bit(PRIO_BIT) {
             if self.fit_h.val() {
                 self.code.next = 1.into();
             } else {
@@ -389,7 +704,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             }
         } else if self.fit_d.val() {
             self.code.next = 2.into();
-        } else if !self.s.tuser.val().get_bit(TRIM_OK_BIT) {
+        } else if !self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT) {
             self.code.next = 6.into();
         } else if self.meter_en.val() {
             if self.fit_dod.val() {
@@ -422,7 +737,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         if self.code.val() == 4 {
             self.flagv.next = 3.into();
         }
-        self.new_user.next = (self.s.tuser.val() & self.user_clear.val())
+        self.new_user.next = (self.pipe.m.tuser.val() & self.user_clear.val())
             | (bit_cast::<U, 8>(self.qport.val()) << 8)
             | (bit_cast::<U, 16>(self.ulen.val()) << 16)
             | (bit_cast::<U, 8>(self.flagv.val()) << 32)
@@ -434,30 +749,31 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
 
         // Stream: the first beat decides, later beats follow the decision.
-        self.out.s.tdata.next = self.s.tdata.val();
-        self.out.s.tkeep.next = self.s.tkeep.val();
-        self.out.s.tlast.next = self.s.tlast.val();
+        self.out.s.tdata.next = self.pipe.m.tdata.val();
+        self.out.s.tkeep.next = self.pipe.m.tkeep.val();
+        self.out.s.tlast.next = self.pipe.m.tlast.val();
         self.out.s.tuser.next = self.user_r.q.val();
         if self.first.val() {
             self.out.s.tuser.next = self.new_user.val();
         }
-        self.want.next = self.s.tvalid.val() & self.first.val();
+        self.want.next = self.pipe.m.tvalid.val() & self.first.val();
         self.want_dest.next = self.dest.val();
         self.want_src.next = self.src.val();
         if self.first.val() {
-            self.s.tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s.tready.val());
-            self.out.s.tvalid.next = self.s.tvalid.val() & !self.hold.val() & !self.drop_now.val();
+            self.pipe.m.tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s.tready.val());
+            self.out.s.tvalid.next = self.pipe.m.tvalid.val() & !self.hold.val() & !self.drop_now.val();
         } else {
-            self.s.tready.next = self.drop_cur.q.val() | self.out.s.tready.val();
-            self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop_cur.q.val();
+            self.pipe.m.tready.next = self.drop_cur.q.val() | self.out.s.tready.val();
+            self.out.s.tvalid.next = self.pipe.m.tvalid.val() & !self.drop_cur.q.val();
         }
-        self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
-        self.dec_valid.next = self.xfer.val() & self.first.val();
+        self.xfer.next = self.pipe.m.tvalid.val() & self.pipe.m.tready.val();
+        self.dec.next = self.xfer.val() & self.first.val();
+        self.dec_valid.next = self.dec.val();
         self.dec_code.next = self.code.val();
         self.dec_recirc.next = self.recirc.val();
         self.dec_port.next = self.dest.val();
         self.dec_bytes.next = self.len.val().get_bits::<16>(0);
-        self.enq.next = false;
+        self.enq.next = self.dec.val() & !self.drop_now.val();
         self.enq_q.next = self.qidx.val();
         self.enq_bytes.next = self.len.val();
         self.enq_words.next = self.w_len.val();
@@ -465,26 +781,111 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.enq_bytes.next = self.kl.val();
             self.enq_words.next = self.w_kl.val();
         }
+        // A first beat waiting keeps loading its fate, so the later beats
+        // see the one it left with.
+        if self.first.val() {
+            self.drop_cur.d.next = self.drop_now.val();
+            self.user_r.d.next = self.new_user.val();
+        }
         if self.xfer.val() {
-            self.in_pkt.d.next = !self.s.tlast.val();
-            if self.first.val() {
-                self.drop_cur.d.next = self.drop_now.val();
-                self.user_r.d.next = self.new_user.val();
-                self.enq.next = !self.drop_now.val();
-                for c in 0..self.code_id.len() {
-                    if self.code.val() == self.code_id[c].val() {
-                        self.count[c].d.next = self.count[c].q.val() + 1;
-                    }
+            self.in_pkt.d.next = !self.pipe.m.tlast.val();
+        }
+        // Counters count the decision a cycle later.
+        self.ev_valid.d.next = self.dec.val();
+        self.ev_code.d.next = self.code.val();
+        self.ev_in.d.next = !self.recirc.val();
+        if self.ev_valid.q.val() {
+            for c in 0..self.code_id.len() {
+                if self.ev_code.q.val() == self.code_id[c].val() {
+                    self.count[c].d.next = self.count[c].q.val() + 1;
                 }
-                if !self.recirc.val() {
-                    self.count[10].d.next = self.count[10].q.val() + 1;
-                }
+            }
+            if self.ev_in.q.val() {
+                self.count[10].d.next = self.count[10].q.val() + 1;
             }
         }
         for c in 0..self.count.len() {
             if self.clear[c].val() {
                 self.count[c].d.next = 0.into();
             }
+        }
+
+        // ---- The tests the decision register holds next cycle. The
+        // register takes the input's packet (`load`): its tests take the
+        // variant of what this cycle's decision reserves in the same queue
+        // (the only reservation the occupancy does not show yet); it keeps
+        // its packet: the tests of that packet against this cycle's occupancy.
+        self.load.next = self.pipe.s.tready.val();
+        self.eq_dd.next = self.dest.val() == self.s_dest.val();
+        self.eq_sd.next = self.src.val() == self.s_dest.val();
+        self.eq_ds.next = self.dest.val() == self.s_src.val();
+        self.eq_ss.next = self.src.val() == self.s_src.val();
+        self.res_h_len.next = self.dec.val() & (self.code.val() == 1) & self.eq_dd.val();
+        self.res_h_kl.next = self.dec.val() & (((self.code.val() == 3) & self.eq_dd.val()) | ((self.code.val() == 4) & self.eq_sd.val()));
+        self.res_d_len.next = self.dec.val() & (self.code.val() == 2) & self.eq_dd.val();
+        self.res_s_len.next = self.dec.val() & (self.code.val() == 1) & self.eq_ds.val();
+        self.res_s_kl.next = self.dec.val() & (((self.code.val() == 3) & self.eq_ds.val()) | ((self.code.val() == 4) & self.eq_ss.val()));
+        self.res_dod_kl.next = self.dec.val() & (self.code.val() == 8);
+        self.res_dod_free.next = self.dec.val() & self.recirc.val();
+        // Every variant of every test, and the selection for next cycle.
+        self.v_h.d.next = bit_cast::<4, 1>((self.le[0].sum_le.val() & self.le[3].sum_le.val()).into())
+            | (bit_cast::<4, 1>((self.le[1].sum_le.val() & self.le[4].sum_le.val()).into()) << 1)
+            | (bit_cast::<4, 1>((self.le[2].sum_le.val() & self.le[5].sum_le.val()).into()) << 2)
+            | (bit_cast::<4, 1>((self.le[25].sum_le.val() & self.le[26].sum_le.val()).into()) << 3);
+        self.v_ht.d.next = bit_cast::<4, 1>((self.le[6].sum_le.val() & self.le[9].sum_le.val()).into())
+            | (bit_cast::<4, 1>((self.le[7].sum_le.val() & self.le[10].sum_le.val()).into()) << 1)
+            | (bit_cast::<4, 1>((self.le[8].sum_le.val() & self.le[11].sum_le.val()).into()) << 2)
+            | (bit_cast::<4, 1>((self.le[29].sum_le.val() & self.le[30].sum_le.val()).into()) << 3);
+        self.v_d.d.next = bit_cast::<4, 1>((self.le[12].sum_le.val() & self.le[14].sum_le.val()).into())
+            | (bit_cast::<4, 1>((self.le[13].sum_le.val() & self.le[15].sum_le.val()).into()) << 1)
+            | (bit_cast::<4, 1>((self.le[27].sum_le.val() & self.le[28].sum_le.val()).into()) << 3);
+        self.v_hs.d.next = bit_cast::<4, 1>((self.s_src_ok.val() & self.le[16].sum_le.val() & self.le[19].sum_le.val()).into())
+            | (bit_cast::<4, 1>((self.s_src_ok.val() & self.le[17].sum_le.val() & self.le[20].sum_le.val()).into()) << 1)
+            | (bit_cast::<4, 1>((self.s_src_ok.val() & self.le[18].sum_le.val() & self.le[21].sum_le.val()).into()) << 2)
+            | (bit_cast::<4, 1>((self.src_ok.val() & self.le[31].sum_le.val() & self.le[32].sum_le.val()).into()) << 3);
+        self.v_dod.d.next = bit_cast::<4, 1>(self.le[22].sum_le.val().into())
+            | (bit_cast::<4, 1>(self.le[23].sum_le.val().into()) << 1)
+            | (bit_cast::<4, 1>(self.le[24].sum_le.val().into()) << 2)
+            | (bit_cast::<4, 1>(self.le[33].sum_le.val().into()) << 3);
+        self.r_sel_h.d.next = 8.into();
+        self.r_sel_d.d.next = 8.into();
+        self.r_sel_s.d.next = 8.into();
+        self.r_sel_dod.d.next = 8.into();
+        if self.load.val() {
+            for i in 0..self.cap.len() {
+                self.cap[i].d.next = self.cap_in[i].val();
+            }
+            self.r_bad.d.next = self.s_bad.val();
+            self.r_sel_h.d.next = 1.into();
+            if self.res_h_len.val() {
+                self.r_sel_h.d.next = 2.into();
+            }
+            if self.res_h_kl.val() {
+                self.r_sel_h.d.next = 4.into();
+            }
+            self.r_sel_d.d.next = 1.into();
+            if self.res_d_len.val() {
+                self.r_sel_d.d.next = 2.into();
+            }
+            self.r_sel_s.d.next = 1.into();
+            if self.res_s_len.val() {
+                self.r_sel_s.d.next = 2.into();
+            }
+            if self.res_s_kl.val() {
+                self.r_sel_s.d.next = 4.into();
+            }
+            self.r_sel_dod.d.next = 1.into();
+            if self.res_dod_kl.val() {
+                self.r_sel_dod.d.next = 2.into();
+            }
+            if self.res_dod_free.val() {
+                self.r_sel_dod.d.next = 4.into();
+            }
+        } else {
+            for i in 0..self.cap.len() {
+                self.cap[i].d.next = self.cap[i].q.val();
+            }
+            self.r_bad.d.next = self.r_bad.q.val();
         }
 
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);

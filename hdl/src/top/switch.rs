@@ -75,6 +75,14 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     pipes: Vec<Constant<Bits<8>>>,
     pipe_id: Vec<Constant<Bits<8>>>,
     rank: Vec<Signal<Local, Bits<8>>>,
+    // Per pipeline: it reserved last cycle (`r_res`) in queue `r_q`; a
+    // pipeline whose packet may reserve in that queue waits (`hazard`).
+    r_res: Vec<DffR<Bit>>,
+    r_q: Vec<DffR<Bits<8>>>,
+    hq_dest: Vec<Signal<Local, Bits<8>>>,
+    hq_src: Vec<Signal<Local, Bits<8>>>,
+    hazard: Vec<Signal<Local, Bit>>,
+    top_waits: Vec<Signal<Local, Bit>>,
     tot_b: Vec<Signal<Local, Bits<32>>>,
     tot_w: Vec<Signal<Local, Bits<32>>>,
     merge: Vec<AxisArbMux<D, K, U>>,
@@ -111,6 +119,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pipes: if multi { vec![Constant::new((pipes as u64).to_bits())] } else { Vec::new() },
             pipe_id: if multi { (0..pipes).map(|n| Constant::new((n as u64).to_bits())).collect() } else { Vec::new() },
             rank: vec_of(if multi { pipes } else { 0 }),
+            r_res: vec_of(if multi { pipes } else { 0 }),
+            r_q: vec_of(if multi { pipes } else { 0 }),
+            hq_dest: vec_of(if multi { pipes } else { 0 }),
+            hq_src: vec_of(if multi { pipes } else { 0 }),
+            hazard: vec_of(if multi { pipes } else { 0 }),
+            top_waits: vec_of(multi as usize),
             tot_b: vec_of(if multi { 2 * ports } else { 0 }),
             tot_w: vec_of(if multi { 2 * ports } else { 0 }),
             // Header-queue packets (queue index even) before data.
@@ -231,10 +245,58 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
             // One decision per port per cycle: pipeline rot has the highest
             // priority this cycle, then rot + 1, ... (rank 0 first). A pipeline
-            // is held while a higher-ranked one wants a port it touches.
-            self.rot[z].d.next = self.rot[z].q.val() + 1;
-            if self.rot[z].q.val() + 1 == self.pipes[z].val() {
-                self.rot[z].d.next = 0.into();
+            // is held while a higher-ranked one wants a port it touches, and
+            // for a cycle after another pipeline reserved in a queue of a
+            // port it touches: admission's fit tests are registered a cycle
+            // ahead and include only its own pipeline's reservation of the
+            // cycle before (`TmAdmit`). Queues, not ports: a permutation
+            // (pipeline 0 to port 1, pipeline 1 to port 0) reserves in data
+            // queues the other pipeline's packets never take. The rotation waits while the first
+            // pipeline is held that way, so each pipeline gets its turn.
+            for i in 0..self.tm.len() {
+                self.r_res[i].clock.next = self.clock.val();
+                self.r_res[i].reset.next = self.reset.val();
+                self.r_q[i].clock.next = self.clock.val();
+                self.r_q[i].reset.next = self.reset.val();
+                // Codes 1 and 3 reserve in the header queue of the
+                // destination, 2 in its data queue, 4 (return to sender) in
+                // the header queue of the source (queue 2 * port + data).
+                self.r_res[i].d.next = self.tm[i].dec_valid.val() & (self.tm[i].dec_code.val() >= 1) & (self.tm[i].dec_code.val() <= 4);
+                self.r_q[i].d.next = self.tm[i].dec_port.val() << 1;
+                if self.tm[i].dec_code.val() == 2 {
+                    self.r_q[i].d.next = (self.tm[i].dec_port.val() << 1) | 1;
+                }
+                if self.tm[i].dec_code.val() == 4 {
+                    self.r_q[i].d.next = self.tm[i].want_src.val() << 1;
+                }
+                self.hq_dest[i].next = self.tm[i].want_dest.val() << 1;
+                self.hq_src[i].next = self.tm[i].want_src.val() << 1;
+            }
+            for i in 0..self.tm.len() {
+                self.hazard[i].next = false;
+                for j in 0..self.tm.len() {
+                    if (self.pipe_id[j].val() != self.pipe_id[i].val())
+                        & self.r_res[j].q.val()
+                        & ((self.r_q[j].q.val() == self.hq_dest[i].val())
+                            | (self.r_q[j].q.val() == (self.hq_dest[i].val() | 1))
+                            | (self.r_q[j].q.val() == self.hq_src[i].val()))
+                    {
+                        self.hazard[i].next = true;
+                    }
+                }
+            }
+            self.top_waits[z].next = false;
+            for i in 0..self.tm.len() {
+                if (self.pipe_id[i].val() == self.rot[z].q.val()) & self.tm[i].want.val() & self.hazard[i].val() {
+                    self.top_waits[z].next = true;
+                }
+            }
+            self.rot[z].d.next = self.rot[z].q.val();
+            if !self.top_waits[z].val() {
+                self.rot[z].d.next = self.rot[z].q.val() + 1;
+                if self.rot[z].q.val() + 1 == self.pipes[z].val() {
+                    self.rot[z].d.next = 0.into();
+                }
             }
             for i in 0..self.tm.len() {
                 self.rank[i].next = self.pipe_id[i].val() + self.pipes[z].val() - self.rot[z].q.val();
@@ -243,7 +305,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 }
             }
             for i in 0..self.tm.len() {
-                self.tm[i].hold.next = false;
+                self.tm[i].hold.next = self.hazard[i].val();
                 for j in 0..self.tm.len() {
                     if self.tm[j].want.val()
                         & (self.rank[j].val() < self.rank[i].val())
