@@ -69,7 +69,8 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     next_deficit: Vec<AddSub<32>>,
     locked: DffR<Bit>,
     turn: DffR<Bit>,
-    cur: DffR<Bits<8>>,
+    /// The input holding the output (a packet or a DRR turn), one-hot.
+    cur: Vec<DffR<Bit>>,
     /// The rotation's state, one bit per input: `below[i]` is "input `i` comes
     /// before the last one served" (`last > i`), so picking the next input
     /// takes no comparator (issue 14).
@@ -77,13 +78,17 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     deficit: Vec<DffR<Bits<32>>>,
     // Combinational helpers.
     any_req: Signal<Local, Bit>,
-    pick: Signal<Local, Bits<8>>,
-    pick_lo: Signal<Local, Bits<8>>,
+    // The arbitration, one-hot (issue 14: no index encoders and decoders
+    // between the requests and the grant): `above_lo[i]` / `above[i]` /
+    // `under[i]` is "a request below the last served / any request / any
+    // request from an input numbered above / above / below `i`".
+    above_lo: Vec<Signal<Local, Bit>>,
+    above: Vec<Signal<Local, Bit>>,
+    under: Vec<Signal<Local, Bit>>,
+    pick: Vec<Signal<Local, Bit>>,
     found_lo: Signal<Local, Bit>,
-    sel: Signal<Local, Bits<8>>,
+    sel: Vec<Signal<Local, Bit>>,
     grant: Signal<Local, Bit>,
-    found_s: Signal<Local, Bit>,
-    pick_s: Signal<Local, Bits<8>>,
     starting: Signal<Local, Bit>,
     credit: Vec<Signal<Local, Bits<32>>>,
     credit_ok: Vec<Signal<Local, Bit>>,
@@ -125,22 +130,22 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             is_prio: vec_of(n),
             req: vec_of(n),
             any_prio: Default::default(),
-            out: Default::default(),
+            out: AxisSkid::eager(),
             keep_count: vec_of(n),
             next_deficit: vec_of(n),
             locked: Default::default(),
             turn: Default::default(),
-            cur: Default::default(),
+            cur: vec_of(n),
             below: vec_of(n),
             deficit: vec_of(n),
             any_req: Default::default(),
-            pick: Default::default(),
-            pick_lo: Default::default(),
+            above_lo: vec_of(n),
+            above: vec_of(n),
+            under: vec_of(n),
+            pick: vec_of(n),
             found_lo: Default::default(),
-            sel: Default::default(),
+            sel: vec_of(n),
             grant: Default::default(),
-            found_s: Default::default(),
-            pick_s: Default::default(),
             starting: Default::default(),
             credit: vec_of(n),
             credit_ok: vec_of(n),
@@ -167,10 +172,14 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
 impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, locked, turn, cur);
+        dff_setup!(self, clock, locked, turn);
         self.locked.reset.next = self.reset.val();
         self.turn.reset.next = self.reset.val();
-        self.cur.reset.next = self.reset.val();
+        for i in 0..self.cur.len() {
+            self.cur[i].clock.next = self.clock.val();
+            self.cur[i].reset.next = self.reset.val();
+            self.cur[i].d.next = self.cur[i].q.val();
+        }
         for i in 0..self.below.len() {
             self.below[i].clock.next = self.clock.val();
             self.below[i].reset.next = self.reset.val();
@@ -194,43 +203,47 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.req[i].next = self.s[i].tvalid.val() & (self.is_prio[i].val() | !self.any_prio.val());
         }
         // Rotating priority (descending): the highest requesting input below
-        // the last one served, else the highest requesting input.
+        // the last one served, else the highest requesting input; strict
+        // priority: the lowest requesting input. Each as "I request and no
+        // input before me does", one OR per input.
         self.any_req.next = false;
         self.found_lo.next = false;
-        self.pick.next = 0.into();
-        self.pick_lo.next = 0.into();
         for i in 0..self.s.len() {
-            if self.req[i].val() {
-                self.any_req.next = true;
-                self.pick.next = i.to_bits();
-                if self.below[i].q.val() {
-                    self.found_lo.next = true;
-                    self.pick_lo.next = i.to_bits();
+            self.any_req.next = self.any_req.val() | self.req[i].val();
+            self.found_lo.next = self.found_lo.val() | (self.req[i].val() & self.below[i].q.val());
+            self.above_lo[i].next = false;
+            self.above[i].next = false;
+            self.under[i].next = false;
+            for j in 0..self.s.len() {
+                if j > i {
+                    self.above_lo[i].next = self.above_lo[i].val() | (self.req[j].val() & self.below[j].q.val());
+                    self.above[i].next = self.above[i].val() | self.req[j].val();
+                }
+                if j < i {
+                    self.under[i].next = self.under[i].val() | self.req[j].val();
                 }
             }
         }
-        if self.found_lo.val() {
-            self.pick.next = self.pick_lo.val();
-        }
-        // Strict priority: the lowest requesting input.
-        self.found_s.next = false;
-        self.pick_s.next = 0.into();
         for i in 0..self.s.len() {
-            if self.req[i].val() & !self.found_s.val() {
-                self.found_s.next = true;
-                self.pick_s.next = i.to_bits();
+            if self.strict.val() & !self.drr_enable.val() {
+                self.pick[i].next = self.req[i].val() & !self.under[i].val();
+            } else if self.found_lo.val() {
+                self.pick[i].next = self.req[i].val() & self.below[i].q.val() & !self.above_lo[i].val();
+            } else {
+                self.pick[i].next = self.req[i].val() & !self.above[i].val();
             }
-        }
-        if self.strict.val() & !self.drr_enable.val() {
-            self.pick.next = self.pick_s.val();
         }
 
         // Who holds the output this cycle.
         self.starting.next = false;
         if self.locked.q.val() | self.turn.q.val() {
-            self.sel.next = self.cur.q.val();
+            for i in 0..self.s.len() {
+                self.sel[i].next = self.cur[i].q.val();
+            }
         } else {
-            self.sel.next = self.pick.val();
+            for i in 0..self.s.len() {
+                self.sel[i].next = self.pick[i].val();
+            }
             self.starting.next = self.any_req.val();
         }
         // Every input's DRR arithmetic runs in parallel from registers and its
@@ -268,7 +281,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.s.tdata.next = 0.into();
         self.out.s.tuser.next = 0.into();
         for i in 0..self.s.len() {
-            if self.sel.val().index() == i {
+            if self.sel[i].val() {
                 self.credit_ok_sel.next = self.credit_ok[i].val();
                 self.rem_ok_sel.next = self.rem_ok[i].val();
                 self.deficit_neg_sel.next = self.deficit[i].q.val().get_bit(DEFICIT_SIGN);
@@ -294,7 +307,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.s.tvalid.next = self.grant.val();
         self.xfer.next = self.grant.val() & self.out.s.tready.val();
         for i in 0..self.s.len() {
-            self.s[i].tready.next = self.xfer.val() & (self.sel.val().index() == i);
+            self.s[i].tready.next = self.xfer.val() & self.sel[i].val();
         }
 
         // State updates.
@@ -302,7 +315,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         if self.starting.val() & self.drr_enable.val() & !self.grant.val() {
             // Skipped for lack of credit: keep the banked quantum, rotate past it.
             for i in 0..self.deficit.len() {
-                if self.sel.val().index() == i {
+                if self.sel[i].val() {
                     self.deficit[i].d.next = self.base_in[i].val();
                 }
             }
@@ -313,16 +326,18 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.turn.d.next = false;
             self.set_last.next = true;
             for i in 0..self.deficit.len() {
-                if (self.sel.val().index() == i) & !self.deficit_neg_sel.val() {
+                if self.sel[i].val() & !self.deficit_neg_sel.val() {
                     self.deficit[i].d.next = 0.into();
                 }
             }
         }
         if self.xfer.val() {
-            self.cur.d.next = self.sel.val();
+            for i in 0..self.cur.len() {
+                self.cur[i].d.next = self.sel[i].val();
+            }
             if self.drr_enable.val() {
                 for i in 0..self.deficit.len() {
-                    if self.sel.val().index() == i {
+                    if self.sel[i].val() {
                         self.deficit[i].d.next = self.next_deficit[i].add_sub.val();
                     }
                 }
@@ -341,7 +356,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // The last input served is `sel`: the inputs below it come first next time.
         if self.set_last.val() {
             for i in 0..self.below.len() {
-                self.below[i].d.next = self.sel.val().index() > i;
+                self.below[i].d.next = false;
+                for j in 0..self.below.len() {
+                    if j > i {
+                        self.below[i].d.next = self.below[i].d.val() | self.sel[j].val();
+                    }
+                }
             }
         }
 

@@ -35,6 +35,19 @@ pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
     skid_keep: DFF<Bits<K>>,
     skid_last: DFF<Bit>,
     skid_user: DFF<Bits<U>>,
+    eager: Constant<Bit>,
+}
+
+impl<const D: usize, const K: usize, const U: usize> AxisSkid<D, K, U> {
+    /// A slice whose data registers load in every cycle they may, valid beat
+    /// or not (issue 14): for a slice behind a long `s_tvalid` (admission's
+    /// decision, the arbiter's grant), whose hundreds of enables then do not
+    /// wait for it. Same beats out. Not the default: where `s_tdata` is the
+    /// deep logic (the trimmer) the wider enable logic lengthened its paths
+    /// (Yosys depth 24 -> 26), and the demultiplexer lost 22 MHz.
+    pub fn eager() -> Self {
+        Self { eager: Constant::new(true), ..Default::default() }
+    }
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, U> {
@@ -55,6 +68,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
             skid_keep: Default::default(),
             skid_last: Default::default(),
             skid_user: Default::default(),
+            eager: Constant::new(false),
         }
     }
 }
@@ -80,22 +94,26 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_user.d.next = self.skid_user.q.val();
                 self.skid_valid.d.next = false;
             }
-        } else if !self.out_valid.q.val() | self.m.tready.val() {
-            // The data registers load whether or not `s_tvalid` is high (a
-            // beat that is not valid is never shown): their enables do not
-            // wait for the logic in front that computes `s_tvalid` (issue
-            // 14: admission's decision drove hundreds of enables).
-            self.out_data.d.next = self.s.tdata.val();
-            self.out_keep.d.next = self.s.tkeep.val();
-            self.out_last.d.next = self.s.tlast.val();
-            self.out_user.d.next = self.s.tuser.val();
-            self.out_valid.d.next = self.s.tvalid.val();
-        } else {
-            self.skid_data.d.next = self.s.tdata.val();
-            self.skid_keep.d.next = self.s.tkeep.val();
-            self.skid_last.d.next = self.s.tlast.val();
-            self.skid_user.d.next = self.s.tuser.val();
-            self.skid_valid.d.next = self.s.tvalid.val();
+        } else if self.s.tvalid.val() | self.eager.val() {
+            // Eager ([`AxisSkid::eager`]): the data registers load whether or
+            // not `s_tvalid` is high (a beat that is not valid is never
+            // shown), so their enables do not wait for the logic in front
+            // that computes `s_tvalid`.
+            if !self.out_valid.q.val() | self.m.tready.val() {
+                self.out_data.d.next = self.s.tdata.val();
+                self.out_keep.d.next = self.s.tkeep.val();
+                self.out_last.d.next = self.s.tlast.val();
+                self.out_user.d.next = self.s.tuser.val();
+                self.out_valid.d.next = self.s.tvalid.val();
+            } else {
+                self.skid_data.d.next = self.s.tdata.val();
+                self.skid_keep.d.next = self.s.tkeep.val();
+                self.skid_last.d.next = self.s.tlast.val();
+                self.skid_user.d.next = self.s.tuser.val();
+                self.skid_valid.d.next = self.s.tvalid.val();
+            }
+        } else if self.m.tready.val() {
+            self.out_valid.d.next = false;
         }
     }
 }

@@ -344,7 +344,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
             pipe: Default::default(),
-            out: Default::default(),
+            out: AxisSkid::eager(),
             le: vec_of(N_LE),
             cap: vec_of(N_CAP),
             cap_in: vec_of(N_CAP),
