@@ -475,7 +475,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.pipe.s.tlast.next = self.s.tlast.val();
         self.pipe.s.tuser.next = self.s.tuser.val();
         self.pipe.s.tvalid.next = self.s.tvalid.val();
-        self.s.tready.next = self.pipe.s.tready.val();
         self.s_dest.next = self.s.tuser.val().get_bits::<8>(DEST_PORT_LSB);
         self.s_src.next = self.s.tuser.val().get_bits::<8>(SRC_PORT_LSB);
         self.s_len.next = bit_cast::<32, 16>(self.s.tuser.val().get_bits::<16>(LENGTH_LSB));
@@ -815,7 +814,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         // variant of what this cycle's decision reserves in the same queue
         // (the only reservation the occupancy does not show yet); it keeps
         // its packet: the tests of that packet against this cycle's occupancy.
-        self.load.next = self.pipe.s.tready.val();
+        // The decision register's `s_tready`, computed here rather than read
+        // back from it (a read-back is a false loop through this block).
+        self.load.next = !self.pipe.m.tvalid.val() | self.pipe.m.tready.val();
+        self.s.tready.next = self.load.val();
         self.eq_dd.next = self.dest.val() == self.s_dest.val();
         self.eq_sd.next = self.src.val() == self.s_dest.val();
         self.eq_ds.next = self.dest.val() == self.s_src.val();

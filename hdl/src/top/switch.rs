@@ -18,7 +18,10 @@
 //! port as in one pipeline (ideal mode stays ideal). Two pipelines must not
 //! reserve the same queue in the same cycle, so a rotating-priority check
 //! holds a pipeline's decision for a cycle while a higher-priority pipeline
-//! wants a port it touches (destination, or source for a return to sender).
+//! wants a port it touches (destination, or source for a return to sender),
+//! and for a cycle after another pipeline reserved in a queue its packet may
+//! take (admission's fit tests are registered a cycle ahead and include only
+//! its own pipeline's last reservation, [`crate::tm::admit`]).
 //! A deflection's notify reaches the port's mode machine in every pipeline
 //! (send to all, seed 000 §5). Per egress port a round-robin arbiter merges
 //! the pipelines' scheduled outputs, header-queue packets first. The egress
