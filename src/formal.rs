@@ -219,10 +219,10 @@ pub fn jobs() -> Vec<Job> {
 }
 
 /// Cycles from reset of the bounded traffic-manager proof and its mutants
-/// (checks in cycles 0..11; a beat first reaches an output in cycle 10, after
-/// TmPre's two registers and admission's decision register; see
-/// docs/verification.md for the times).
-pub const TM_BMC_DEPTH: u32 = 12;
+/// (checks in cycles 0..12; a beat first reaches an output in cycle 11, after
+/// TmPre's two registers, admission's decision register and the port's slice
+/// between queue and scheduler; see docs/verification.md for the times).
+pub const TM_BMC_DEPTH: u32 = 13;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).

@@ -127,8 +127,8 @@ fn malformed_corpus_outcomes() -> Result<()> {
 
 /// LPM semantics on the RTL, entries written in a scrambled order: longest
 /// prefix wins, overlapping entries, equal lengths go to the lowest index,
-/// a /32 host route, the default route, and a miss (dropped and counted, or
-/// sent to the miss port).
+/// a /32 host route, lengths above 32 (acting as 32), the default route, and
+/// a miss (dropped and counted, or sent to the miss port).
 #[test]
 fn lpm_semantics() -> Result<()> {
     use trimswitch_sim::packet::{Frame, Ipv4, Udp, L3, L4};
@@ -145,6 +145,10 @@ fn lpm_semantics() -> Result<()> {
     s.routes[0] = route(ip(10, 1, 2, 3), 32, 0, 4);
     s.routes[7] = route(ip(192, 168, 0, 0), 16, 1, 5);
     s.routes[3] = route(ip(192, 168, 0, 0), 16, 2, 6);
+    // Lengths above 32 act as 32: index 8 beats the /24, index 1 ties with
+    // the /32 at index 0 and loses.
+    s.routes[8] = route(ip(10, 1, 2, 9), 40, 2, 8);
+    s.routes[1] = route(ip(10, 1, 2, 3), 33, 1, 9);
     let rmac = s.router_mac.to_be_bytes();
     let frame = |dst: u32| -> Vec<u8> {
         Frame {
@@ -174,6 +178,7 @@ fn lpm_semantics() -> Result<()> {
         (ip(10, 1, 7, 7), Some((2, 2))),
         (ip(10, 1, 2, 7), Some((3, 3))),
         (ip(10, 1, 2, 3), Some((0, 4))),
+        (ip(10, 1, 2, 9), Some((2, 8))),
         (ip(192, 168, 3, 4), Some((2, 6))), // equal /16s: index 3 beats index 7
         (ip(11, 0, 0, 1), None),
     ];

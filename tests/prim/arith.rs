@@ -1,4 +1,5 @@
-//! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`),
+//! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`,
+//! `AddSub::minus_one`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
 //! random ones, including sums that carry out of 32 bits. And the checksum
 //! compressor tree `OnesSum` against the RFC 1071 sum.
@@ -55,16 +56,20 @@ fn sum_le_and_sum_lt_match_rust() -> Result<()> {
 
 #[test]
 fn add_sub_matches_rust() -> Result<()> {
-    let lib = model_of(&mut AddSub::<32>::default(), "ts_test_add_sub", "n32")?;
-    let mut m = lib.instantiate();
-    let (a, b, c, y) = (m.port("a")?, m.port("b")?, m.port("c")?, m.port("add_sub")?);
-    for [x, z, k] in operands(20_000) {
-        m.set(&a, x);
-        m.set(&b, z);
-        m.set(&c, k);
-        m.eval();
-        let want = x.wrapping_add(z).wrapping_sub(k) & 0xffff_ffff;
-        ensure!(m.get(&y) == want, "{x} + {z} - {k}: got {:#x}, want {want:#x}", m.get(&y));
+    for minus_one in [false, true] {
+        let (name, mut w) =
+            if minus_one { ("ts_test_add_sub_m1", AddSub::<32>::minus_one()) } else { ("ts_test_add_sub", AddSub::<32>::default()) };
+        let lib = model_of(&mut w, name, "n32")?;
+        let mut m = lib.instantiate();
+        let (a, b, c, y) = (m.port("a")?, m.port("b")?, m.port("c")?, m.port("add_sub")?);
+        for [x, z, k] in operands(20_000) {
+            m.set(&a, x);
+            m.set(&b, z);
+            m.set(&c, k);
+            m.eval();
+            let want = x.wrapping_add(z).wrapping_sub(k).wrapping_sub(minus_one as u64) & 0xffff_ffff;
+            ensure!(m.get(&y) == want, "{name}: {x} + {z} - {k}: got {:#x}, want {want:#x}", m.get(&y));
+        }
     }
     Ok(())
 }

@@ -77,7 +77,7 @@ const FLOORS_MHZ: [(&str, f64); 16] = [
     ("ts_parser", 111.0),
     ("ts_axis_skid", 150.0),
     ("ts_pkt_fifo", 130.0),
-    ("ts_axis_arb_mux", 103.0),
+    ("ts_axis_arb_mux", 113.0),
     ("ts_axis_demux", 150.0),
     ("ts_axil_regs", 150.0),
     ("ts_axil_split", 150.0),
@@ -89,7 +89,7 @@ const FLOORS_MHZ: [(&str, f64); 16] = [
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
     ("ts_tm_admit", 121.0),
-    ("ts_tm_port", 107.0),
+    ("ts_tm_port", 113.0),
 ];
 
 /// The timing gate: every block in [`FLOORS_MHZ`] placed and routed; the

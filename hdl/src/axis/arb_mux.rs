@@ -67,6 +67,10 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     out: AxisSkid<D, K, U>,
     keep_count: Vec<KeepCount<K, 32>>,
     next_deficit: Vec<AddSub<32>>,
+    /// `deficit + quantum - 1` and `next deficit - 1`: their signs are the
+    /// tests `credit > 0` and `next deficit > 0` straight out of a carry chain.
+    credit_m1: Vec<AddSub<32>>,
+    rem_m1: Vec<AddSub<32>>,
     locked: DffR<Bit>,
     turn: DffR<Bit>,
     /// The input holding the output (a packet or a DRR turn), one-hot.
@@ -133,6 +137,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             out: AxisSkid::eager(),
             keep_count: vec_of(n),
             next_deficit: vec_of(n),
+            credit_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
+            rem_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
             locked: Default::default(),
             turn: Default::default(),
             cur: vec_of(n),
@@ -255,7 +261,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.add_q.next = !self.locked.q.val() & !self.turn.q.val() & self.drr_enable.val();
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
-            self.credit_ok[i].next = !self.credit[i].val().get_bit(DEFICIT_SIGN) & self.credit[i].val().any();
+            self.credit_m1[i].a.next = self.deficit[i].q.val();
+            self.credit_m1[i].b.next = self.quantum[i].val();
+            self.credit_m1[i].c.next = 0.into();
+            self.credit_ok[i].next = !self.credit_m1[i].add_sub.val().get_bit(DEFICIT_SIGN);
             self.base_in[i].next = self.deficit[i].q.val();
             if self.add_q.val() {
                 self.base_in[i].next = self.credit[i].val();
@@ -270,7 +279,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.s[i].tlast.val() {
                 self.next_deficit[i].c.next = self.keep_count[i].count.val();
             }
-            self.rem_ok[i].next = !self.next_deficit[i].add_sub.val().get_bit(DEFICIT_SIGN) & self.next_deficit[i].add_sub.val().any();
+            self.rem_m1[i].a.next = self.next_deficit[i].a.val();
+            self.rem_m1[i].b.next = self.next_deficit[i].b.val();
+            self.rem_m1[i].c.next = self.next_deficit[i].c.val();
+            self.rem_ok[i].next = !self.rem_m1[i].add_sub.val().get_bit(DEFICIT_SIGN);
         }
         self.credit_ok_sel.next = false;
         self.rem_ok_sel.next = false;

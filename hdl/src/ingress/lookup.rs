@@ -23,7 +23,7 @@ use reg::{L2_PORT, L2_VALID, ROUTE_LEN, ROUTE_NH, ROUTE_PORT, ROUTE_VALID};
 use rust_hdl::prelude::*;
 
 /// Cycles from `s_valid` to `m_valid`.
-pub const LATENCY: usize = 6;
+pub const LATENCY: usize = 7;
 
 /// Bits of `m_res`.
 pub mod res {
@@ -138,18 +138,26 @@ pub struct Lookup {
     rhit3: DFF<Bits<256>>,
     l2_any: DFF<Bit>,
     l2_port: DFF<Bits<8>>,
-    // Stage 4: winning entry (one-hot).
-    rsel: DFF<Bits<256>>,
+    // Stage 4: matching entries of the winning length.
+    rs_q: DFF<Bits<256>>,
     lpm_any4: DFF<Bit>,
     l2_any4: DFF<Bit>,
     l2_port4: DFF<Bits<8>>,
-    // Stage 5: route result.
+    // Stage 5: winning entry (one-hot); whether the L2 port exists.
+    rsel: DFF<Bits<256>>,
+    lpm_any4b: DFF<Bit>,
+    l2_any4b: DFF<Bit>,
+    l2_port4b: DFF<Bits<8>>,
+    l2_ok4b: DFF<Bit>,
+    // Stage 6: route result.
     r_port: DFF<Bits<8>>,
+    r_ok: DFF<Bit>,
     r_nh: DFF<Bits<8>>,
     lpm_any5: DFF<Bit>,
     l2_any5: DFF<Bit>,
     l2_port5: DFF<Bits<8>>,
-    // Stage 6: decision.
+    l2_ok5: DFF<Bit>,
+    // Stage 7: decision.
     res_q: DFF<Bits<128>>,
     n_routed: DffR<Bits<32>>,
     n_lpm_miss: DffR<Bits<32>>,
@@ -171,6 +179,14 @@ pub struct Lookup {
     lp: Signal<Local, Bits<8>>,
     rp: Signal<Local, Bits<8>>,
     rn: Signal<Local, Bits<8>>,
+    /// Per route entry: its port exists (a function of its register alone).
+    pok: Vec<Signal<Local, Bit>>,
+    /// Per route entry: its length field, and whether it is above 32.
+    len6: Vec<Signal<Local, Bits<6>>>,
+    long: Vec<Signal<Local, Bit>>,
+    rok: Signal<Local, Bit>,
+    miss_ok: Signal<Local, Bit>,
+    port_ok: Signal<Local, Bit>,
     nh_mac: Signal<Local, Bits<48>>,
     nh_lo: Signal<Local, Bits<32>>,
     nh_hi: Signal<Local, Bits<16>>,
@@ -241,15 +257,22 @@ impl Lookup {
             rhit3: Default::default(),
             l2_any: Default::default(),
             l2_port: Default::default(),
-            rsel: Default::default(),
+            rs_q: Default::default(),
             lpm_any4: Default::default(),
             l2_any4: Default::default(),
             l2_port4: Default::default(),
+            rsel: Default::default(),
+            lpm_any4b: Default::default(),
+            l2_any4b: Default::default(),
+            l2_port4b: Default::default(),
+            l2_ok4b: Default::default(),
             r_port: Default::default(),
+            r_ok: Default::default(),
             r_nh: Default::default(),
             lpm_any5: Default::default(),
             l2_any5: Default::default(),
             l2_port5: Default::default(),
+            l2_ok5: Default::default(),
             res_q: Default::default(),
             n_routed: Default::default(),
             n_lpm_miss: Default::default(),
@@ -270,6 +293,12 @@ impl Lookup {
             lp: Default::default(),
             rp: Default::default(),
             rn: Default::default(),
+            pok: vec_of(routes),
+            len6: vec_of(routes),
+            long: vec_of(routes),
+            rok: Default::default(),
+            miss_ok: Default::default(),
+            port_ok: Default::default(),
             nh_mac: Default::default(),
             nh_lo: Default::default(),
             nh_hi: Default::default(),
@@ -300,15 +329,22 @@ impl Logic for Lookup {
             rhit3,
             l2_any,
             l2_port,
-            rsel,
+            rs_q,
             lpm_any4,
             l2_any4,
             l2_port4,
+            rsel,
+            lpm_any4b,
+            l2_any4b,
+            l2_port4b,
+            l2_ok4b,
             r_port,
+            r_ok,
             r_nh,
             lpm_any5,
             l2_any5,
             l2_port5,
+            l2_ok5,
             res_q,
             n_routed,
             n_lpm_miss,
@@ -378,9 +414,14 @@ impl Logic for Lookup {
                 }
             }
         }
-        // Lengths above 32 act as 32.
+        // Lengths above 32 act as 32 (`long`: bit 5 and any bit below, LUTs
+        // rather than a compare's carry chain).
         for i in 0..self.route_w0.len() {
-            if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) > 32) {
+            self.len6[i].next = self.route_w1[i].val().get_bits::<6>(ROUTE_LEN);
+            self.long[i].next = self.len6[i].val().get_bit(5) & self.len6[i].val().get_bits::<5>(0).any();
+        }
+        for i in 0..self.route_w0.len() {
+            if self.rhit.q.val().get_bit(i) & self.long[i].val() {
                 self.len_hit[32].next = true;
             }
         }
@@ -412,11 +453,11 @@ impl Logic for Lookup {
         self.l2_any.d.next = self.l2sel.q.val().any();
         self.l2_port.d.next = self.lp.val();
 
-        // ---- stage 4: the lowest matching entry of the winning length ----
+        // ---- stage 4: the matching entries of the winning length ----
         self.rs.next = 0.into();
         for i in 0..self.route_w0.len() {
             if self.rhit3.q.val().get_bit(i) {
-                if self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) > 32 {
+                if self.long[i].val() {
                     if self.best.q.val() == 32 {
                         self.rs.next = self.rs.val().replace_bit(i, true);
                     }
@@ -425,28 +466,41 @@ impl Logic for Lookup {
                 }
             }
         }
-        self.lowest.next = self.rs.val() & (!self.rs.val() + 1);
-        self.rsel.d.next = self.lowest.val();
+        self.rs_q.d.next = self.rs.val();
         self.lpm_any4.d.next = self.lpm_any.q.val();
         self.l2_any4.d.next = self.l2_any.q.val();
         self.l2_port4.d.next = self.l2_port.q.val();
 
-        // ---- stage 5: the entry's port and next hop ----
+        // ---- stage 5: the lowest of them (one carry chain, a stage of its
+        // own: issue 14); whether the L2 port exists ----
+        self.lowest.next = self.rs_q.q.val() & (!self.rs_q.q.val() + 1);
+        self.rsel.d.next = self.lowest.val();
+        self.lpm_any4b.d.next = self.lpm_any4.q.val();
+        self.l2_any4b.d.next = self.l2_any4.q.val();
+        self.l2_port4b.d.next = self.l2_port4.q.val();
+        self.l2_ok4b.d.next = self.l2_port4.q.val() < self.ports.val();
+
+        // ---- stage 6: the entry's port and next hop, whether the port exists ----
         self.rp.next = 0.into();
         self.rn.next = 0.into();
+        self.rok.next = false;
         for i in 0..self.route_w0.len() {
+            self.pok[i].next = self.route_w1[i].val().get_bits::<8>(ROUTE_PORT) < self.ports.val();
             if self.rsel.q.val().get_bit(i) {
                 self.rp.next = self.rp.val() | self.route_w1[i].val().get_bits::<8>(ROUTE_PORT);
                 self.rn.next = self.rn.val() | self.route_w1[i].val().get_bits::<8>(ROUTE_NH);
+                self.rok.next = self.rok.val() | self.pok[i].val();
             }
         }
         self.r_port.d.next = self.rp.val();
+        self.r_ok.d.next = self.rok.val();
         self.r_nh.d.next = self.rn.val();
-        self.lpm_any5.d.next = self.lpm_any4.q.val();
-        self.l2_any5.d.next = self.l2_any4.q.val();
-        self.l2_port5.d.next = self.l2_port4.q.val();
+        self.lpm_any5.d.next = self.lpm_any4b.q.val();
+        self.l2_any5.d.next = self.l2_any4b.q.val();
+        self.l2_port5.d.next = self.l2_port4b.q.val();
+        self.l2_ok5.d.next = self.l2_ok4b.q.val();
 
-        // ---- stage 6: decision, next-hop MAC, counters ----
+        // ---- stage 7: decision, next-hop MAC, counters ----
         self.nh_lo.next = 0.into();
         self.nh_hi.next = 0.into();
         for h in 0..self.nh_w0.len() {
@@ -456,32 +510,39 @@ impl Logic for Lookup {
             }
         }
         self.nh_mac.next = bit_cast::<48, 32>(self.nh_lo.val()) | (bit_cast::<48, 16>(self.nh_hi.val()) << 32);
-        self.ok.next = !self.phv[4].q.val().get_bits::<4>(self.f_malformed.val().index()).any();
+        self.ok.next = !self.phv[5].q.val().get_bits::<4>(self.f_malformed.val().index()).any();
         // (A named signal: rust-hdl widens before it inverts, so `!ok` inside a
         // cast would set every bit above.)
         self.mal.next = !self.ok.val();
         self.cand.next = self.ok.val()
-            & self.cls[4].q.val().get_bit(CLASS_ROUTER_HIT)
-            & (self.phv[4].q.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ipv4.val());
+            & self.cls[5].q.val().get_bit(CLASS_ROUTER_HIT)
+            & (self.phv[5].q.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ipv4.val());
         self.drop.next = false;
         self.is_routed.next = false;
         self.port.next = self.miss_port.val().get_bits::<8>(0);
+        // Whether the chosen port exists: each candidate's test is computed
+        // ahead (the miss port's is a register's), so no compare follows the
+        // choice (issue 14).
+        self.miss_ok.next = self.miss_port.val().get_bits::<8>(0) < self.ports.val();
+        self.port_ok.next = self.miss_ok.val();
         if !self.ok.val() & self.malformed_drop.val() {
             self.drop.next = true;
         } else if self.cand.val() {
             if self.lpm_any5.q.val() {
                 self.is_routed.next = true;
                 self.port.next = self.r_port.q.val();
+                self.port_ok.next = self.r_ok.q.val();
             }
         } else if self.l2_any5.q.val() {
             self.port.next = self.l2_port5.q.val();
+            self.port_ok.next = self.l2_ok5.q.val();
         }
-        if !self.drop.val() & (self.port.val() >= self.ports.val()) {
+        if !self.drop.val() & !self.port_ok.val() {
             self.drop.next = true;
         }
         self.meta.next = (bit_cast::<64, 8>(self.port.val()) << SH_DEST_PORT)
-            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(CLASS_TC)) << SH_TC)
-            | (bit_cast::<64, 3>(self.cls[4].q.val().get_bits::<3>(CLASS_PRIO)) << SH_PRIO)
+            | (bit_cast::<64, 3>(self.cls[5].q.val().get_bits::<3>(CLASS_TC)) << SH_TC)
+            | (bit_cast::<64, 3>(self.cls[5].q.val().get_bits::<3>(CLASS_PRIO)) << SH_PRIO)
             | (bit_cast::<64, 1>(self.is_routed.val().into()) << SH_ROUTED)
             | (bit_cast::<64, 1>(self.mal.val().into()) << SH_MALFORMED);
         if self.is_routed.val() {
@@ -490,7 +551,7 @@ impl Logic for Lookup {
         self.res_q.d.next = bit_cast::<128, 64>(self.meta.val())
             | (bit_cast::<128, 48>(self.nh_mac.val()) << 64)
             | (bit_cast::<128, 1>(self.drop.val().into()) << 112);
-        if self.v[4].q.val() {
+        if self.v[5].q.val() {
             if !self.ok.val() & self.malformed_drop.val() {
                 self.n_drop_mal.d.next = self.n_drop_mal.q.val() + 1;
             } else {
@@ -533,8 +594,8 @@ impl Logic for Lookup {
         if self.clr_out_pkts.val() {
             self.n_out.d.next = 0.into();
         }
-        self.m_valid.next = self.v[5].q.val();
-        self.m_phv.next = self.phv[5].q.val();
+        self.m_valid.next = self.v[6].q.val();
+        self.m_phv.next = self.phv[6].q.val();
         self.m_res.next = self.res_q.q.val();
         self.routed.next = self.n_routed.q.val();
         self.lpm_miss.next = self.n_lpm_miss.q.val();

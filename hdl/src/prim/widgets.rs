@@ -388,6 +388,10 @@ impl<const W: usize, const O: usize> Logic for OnesSum<W, O> {
 /// complement enters as the carry into bit 0, where two adders in series
 /// would be two chains (issue 14: the arbiter's deficit update).
 ///
+/// Built with [`AddSub::minus_one`] it gives `a + b - c - 1` (the carry into
+/// bit 0 is 0), whose sign says whether `a + b - c > 0` in signed
+/// arithmetic, without an OR over every bit after the chain.
+///
 /// Ports: `a`, `b`, `c` in (`N` bits, 1..=64); `add_sub` out.
 #[derive(LogicBlock, Default)]
 pub struct AddSub<const N: usize> {
@@ -395,21 +399,33 @@ pub struct AddSub<const N: usize> {
     pub b: Signal<In, Bits<N>>,
     pub c: Signal<In, Bits<N>>,
     pub add_sub: Signal<Out, Bits<N>>,
+    _minus_one: bool,
+}
+
+impl<const N: usize> AddSub<N> {
+    /// `a + b - c - 1` modulo `2^N`.
+    pub fn minus_one() -> Self {
+        Self { _minus_one: true, ..Default::default() }
+    }
 }
 
 impl<const N: usize> Logic for AddSub<N> {
     fn update(&mut self) {
         self.add_sub.next = self.a.val() + self.b.val() - self.c.val();
+        if self._minus_one {
+            self.add_sub.next = self.add_sub.next - 1;
+        }
     }
     fn connect(&mut self) {
         self.add_sub.connect();
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=64).contains(&N), "AddSub: 1..=64 bits");
+        let cin = u8::from(!self._minus_one);
         let cv = if N == 1 {
-            "1'b1".to_string()
+            format!("1'b{cin}")
         } else {
-            format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b1}}", n = N - 2)
+            format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b{cin}}}", n = N - 2)
         };
         Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) add_sub = sv + cv;\n", m = N - 1))
     }

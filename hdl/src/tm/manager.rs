@@ -52,6 +52,7 @@ use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
+use crate::axis::skid::AxisSkid;
 use crate::config::{Config, Tm};
 use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
@@ -596,6 +597,10 @@ pub struct TmPort<const D: usize, const K: usize, const U: usize, const M: usize
     pub deq_d_bytes: Signal<Out, Bits<32>>,
     hq: PktFifo<D, K, U, M, W>,
     dq: PktFifo<D, K, U, M, W>,
+    /// Register slices between the queues and the scheduler: a queue's read
+    /// logic sees a registered ready, not the scheduler's grant (issue 14).
+    hq_out: AxisSkid<D, K, U>,
+    dq_out: AxisSkid<D, K, U>,
     sched: AxisArbMux<D, K, U>,
     mask16: Constant<Bits<32>>,
 }
@@ -618,6 +623,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             deq_d_bytes: Default::default(),
             hq: PktFifo::new(depth_h, false),
             dq: PktFifo::new(depth_d, false),
+            hq_out: Default::default(),
+            dq_out: Default::default(),
             sched: AxisArbMux::new(2),
             mask16: Constant::new(0xffffu64.to_bits()),
         }
@@ -633,6 +640,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dq.reset.next = self.reset.val();
         self.sched.clock.next = self.clock.val();
         self.sched.reset.next = self.reset.val();
+        self.hq_out.clock.next = self.clock.val();
+        self.hq_out.reset.next = self.reset.val();
+        self.dq_out.clock.next = self.clock.val();
+        self.dq_out.reset.next = self.reset.val();
         AxisSink::<D, K, U>::link(&mut self.h, &mut self.hq.s);
         self.hq.s_abort.next = false;
         self.hq.clear_drops.next = false;
@@ -643,8 +654,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.sched.strict.next = self.strict.val();
         self.sched.quantum[0].next = self.quantum_h.val();
         self.sched.quantum[1].next = self.quantum_d.val();
-        AxisSource::<D, K, U>::join(&mut self.hq.m, &mut self.sched.s[0]);
-        AxisSource::<D, K, U>::join(&mut self.dq.m, &mut self.sched.s[1]);
+        AxisSource::<D, K, U>::join(&mut self.hq.m, &mut self.hq_out.s);
+        AxisSource::<D, K, U>::join(&mut self.dq.m, &mut self.dq_out.s);
+        AxisSource::<D, K, U>::join(&mut self.hq_out.m, &mut self.sched.s[0]);
+        AxisSource::<D, K, U>::join(&mut self.dq_out.m, &mut self.sched.s[1]);
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.sched.m);
         // A packet leaves at its last beat out of the port (so the scheduler's
         // output register counts as queue: occupancy is what the port still
