@@ -80,7 +80,8 @@ pub mod reg {
 /// - `route_w0_<i>`, `route_w1_<i>`, `l2_w0_<i>`, `l2_w1_<i>`, `nh_w0_<i>`,
 ///   `nh_w1_<i>` in: the tables ([`reg`]).
 /// - Counters out (32 bits, wrap) with `clr_*` inputs: `routed`, `lpm_miss`,
-///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`.
+///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`. A
+///   packet is counted one cycle after its result leaves (`m_valid`).
 #[derive(LogicBlock)]
 pub struct Lookup {
     pub clock: Signal<In, Clock>,
@@ -133,7 +134,8 @@ pub struct Lookup {
     rhit2: DFF<Bits<256>>,
     l2sel: DFF<Bits<256>>,
     // Stage 3: winning length, L2 port.
-    best: DFF<Bits<6>>,
+    /// The winning length, one-hot (bit `v`: length `v`).
+    best: DFF<Bits<33>>,
     lpm_any: DFF<Bit>,
     rhit3: DFF<Bits<256>>,
     l2_any: DFF<Bit>,
@@ -166,13 +168,17 @@ pub struct Lookup {
     n_drop_mal: DffR<Bits<32>>,
     n_drop_port: DffR<Bits<32>>,
     n_out: DffR<Bits<32>>,
+    /// The counters' events of the last decision (one-hot groups, see `update`).
+    ev_q: DffR<Bits<7>>,
     // Combinational.
     dst: Signal<Local, Bits<32>>,
     rh: Signal<Local, Bits<256>>,
     lh: Signal<Local, Bits<256>>,
     al: Signal<Local, Bits<33>>,
     len_hit: Vec<Signal<Local, Bit>>,
-    bl: Signal<Local, Bits<6>>,
+    bl: Signal<Local, Bits<33>>,
+    rev: Signal<Local, Bits<33>>,
+    rev_low: Signal<Local, Bits<33>>,
     rs: Signal<Local, Bits<256>>,
     lowest: Signal<Local, Bits<256>>,
     l2lowest: Signal<Local, Bits<256>>,
@@ -197,6 +203,7 @@ pub struct Lookup {
     drop: Signal<Local, Bit>,
     is_routed: Signal<Local, Bit>,
     meta: Signal<Local, Bits<64>>,
+    ev: Signal<Local, Bits<7>>,
 }
 
 impl Lookup {
@@ -281,12 +288,15 @@ impl Lookup {
             n_drop_mal: Default::default(),
             n_drop_port: Default::default(),
             n_out: Default::default(),
+            ev_q: Default::default(),
             dst: Default::default(),
             rh: Default::default(),
             lh: Default::default(),
             al: Default::default(),
             len_hit: vec_of(33),
             bl: Default::default(),
+            rev: Default::default(),
+            rev_low: Default::default(),
             rs: Default::default(),
             lowest: Default::default(),
             l2lowest: Default::default(),
@@ -309,6 +319,7 @@ impl Lookup {
             drop: Default::default(),
             is_routed: Default::default(),
             meta: Default::default(),
+            ev: Default::default(),
         }
     }
 }
@@ -352,7 +363,8 @@ impl Logic for Lookup {
             n_l2_miss,
             n_drop_mal,
             n_drop_port,
-            n_out
+            n_out,
+            ev_q
         );
         self.n_routed.reset.next = self.reset.val();
         self.n_lpm_miss.reset.next = self.reset.val();
@@ -361,6 +373,7 @@ impl Logic for Lookup {
         self.n_drop_mal.reset.next = self.reset.val();
         self.n_drop_port.reset.next = self.reset.val();
         self.n_out.reset.next = self.reset.val();
+        self.ev_q.reset.next = self.reset.val();
         for s in 0..self.v.len() {
             self.v[s].clock.next = self.clock.val();
             self.v[s].reset.next = self.reset.val();
@@ -435,11 +448,17 @@ impl Logic for Lookup {
         self.l2sel.d.next = self.l2lowest.val();
 
         // ---- stage 3: the winning length; the L2 port ----
+        // The winning length one-hot: the highest set bit of `any_len`, as
+        // the lowest set bit of its reverse (one carry chain, no priority
+        // multiplexers; issue 14).
+        self.rev.next = 0.into();
+        for l in 0..33 {
+            self.rev.next = self.rev.val().replace_bit(32 - l, self.any_len.q.val().get_bit(l));
+        }
+        self.rev_low.next = self.rev.val() & (!self.rev.val() + 1);
         self.bl.next = 0.into();
         for l in 0..33 {
-            if self.any_len.q.val().get_bit(l) {
-                self.bl.next = l.to_bits();
-            }
+            self.bl.next = self.bl.val().replace_bit(l, self.rev_low.val().get_bit(32 - l));
         }
         self.best.d.next = self.bl.val();
         self.lpm_any.d.next = self.any_len.q.val().any();
@@ -458,10 +477,10 @@ impl Logic for Lookup {
         for i in 0..self.route_w0.len() {
             if self.rhit3.q.val().get_bit(i) {
                 if self.long[i].val() {
-                    if self.best.q.val() == 32 {
+                    if self.best.q.val().get_bit(32) {
                         self.rs.next = self.rs.val().replace_bit(i, true);
                     }
-                } else if self.route_w1[i].val().get_bits::<6>(ROUTE_LEN) == self.best.q.val() {
+                } else if self.best.q.val().get_bit(self.len6[i].val().index()) {
                     self.rs.next = self.rs.val().replace_bit(i, true);
                 }
             }
@@ -551,27 +570,54 @@ impl Logic for Lookup {
         self.res_q.d.next = bit_cast::<128, 64>(self.meta.val())
             | (bit_cast::<128, 48>(self.nh_mac.val()) << 64)
             | (bit_cast::<128, 1>(self.drop.val().into()) << 112);
+        // The counters' events are registered and counted a cycle later, so
+        // the decision does not fan out into seven 32-bit counters' enables
+        // (issue 14). Bits: 0 malformed drop, 1 routed, 2 LPM miss, 3 L2 hit,
+        // 4 L2 miss, 5 no-port drop, 6 out.
+        self.ev.next = 0.into();
         if self.v[5].q.val() {
             if !self.ok.val() & self.malformed_drop.val() {
-                self.n_drop_mal.d.next = self.n_drop_mal.q.val() + 1;
+                self.ev.next = 1.into();
             } else {
                 if self.cand.val() {
                     if self.lpm_any5.q.val() {
-                        self.n_routed.d.next = self.n_routed.q.val() + 1;
+                        self.ev.next = 2.into();
                     } else {
-                        self.n_lpm_miss.d.next = self.n_lpm_miss.q.val() + 1;
+                        self.ev.next = 4.into();
                     }
                 } else if self.l2_any5.q.val() {
-                    self.n_l2_hit.d.next = self.n_l2_hit.q.val() + 1;
+                    self.ev.next = 8.into();
                 } else {
-                    self.n_l2_miss.d.next = self.n_l2_miss.q.val() + 1;
+                    self.ev.next = 16.into();
                 }
                 if self.drop.val() {
-                    self.n_drop_port.d.next = self.n_drop_port.q.val() + 1;
+                    self.ev.next = self.ev.val() | 32;
                 } else {
-                    self.n_out.d.next = self.n_out.q.val() + 1;
+                    self.ev.next = self.ev.val() | 64;
                 }
             }
+        }
+        self.ev_q.d.next = self.ev.val();
+        if self.ev_q.q.val().get_bit(0) {
+            self.n_drop_mal.d.next = self.n_drop_mal.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(1) {
+            self.n_routed.d.next = self.n_routed.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(2) {
+            self.n_lpm_miss.d.next = self.n_lpm_miss.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(3) {
+            self.n_l2_hit.d.next = self.n_l2_hit.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(4) {
+            self.n_l2_miss.d.next = self.n_l2_miss.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(5) {
+            self.n_drop_port.d.next = self.n_drop_port.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(6) {
+            self.n_out.d.next = self.n_out.q.val() + 1;
         }
         if self.clr_routed.val() {
             self.n_routed.d.next = 0.into();

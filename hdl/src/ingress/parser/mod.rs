@@ -100,7 +100,8 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     slot_shift: Vec<Constant<Bits<16>>>,
     all128: Constant<Bits<WINDOW_BYTES>>,
     length_lsb: Constant<Bits<16>>,
-    phv_room: Constant<Bits<8>>,
+    phv_room_m1: Constant<Bits<8>>,
+    phv_room_p1: Constant<Bits<8>>,
     external: Constant<Bit>,
     res_shift: Constant<Bits<16>>,
     // Blocks.
@@ -115,7 +116,7 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     /// `inflight < PHV_DEPTH - 1`, registered from `inflight`'s next value
     /// (the admission test leaves the input's ready path; issue 14).
     room: DffR<Bit>,
-    inflight_next: Signal<Local, Bits<8>>,
+    start_pkt: Signal<Local, Bit>,
     /// Window slot j holds beat j of the packet, already in place (bits j*D up).
     slots: Vec<DFF<Bits<WIN_BITS>>>,
     n_pkts: DffR<Bits<32>>,
@@ -168,7 +169,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             slot_shift: (0..nb).map(|j| Constant::new(((j * D) as u64).to_bits())).collect(),
             all128: Constant::new(Bits::<WINDOW_BYTES>::mask()),
             length_lsb: Constant::new((LENGTH_LSB as u64).to_bits()),
-            phv_room: Constant::new(((PHV_DEPTH - 1) as u64).to_bits()),
+            phv_room_m1: Constant::new(((PHV_DEPTH - 2) as u64).to_bits()),
+            phv_room_p1: Constant::new((PHV_DEPTH as u64).to_bits()),
             external: Constant::new(false),
             res_shift: Constant::new((PHV_BITS as u64).to_bits()),
             data: PktFifo::new(DATA_DEPTH, false),
@@ -179,7 +181,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             go: Default::default(),
             inflight: Default::default(),
             room: DffR::new(true),
-            inflight_next: Default::default(),
+            start_pkt: Default::default(),
             slots: vec_of(nb),
             n_pkts: Default::default(),
             n_malformed: vec_of(REASONS),
@@ -369,9 +371,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.data.m.tready.next = self.m.tready.val() & self.phvq.m.tvalid.val();
         self.phvq.m.tready.next = self.m.tready.val() & self.data.m.tvalid.val() & self.data.m.tlast.val();
         self.pop_pkt.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val();
-        self.inflight_next.next = self.inflight.q.val() + bit_cast::<8, 1>((self.beat_in.val() & self.first.q.val()).into())
-            - bit_cast::<8, 1>(self.pop_pkt.val().into());
-        self.inflight.d.next = self.inflight_next.val();
-        self.room.d.next = self.inflight_next.val() < self.phv_room.val();
+        // The count's next value and its room test in each variant, from the
+        // registers alone; the handshake only selects (issue 14: no add and
+        // compare after `m_tready`). `room` equals `inflight < PHV_DEPTH - 1`,
+        // so it is the variant of an unchanged count. A packet leaves only
+        // after its first beat was counted, so `inflight >= 1` at `pop_pkt`.
+        self.start_pkt.next = self.beat_in.val() & self.first.q.val();
+        self.inflight.d.next = self.inflight.q.val();
+        self.room.d.next = self.room.q.val();
+        if self.start_pkt.val() & !self.pop_pkt.val() {
+            self.inflight.d.next = self.inflight.q.val() + 1;
+            self.room.d.next = self.inflight.q.val() < self.phv_room_m1.val();
+        }
+        if self.pop_pkt.val() & !self.start_pkt.val() {
+            self.inflight.d.next = self.inflight.q.val() - 1;
+            self.room.d.next = self.inflight.q.val() < self.phv_room_p1.val();
+        }
     }
 }
