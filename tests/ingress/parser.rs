@@ -173,7 +173,7 @@ fn throughput_and_latency_512() -> Result<()> {
 #[test]
 fn admission_gate_holds_at_phv_depth_minus_one() -> Result<()> {
     use trimswitch_hdl::ingress::parser::{DATA_DEPTH, PHV_DEPTH};
-    assert!(DATA_DEPTH > PHV_DEPTH);
+    const { assert!(DATA_DEPTH > PHV_DEPTH) };
     let mut b = bench(512, 7)?;
     let s = Settings::default();
     let mut rng = SmallRng::seed_from_u64(8);
