@@ -572,8 +572,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 }
 
 /// One egress port of the traffic manager: its header queue (scheduler input
-/// 0) and data queue (input 1), both cut-through [`PktFifo`]s, and the
-/// scheduler between them. A sub-block because rust-hdl cannot index a vector
+/// 0) and data queue (input 1), both cut-through [`PktFifo`]s each behind a
+/// register slice ([`AxisSkid`]), and the scheduler between them. A sub-block because rust-hdl cannot index a vector
 /// port of a vector of blocks.
 ///
 /// Ports: `h_*` and `d_*` the queues' inputs; `m_*` the port's output;
