@@ -202,9 +202,9 @@ always @(*) if (f_run && f_pop && m_tlast) assert(f_q_pkts_eff != 0);
 `endif
 
 // ---------------------------------------------------------------- counters
-// occ_pkts / occ_bytes: a packet counts from the cycle after its last beat in
-// (its verdict cycle) and a beat stops counting two cycles after it left
-// (registered counters fed by a registered pop).
+// occ_pkts / occ_bytes: a packet counts from two cycles after its last beat in
+// (the cycle after its verdict cycle) and a beat stops counting two cycles
+// after it left (registered counters fed by a registered commit and pop).
 reg [31:0] f_occ_pkts_base, f_occ_bytes_base;
 always @(posedge clock)
     if (reset) begin
@@ -220,8 +220,8 @@ always @(posedge clock) begin
     f_pop_last_d <= f_run && f_pop && m_tlast;
     f_pop_bytes_d <= (f_run && f_pop) ? f_nb_out : 0;
 end
-wire [31:0] f_occ_pkts_exp = f_occ_pkts_base + f_v_commit + f_pop_last_d;
-wire [31:0] f_occ_bytes_exp = f_occ_bytes_base + (f_v_commit ? f_v_bytes : 0) + f_pop_bytes_d;
+wire [31:0] f_occ_pkts_exp = f_occ_pkts_base + f_pop_last_d;
+wire [31:0] f_occ_bytes_exp = f_occ_bytes_base + f_pop_bytes_d;
 always @(*) if (f_run) begin
     assert(occ_pkts == f_occ_pkts_exp);
 `ifndef F_MUT_OCC_BYTES

@@ -25,12 +25,14 @@ always @(*) if (f_run) begin
     // passes it (used <= depth)
     assert(wr_ptr__q == (rd_ptr__q + used__q) % F_DEPTH);
     assert(wr_commit__q == (rd_ptr__q + readable__q) % F_DEPTH);
-    assert({1'b0, ocount__q} + inflight__q <= 3);
+    assert(ocount__q + inflight__q + rd_valid__q <= 4);          // the output buffer never overflows
+    assert(wr_idx__q == ((rd_idx__q + ocount__q) & 2'd3));   // the ring's pointers
+    assert(pkt_empty__q == (pkt_words__q == 0));             // the registered empty-packet flag
 end
 
 // ---- the wrapper's view against the FIFO's state
 always @(*) if (f_run) begin
-    assert(f_q_eff == ocount__q + inflight__q + readable__q);
+    assert(f_q_eff == ocount__q + rd_valid__q + inflight__q + readable__q);
     assert(first__q == (f_in_beat == 0));
     if (!dropping__q) begin
         assert(pkt_words__q == f_in_beat);
@@ -42,24 +44,30 @@ always @(*) if (f_run) begin
     end
     assert(pkt_bytes__q == pkt_words__q * F_KW);
     if (f_in_beat != 0) assert(user_lat__q == f_in_user);
+    assert(add_q__q == (f_v_commit ? f_v_bytes : 0));        // a commit's bytes, one cycle on
+    assert(pkt_in_q__q == f_v_commit);
     assert(sub_q__q == f_pop_bytes_d);
     assert(pkt_out_q__q == f_pop_last_d);
 end
 
 // ---- where the tracked beat is stored
+// entry i of the output buffer's ring
+function automatic [F_UW + F_M + F_DW - 1:0] f_obuf(input [1:0] i);
+    f_obuf = i == 0 ? obuf_0__q : i == 1 ? obuf_1__q : i == 2 ? obuf_2__q : obuf_3__q;
+endfunction
 reg [15:0] f_addr;                                           // RAM address it was written to
 always @(posedge clock) if (f_trk_beat) f_addr <= wr_ptr__q;
 wire [F_M-2:0] f_nb_trk = f_last ? f_popcount(f_keep) : F_KW;
 localparam F_W = F_UW + F_M + F_DW;
 wire [F_W-1:0] f_word = {f_user, f_nb_trk, f_last, f_data};
-wire [F_CW-1:0] f_k = f_pos - ocount__q - inflight__q;     // its place in the RAM
+wire [F_CW-1:0] f_k = f_pos - ocount__q - rd_valid__q - inflight__q;     // its place in the RAM
 wire f_stored = f_have && ((f_state == F_IN && !dropping__q) || (f_state == F_ENDED && f_v_commit) || f_state == F_QUEUED);
 always @(*) if (f_run && f_stored) begin
     if (f_pos < ocount__q) begin
-        if (f_pos == 0) assert(head__q == f_word);
-        if (f_pos == 1) assert(second__q == f_word);
-        if (f_pos == 2) assert(third__q == f_word);
-    end else if (f_pos == ocount__q && inflight__q) begin
+        assert(f_obuf((rd_idx__q + f_pos) & 2'd3) == f_word);
+    end else if (f_pos == ocount__q && rd_valid__q) begin
+        assert(rd_word__q == f_word);
+    end else if (f_pos == ocount__q + rd_valid__q && inflight__q) begin
         assert(ram__read_data == f_word);
     end else begin
         assert(f_k < used__q);
@@ -79,9 +87,9 @@ function automatic f_wf(input [F_W-1:0] w);
 endfunction
 integer f_i;
 always @(*) if (f_run) begin
-    if (ocount__q >= 1) assert(f_wf(head__q));
-    if (ocount__q >= 2) assert(f_wf(second__q));
-    if (ocount__q >= 3) assert(f_wf(third__q));
+    for (f_i = 0; f_i < 4; f_i = f_i + 1)
+        if (f_i < ocount__q) assert(f_wf(f_obuf(rd_idx__q + f_i)));
+    if (rd_valid__q) assert(f_wf(rd_word__q));
     if (inflight__q) assert(f_wf(ram__read_data));
     for (f_i = 0; f_i < F_DEPTH; f_i = f_i + 1)
         if ((f_i + F_DEPTH - rd_ptr__q) % F_DEPTH < used__q)

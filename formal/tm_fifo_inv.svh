@@ -19,6 +19,7 @@ always @(*) if (f_frun) begin
     assert(wr_ptr__q == (rd_ptr__q + used__q >= F_DEPTH ? rd_ptr__q + used__q - F_DEPTH : rd_ptr__q + used__q));
     // cut-through: every beat is readable once written, nothing is dropped
     assert(readable__q == used__q && pkt_words__q == 0 && !dropping__q);
-    assert({1'b0, ocount__q} + inflight__q <= 3);
+    assert(ocount__q + inflight__q + rd_valid__q <= 4);
+    assert(pkt_empty__q);
     if (s_tvalid) assert(s_tready);
 end

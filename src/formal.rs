@@ -39,7 +39,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use trimswitch_hdl::axis::pkt_fifo::PktFifo;
+use trimswitch_hdl::axis::pkt_fifo::{PktFifo, OBUF};
 use trimswitch_hdl::gen::emit::emit_verilog;
 
 /// Parameters of the small `ts_pkt_fifo` instance the proofs run on.
@@ -134,7 +134,7 @@ pub fn jobs() -> Vec<Job> {
             mode: Mode::Bmc,
             depth: 12,
             defines: vec![],
-            mutation: Some(("localparam  depth = 17'b1000;", "localparam  depth = 17'b1001;")),
+            mutation: Some(("localparam  depth_m1 = 17'b111;", "localparam  depth_m1 = 17'b1000;")),
             expect: Expect::Fail,
         },
         Job {
@@ -219,10 +219,11 @@ pub fn jobs() -> Vec<Job> {
 }
 
 /// Cycles from reset of the bounded traffic-manager proof and its mutants
-/// (checks in cycles 0..12; a beat first reaches an output in cycle 11, after
-/// TmPre's two registers, admission's decision register and the port's slice
-/// between queue and scheduler; see docs/verification.md for the times).
-pub const TM_BMC_DEPTH: u32 = 13;
+/// (checks in cycles 0..13; a beat first reaches an output in cycle 12, after
+/// TmPre's two registers, admission's decision register, the queue's register
+/// after its RAM and the port's slice between queue and scheduler; see
+/// docs/verification.md for the times).
+pub const TM_BMC_DEPTH: u32 = 14;
 
 /// Emits the small `ts_pkt_fifo` (store-and-forward) used by the proofs, as
 /// `trimswitch emit` would (before [`prepare`]).
@@ -237,10 +238,12 @@ pub fn pkt_fifo_params() -> String {
     use small::*;
     format!(
         "localparam F_DW = {D}, F_KW = {K}, F_UW = {U}, F_M = {M}, F_DEPTH = {DEPTH}, F_MAXB = {MAXB};\n\
-         // committed words it can hold: the RAM plus the three-entry output buffer\n\
-         localparam F_MAXWORDS = {DEPTH} + 3;\n\
-         // a committed word reaches m_tvalid within: RAM read issue, RAM read, buffer load\n\
-         localparam F_STALL = 2;\n"
+         // committed words it can hold: the RAM plus the output buffer (the two\n\
+         // reads in flight count against the buffer's room)\n\
+         localparam F_MAXWORDS = {DEPTH} + {OBUF};\n\
+         // a committed word reaches m_tvalid within: RAM read issue, RAM read,\n\
+         // register after the RAM, buffer load\n\
+         localparam F_STALL = 3;\n"
     )
 }
 

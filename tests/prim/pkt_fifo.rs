@@ -2,7 +2,7 @@
 use crate::common;
 use anyhow::{ensure, Context, Result};
 use common::*;
-use trimswitch_hdl::axis::pkt_fifo::PktFifo;
+use trimswitch_hdl::axis::pkt_fifo::{PktFifo, OBUF};
 use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::{model_of, Traffic};
 use trimswitch_sim::harness::tb::Tb;
@@ -101,7 +101,7 @@ fn sf_conservation_512() -> Result<()> {
 
 /// With the output stalled, which packets fit is exactly predictable: a
 /// packet of `n` beats is admitted iff the beats in RAM plus `n` do not exceed
-/// the depth. Up to three beats of the head packet leave RAM for the output
+/// the depth. Up to `OBUF` beats of the head packet leave RAM for the output
 /// buffer (read-ahead), so the model counts them out.
 fn sf_stalled_model(width: usize) -> Result<()> {
     let depth = 16;
@@ -111,10 +111,10 @@ fn sf_stalled_model(width: usize) -> Result<()> {
     let mut t = Traffic::new(3);
     let (mut stored_beats, mut stored, mut dropped) = (0usize, vec![], 0u64);
     for i in 0..40 {
-        let len = t.length(1, (depth + 3) * b.beat, b.beat);
+        let len = t.length(1, (depth + OBUF) * b.beat, b.beat);
         let p = t.packet(len, USER | i);
         let beats = len.div_ceil(b.beat);
-        let in_ram = stored_beats - stored_beats.min(3);
+        let in_ram = stored_beats - stored_beats.min(OBUF);
         if in_ram + beats <= depth {
             stored_beats += beats;
             stored.push(p.clone());

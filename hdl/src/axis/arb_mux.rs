@@ -48,7 +48,9 @@ use rust_hdl::prelude::*;
 /// - `drr_enable` in: 0 = round robin (or strict), 1 = byte-based deficit round robin.
 /// - `strict` in: with `drr_enable` low, strict priority by input number.
 /// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
-///   least the largest packet size for one packet per round; below 2^30).
+///   least the largest packet size for one packet per round; below 2^30). The
+///   credit test (`deficit + quantum > 0`) is a register, so a new quantum
+///   decides grants from the second cycle after it is set.
 #[derive(LogicBlock)]
 pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
@@ -66,13 +68,37 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
     keep_count: Vec<KeepCount<K, 32>>,
-    next_deficit: Vec<AddSub<32>>,
-    /// `deficit + quantum - 1` and `next deficit - 1`: their signs are the
-    /// tests `credit > 0` and `next deficit > 0` straight out of a carry chain.
+    /// The deficit after this beat, in both variants of a turn's start: with
+    /// the quantum added (`nd_add`, the first beat of a turn) and without
+    /// (`nd_no`); the start only selects (issue 14: no path from the turn's
+    /// state through a carry chain).
+    nd_add: Vec<AddSub<32>>,
+    nd_no: Vec<AddSub<32>>,
+    /// `deficit + quantum - 1` and `next deficit - 1` (both variants): their
+    /// signs are the tests `credit > 0` and `next deficit > 0` straight out of
+    /// a carry chain.
     credit_m1: Vec<AddSub<32>>,
-    rem_m1: Vec<AddSub<32>>,
+    rem_add: Vec<AddSub<32>>,
+    rem_no: Vec<AddSub<32>>,
+    /// The credit test of the deficit being written, a cycle ahead: `next
+    /// deficit + quantum - 1` after a beat (`deficit + 2 * quantum - bytes -
+    /// 1` at a turn's start, else `rem_add`) and `deficit + 2 * quantum - 1`
+    /// after a skip.
+    beat_cm1: Vec<AddSub<32>>,
+    skip_cm1: Vec<AddSub<32>>,
+    /// `deficit + quantum > 0`, registered (issue 14: no carry chain between
+    /// the deficits and the grant). Exact for every deficit written, since
+    /// each write also writes the test of the value written; a change of
+    /// `quantum` alone reaches it one cycle later.
+    cok: Vec<DFF<Bit>>,
     locked: DffR<Bit>,
+    /// A DRR turn was kept at the last packet's end; it holds while the
+    /// current input's deficit is positive (`turn_eff`).
     turn: DffR<Bit>,
+    /// `deficit > 0` per input, registered: written with every deficit, so
+    /// the end of a turn is read from a flag in the next cycle instead of
+    /// the deficit's carry chain deciding it in this one (issue 14).
+    pos: Vec<DffR<Bit>>,
     /// The input holding the output (a packet or a DRR turn), one-hot.
     cur: Vec<DffR<Bit>>,
     /// The rotation's state, one bit per input: `below[i]` is "input `i` comes
@@ -96,11 +122,12 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     starting: Signal<Local, Bit>,
     credit: Vec<Signal<Local, Bits<32>>>,
     credit_ok: Vec<Signal<Local, Bit>>,
-    base_in: Vec<Signal<Local, Bits<32>>>,
-    rem_ok: Vec<Signal<Local, Bit>>,
+    quantum_nz: Vec<Signal<Local, Bit>>,
+    quantum2: Vec<Signal<Local, Bits<32>>>,
+    bytes: Vec<Signal<Local, Bits<32>>>,
     add_q: Signal<Local, Bit>,
     credit_ok_sel: Signal<Local, Bit>,
-    rem_ok_sel: Signal<Local, Bit>,
+    turn_eff: Signal<Local, Bit>,
     deficit_neg_sel: Signal<Local, Bit>,
     sel_valid: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
@@ -136,11 +163,17 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             any_prio: Default::default(),
             out: AxisSkid::eager(),
             keep_count: vec_of(n),
-            next_deficit: vec_of(n),
+            nd_add: vec_of(n),
+            nd_no: vec_of(n),
             credit_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
-            rem_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
+            rem_add: (0..n).map(|_| AddSub::minus_one()).collect(),
+            rem_no: (0..n).map(|_| AddSub::minus_one()).collect(),
+            beat_cm1: (0..n).map(|_| AddSub::minus_one()).collect(),
+            skip_cm1: (0..n).map(|_| AddSub::minus_one()).collect(),
+            cok: vec_of(n),
             locked: Default::default(),
             turn: Default::default(),
+            pos: vec_of(n),
             cur: vec_of(n),
             below: vec_of(n),
             deficit: vec_of(n),
@@ -155,11 +188,12 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             starting: Default::default(),
             credit: vec_of(n),
             credit_ok: vec_of(n),
-            base_in: vec_of(n),
-            rem_ok: vec_of(n),
+            quantum_nz: vec_of(n),
+            quantum2: vec_of(n),
+            bytes: vec_of(n),
             add_q: Default::default(),
             credit_ok_sel: Default::default(),
-            rem_ok_sel: Default::default(),
+            turn_eff: Default::default(),
             deficit_neg_sel: Default::default(),
             sel_valid: Default::default(),
             sel_last: Default::default(),
@@ -195,6 +229,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.deficit[i].clock.next = self.clock.val();
             self.deficit[i].reset.next = self.reset.val();
             self.deficit[i].d.next = self.deficit[i].q.val();
+            self.cok[i].clock.next = self.clock.val();
+            self.pos[i].clock.next = self.clock.val();
+            self.pos[i].reset.next = self.reset.val();
+            self.pos[i].d.next = self.pos[i].q.val();
         }
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
@@ -240,9 +278,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             }
         }
 
-        // Who holds the output this cycle.
+        // Who holds the output this cycle. A kept DRR turn lasts while the
+        // current input's deficit is positive.
+        self.turn_eff.next = false;
+        for i in 0..self.s.len() {
+            self.turn_eff.next = self.turn_eff.val() | (self.cur[i].q.val() & self.pos[i].q.val());
+        }
+        self.turn_eff.next = self.turn_eff.val() & self.turn.q.val();
+        self.turn.d.next = self.turn_eff.val();
         self.starting.next = false;
-        if self.locked.q.val() | self.turn.q.val() {
+        if self.locked.q.val() | self.turn_eff.val() {
             for i in 0..self.s.len() {
                 self.sel[i].next = self.cur[i].q.val();
             }
@@ -255,37 +300,47 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // Every input's DRR arithmetic runs in parallel from registers and its
         // own beat, so no adder sits behind the arbitration (issue 14): the
         // credit of a new turn (`deficit + quantum`, granted when positive)
-        // and the deficit after this beat (`base - beat bytes`, one carry
-        // chain: [`AddSub`]), where `base` adds the quantum at the start of a
-        // turn. The selected input's results are picked afterwards.
-        self.add_q.next = !self.locked.q.val() & !self.turn.q.val() & self.drr_enable.val();
+        // and the deficit after this beat (`deficit (+ quantum at a turn's
+        // start) - beat bytes`, one carry chain per variant: [`AddSub`]).
+        // The turn's state and the selected input pick the results afterwards.
+        self.add_q.next = !self.locked.q.val() & !self.turn_eff.val() & self.drr_enable.val();
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
             self.credit_m1[i].a.next = self.deficit[i].q.val();
             self.credit_m1[i].b.next = self.quantum[i].val();
             self.credit_m1[i].c.next = 0.into();
             self.credit_ok[i].next = !self.credit_m1[i].add_sub.val().get_bit(DEFICIT_SIGN);
-            self.base_in[i].next = self.deficit[i].q.val();
-            if self.add_q.val() {
-                self.base_in[i].next = self.credit[i].val();
-            }
+            // Unless the deficit is written below, the test of its value as
+            // it stands (and of the quantum as it stands).
+            self.cok[i].d.next = self.credit_ok[i].val();
+            self.quantum_nz[i].next = self.quantum[i].val().any();
+            self.quantum2[i].next = self.quantum[i].val() << 1;
             self.keep_count[i].keep.next = self.s[i].tkeep.val();
-            self.next_deficit[i].a.next = self.deficit[i].q.val();
-            self.next_deficit[i].b.next = 0.into();
-            if self.add_q.val() {
-                self.next_deficit[i].b.next = self.quantum[i].val();
-            }
-            self.next_deficit[i].c.next = self.lanes.val();
+            self.bytes[i].next = self.lanes.val();
             if self.s[i].tlast.val() {
-                self.next_deficit[i].c.next = self.keep_count[i].count.val();
+                self.bytes[i].next = self.keep_count[i].count.val();
             }
-            self.rem_m1[i].a.next = self.next_deficit[i].a.val();
-            self.rem_m1[i].b.next = self.next_deficit[i].b.val();
-            self.rem_m1[i].c.next = self.next_deficit[i].c.val();
-            self.rem_ok[i].next = !self.rem_m1[i].add_sub.val().get_bit(DEFICIT_SIGN);
+            self.nd_add[i].a.next = self.deficit[i].q.val();
+            self.nd_add[i].b.next = self.quantum[i].val();
+            self.nd_add[i].c.next = self.bytes[i].val();
+            self.nd_no[i].a.next = self.deficit[i].q.val();
+            self.nd_no[i].b.next = 0.into();
+            self.nd_no[i].c.next = self.bytes[i].val();
+            self.rem_add[i].a.next = self.deficit[i].q.val();
+            self.rem_add[i].b.next = self.quantum[i].val();
+            self.rem_add[i].c.next = self.bytes[i].val();
+            self.rem_no[i].a.next = self.deficit[i].q.val();
+            self.rem_no[i].b.next = 0.into();
+            self.rem_no[i].c.next = self.bytes[i].val();
+            // `next deficit + quantum - 1` at a turn's start.
+            self.beat_cm1[i].a.next = self.deficit[i].q.val();
+            self.beat_cm1[i].b.next = self.quantum2[i].val();
+            self.beat_cm1[i].c.next = self.bytes[i].val();
+            self.skip_cm1[i].a.next = self.deficit[i].q.val();
+            self.skip_cm1[i].b.next = self.quantum2[i].val();
+            self.skip_cm1[i].c.next = 0.into();
         }
         self.credit_ok_sel.next = false;
-        self.rem_ok_sel.next = false;
         self.deficit_neg_sel.next = false;
         self.sel_valid.next = false;
         self.sel_last.next = false;
@@ -294,8 +349,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         self.out.s.tuser.next = 0.into();
         for i in 0..self.s.len() {
             if self.sel[i].val() {
-                self.credit_ok_sel.next = self.credit_ok[i].val();
-                self.rem_ok_sel.next = self.rem_ok[i].val();
+                self.credit_ok_sel.next = self.cok[i].q.val();
                 self.deficit_neg_sel.next = self.deficit[i].q.val().get_bit(DEFICIT_SIGN);
                 self.sel_valid.next = self.s[i].tvalid.val();
                 self.sel_last.next = self.s[i].tlast.val();
@@ -309,7 +363,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             // Not enough credit yet: bank the quantum and pass the turn on.
             self.grant.next = false;
         }
-        if self.turn.q.val() & !self.locked.q.val() & !self.sel_valid.val() {
+        if self.turn_eff.val() & !self.locked.q.val() & !self.sel_valid.val() {
             // The input holding a DRR turn ran dry: the turn ends.
             self.grant.next = false;
         }
@@ -328,18 +382,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             // Skipped for lack of credit: keep the banked quantum, rotate past it.
             for i in 0..self.deficit.len() {
                 if self.sel[i].val() {
-                    self.deficit[i].d.next = self.base_in[i].val();
+                    // (a skip is a turn's start: the quantum is added)
+                    self.deficit[i].d.next = self.credit[i].val();
+                    self.pos[i].d.next = self.credit_ok[i].val();
+                    self.cok[i].d.next = !self.skip_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
                 }
             }
             self.set_last.next = true;
         }
-        if self.turn.q.val() & !self.locked.q.val() & !self.sel_valid.val() {
+        if self.turn_eff.val() & !self.locked.q.val() & !self.sel_valid.val() {
             // End of a DRR turn on an empty input: positive credit is forfeited.
             self.turn.d.next = false;
             self.set_last.next = true;
             for i in 0..self.deficit.len() {
                 if self.sel[i].val() & !self.deficit_neg_sel.val() {
                     self.deficit[i].d.next = 0.into();
+                    self.pos[i].d.next = false;
+                    self.cok[i].d.next = self.quantum_nz[i].val();
                 }
             }
         }
@@ -350,15 +409,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.drr_enable.val() {
                 for i in 0..self.deficit.len() {
                     if self.sel[i].val() {
-                        self.deficit[i].d.next = self.next_deficit[i].add_sub.val();
+                        if self.add_q.val() {
+                            self.deficit[i].d.next = self.nd_add[i].add_sub.val();
+                            self.pos[i].d.next = !self.rem_add[i].add_sub.val().get_bit(DEFICIT_SIGN);
+                            self.cok[i].d.next = !self.beat_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
+                        } else {
+                            self.deficit[i].d.next = self.nd_no[i].add_sub.val();
+                            self.pos[i].d.next = !self.rem_no[i].add_sub.val().get_bit(DEFICIT_SIGN);
+                            self.cok[i].d.next = !self.rem_add[i].add_sub.val().get_bit(DEFICIT_SIGN);
+                        }
                     }
                 }
             }
             if self.sel_last.val() {
                 self.locked.d.next = false;
                 self.set_last.next = true;
-                // DRR: keep the turn while credit remains.
-                self.turn.d.next = self.drr_enable.val() & self.rem_ok_sel.val();
+                // DRR: keep the turn; it lasts while credit remains (`pos`).
+                self.turn.d.next = self.drr_enable.val();
             } else {
                 self.locked.d.next = true;
                 self.turn.d.next = self.drr_enable.val();
@@ -374,6 +441,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                         self.below[i].d.next = self.below[i].d.val() | self.sel[j].val();
                     }
                 }
+            }
+        }
+
+        // Reset zeroes the deficits: the credit test is then `quantum > 0`.
+        if self.reset.val() {
+            for i in 0..self.cok.len() {
+                self.cok[i].d.next = self.quantum_nz[i].val();
             }
         }
 

@@ -20,18 +20,29 @@
 //! the packet's byte count as stored, valid from the first beat out: a side
 //! RAM of 16-bit lengths is written at a packet's last beat at the address of
 //! its first word and read beside the data, so nothing waits for it.
-//! The read side is a one-cycle block-RAM read into a three-entry output
-//! buffer. Reads are issued from the buffer's fill level alone, never from
-//! `m_tready`, so `m_tready` reaches only the buffer's shift enables: no path
-//! from the consumer into the RAM or the counters, and still one beat per cycle.
+//! The read side is a one-cycle block-RAM read, a register right after the
+//! RAM (its slow clock-to-output, 4.3 ns on ECP5, then ends in a flip-flop
+//! instead of running on into the buffer's multiplexers), and a four-entry
+//! output buffer, a ring whose head a 4:1 multiplexer selects (a pop moves
+//! a pointer, not the data). Reads are issued from the buffer's fill level and the two
+//! reads in flight alone, never from `m_tready`, so `m_tready` reaches only the
+//! buffer's shift enables: no path from the consumer into the RAM or the
+//! counters, and still one beat per cycle. A word is on `m_tdata` three cycles
+//! after its read was issued when the buffer is empty (issue 14).
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::{DffR, KeepCount, SdpRam};
+use crate::prim::widgets::{vec_of, DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
 
 /// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
 pub const PTR_BITS: usize = 16;
 /// Width of the word counters (`used`, `readable`, a packet's words): 0..=65536.
 pub const CNT_BITS: usize = PTR_BITS + 1;
+/// Entries of the output buffer: the two reads in flight (RAM, register after
+/// it) plus one, so a word pops every cycle while reads are issued from
+/// registered state only.
+pub const OBUF: usize = 4;
+// The read issue's room test is written out for four entries.
+const _: () = assert!(OBUF == 4);
 
 /// Bits needed to hold a byte count 0..=K of a `K`-lane beat.
 pub const fn count_bits(k: usize) -> usize {
@@ -59,7 +70,9 @@ pub const fn count_bits(k: usize) -> usize {
 /// - `occ_bytes` out: bytes stored and not yet read out (in store-and-forward
 ///   mode only committed packets count). `occ_pkts` out: whole packets stored
 ///   (a packet counts from its last beat in to its last beat out). Both are
-///   registered and see a beat leave one cycle after it left.
+///   gauges for the register file: registered, they see a packet commit and a
+///   beat leave one cycle after the event (the byte count of a commit is
+///   registered first, so no keep-count -> add -> add chain ends in them).
 /// - `s_abort` in (store-and-forward only; ignored in cut-through): discard the
 ///   packet of the current beat, whatever the FIFO's room.
 /// - `drop_pkts` out: packets dropped because the FIFO was full and not aborted
@@ -82,7 +95,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     set_length: Constant<Bit>,
     len_mask: Constant<Bits<W>>,
     len_shift: Constant<Bits<16>>,
-    depth: Constant<Bits<CNT_BITS>>,
+    depth_m1: Constant<Bits<CNT_BITS>>,
     last_addr: Constant<Bits<PTR_BITS>>,
     lanes: Constant<Bits<32>>,
     all_keep: Constant<Bits<K>>,
@@ -115,11 +128,25 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     drops: DffR<Bits<32>>,
     // Read side.
     rd_ptr: DffR<Bits<PTR_BITS>>,
+    /// `pkt_words == 0`, registered (a rollback of an empty packet keeps `full`).
+    pkt_empty: DffR<Bit>,
+    /// A read was issued last cycle: the RAM's output holds a word now.
     inflight: DffR<Bit>,
-    ocount: DffR<Bits<2>>,
-    head: DFF<Bits<W>>,
-    second: DFF<Bits<W>>,
-    third: DFF<Bits<W>>,
+    /// The register after the RAM holds a word (issued two cycles ago).
+    rd_valid: DffR<Bit>,
+    rd_word: DFF<Bits<W>>,
+    rd_len: DFF<Bits<16>>,
+    /// Words in the output buffer, 0..=4.
+    ocount: DffR<Bits<3>>,
+    /// The output buffer, a ring: `obuf[rd_idx]` drives the port, an arriving
+    /// word goes to `obuf[wr_idx]`. Nothing moves on a pop, so `m_tready`
+    /// reaches two pointers and the count, not every bit of the buffer.
+    obuf: Vec<DFF<Bits<W>>>,
+    rd_idx: DffR<Bits<2>>,
+    wr_idx: DffR<Bits<2>>,
+    /// Byte count and packet count of a commit, added to the gauges a cycle later.
+    add_q: DffR<Bits<32>>,
+    pkt_in_q: DffR<Bit>,
     sub_q: DffR<Bits<32>>,
     pkt_out_q: DffR<Bit>,
     rd_first: DffR<Bit>,
@@ -142,6 +169,13 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     add_bytes: Signal<Local, Bits<32>>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
+    /// `used == depth - 1` and `readable == 1`, from the registers: with the
+    /// write and read decisions they give `full_q`'s and `readable_nz`'s next
+    /// values without the counters' carry chains.
+    used_almost: Signal<Local, Bit>,
+    readable_one: Signal<Local, Bit>,
+    /// The word at the head of the output buffer.
+    head: Signal<Local, Bits<W>>,
     head_meta: Signal<Local, Bits<M>>,
     head_nb: Signal<Local, Bits<M>>,
     sub_bytes: Signal<Local, Bits<32>>,
@@ -168,7 +202,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             set_length: Constant::new(false),
             len_mask: Constant::new(!(bit_cast::<W, 16>(Bits::<16>::mask()) << ((D + M + crate::meta::LENGTH_LSB) as u64))),
             len_shift: Constant::new(((D + M + crate::meta::LENGTH_LSB) as u64).to_bits()),
-            depth: Constant::new((depth as u64).to_bits()),
+            depth_m1: Constant::new(((depth - 1) as u64).to_bits()),
             last_addr: Constant::new(((depth - 1) as u64).to_bits()),
             lanes: Constant::new((K as u64).to_bits()),
             all_keep: Constant::new(Bits::<K>::mask()),
@@ -193,11 +227,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pkts: Default::default(),
             drops: Default::default(),
             rd_ptr: Default::default(),
+            pkt_empty: DffR::new(true),
             inflight: Default::default(),
+            rd_valid: Default::default(),
+            rd_word: Default::default(),
+            rd_len: Default::default(),
             ocount: Default::default(),
-            head: Default::default(),
-            second: Default::default(),
-            third: Default::default(),
+            obuf: vec_of(OBUF),
+            rd_idx: Default::default(),
+            wr_idx: Default::default(),
+            add_q: Default::default(),
+            pkt_in_q: Default::default(),
             sub_q: Default::default(),
             pkt_out_q: Default::default(),
             rd_first: DffR::new(true),
@@ -219,6 +259,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             add_bytes: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
+            used_almost: Default::default(),
+            readable_one: Default::default(),
+            head: Default::default(),
             head_meta: Default::default(),
             head_nb: Default::default(),
             sub_bytes: Default::default(),
@@ -257,11 +300,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pkts,
             drops,
             rd_ptr,
+            pkt_empty,
             inflight,
+            rd_valid,
+            rd_word,
+            rd_len,
             ocount,
-            head,
-            second,
-            third,
+            rd_idx,
+            wr_idx,
+            add_q,
+            pkt_in_q,
             sub_q,
             pkt_out_q,
             rd_first,
@@ -283,10 +331,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkts.reset.next = self.reset.val();
         self.drops.reset.next = self.reset.val();
         self.rd_ptr.reset.next = self.reset.val();
+        self.pkt_empty.reset.next = self.reset.val();
         self.inflight.reset.next = self.reset.val();
+        self.rd_valid.reset.next = self.reset.val();
         self.ocount.reset.next = self.reset.val();
+        self.rd_idx.reset.next = self.reset.val();
+        self.wr_idx.reset.next = self.reset.val();
+        self.add_q.reset.next = self.reset.val();
+        self.pkt_in_q.reset.next = self.reset.val();
         self.sub_q.reset.next = self.reset.val();
         self.pkt_out_q.reset.next = self.reset.val();
+        for j in 0..OBUF {
+            self.obuf[j].clock.next = self.clock.val();
+            self.obuf[j].d.next = self.obuf[j].q.val();
+        }
         self.ram.clock.next = self.clock.val();
         self.len_ram.clock.next = self.clock.val();
 
@@ -380,27 +438,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ---- read side ----
         self.m.tvalid.next = self.ocount.q.val().any();
         self.pop.next = self.m.tvalid.val() & self.m.tready.val();
-        // Issue a read while the buffer and the read in flight leave room.
-        self.issue.next = self.readable_nz.q.val() & (self.ocount.q.val() != 3) & !((self.ocount.q.val() == 2) & self.inflight.q.val());
+        // Issue a read while the buffer leaves room for it and both reads in
+        // flight: ocount + inflight + rd_valid <= OBUF - 1 = 3, from registers
+        // only, spelled out as LUT logic (ocount <= 4, so bit 2 means 4; an
+        // adder and compare here became two carry chains).
+        self.issue.next = self.readable_nz.q.val()
+            & !self.ocount.q.val().get_bit(2)
+            & !(self.ocount.q.val().get_bit(1) & self.ocount.q.val().get_bit(0) & (self.inflight.q.val() | self.rd_valid.q.val()))
+            & !(self.ocount.q.val().get_bit(1) & !self.ocount.q.val().get_bit(0) & self.inflight.q.val() & self.rd_valid.q.val());
         self.ram.read_enable.next = self.issue.val();
         self.ram.read_address.next = self.rd_ptr.q.val();
         self.len_ram.read_enable.next = self.issue.val();
         self.len_ram.read_address.next = self.rd_ptr.q.val();
-        // The word arriving from RAM, with `tuser.length` replaced when asked:
-        // the side RAM's value on a packet's first word, latched for the rest.
-        self.len_word.next = self.len_lat.q.val();
-        if self.rd_first.q.val() {
-            self.len_word.next = self.len_ram.read_data.val();
-        }
-        if self.inflight.q.val() {
-            self.rd_first.d.next = self.ram.read_data.val().get_bit(self.meta_shift.val().index());
-            self.len_lat.d.next = self.len_word.val();
-        }
-        self.ram_word.next = self.ram.read_data.val();
-        if self.set_length.val() {
-            self.ram_word.next =
-                (self.ram.read_data.val() & self.len_mask.val()) | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
-        }
         self.inflight.d.next = self.issue.val();
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
@@ -408,44 +457,54 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.rd_ptr.d.next = 0.into();
             }
         }
-        // Three-entry output buffer: `head` drives the port. Invariant:
-        // ocount + inflight <= 3, so a word arriving from RAM always has room.
-        if self.ocount.q.val() == 0 {
-            if self.inflight.q.val() {
-                self.head.d.next = self.ram_word.val();
-                self.ocount.d.next = 1.into();
-            }
-        } else if self.ocount.q.val() == 1 {
-            if self.pop.val() & self.inflight.q.val() {
-                self.head.d.next = self.ram_word.val();
-            } else if self.pop.val() {
-                self.ocount.d.next = 0.into();
-            } else if self.inflight.q.val() {
-                self.second.d.next = self.ram_word.val();
-                self.ocount.d.next = 2.into();
-            }
-        } else if self.ocount.q.val() == 2 {
-            if self.pop.val() {
-                self.head.d.next = self.second.q.val();
-                if self.inflight.q.val() {
-                    self.second.d.next = self.ram_word.val();
-                } else {
-                    self.ocount.d.next = 1.into();
-                }
-            } else if self.inflight.q.val() {
-                self.third.d.next = self.ram_word.val();
-                self.ocount.d.next = 3.into();
-            }
-        } else if self.pop.val() {
-            self.head.d.next = self.second.q.val();
-            self.second.d.next = self.third.q.val();
-            self.ocount.d.next = 2.into();
+        // The register after the RAM loads the RAM's output every cycle, with
+        // no enable in front of it (what it holds matters only with
+        // `rd_valid`; the RAM's output itself holds between reads).
+        self.rd_valid.d.next = self.inflight.q.val();
+        self.rd_word.d.next = self.ram.read_data.val();
+        self.rd_len.d.next = self.len_ram.read_data.val();
+        // The word leaving that register, with `tuser.length` replaced when
+        // asked: the side RAM's value on a packet's first word, latched for
+        // the rest of the packet.
+        self.len_word.next = self.len_lat.q.val();
+        if self.rd_first.q.val() {
+            self.len_word.next = self.rd_len.q.val();
         }
-        self.head_meta.next = self.head.q.val().get_bits::<M>(self.meta_shift.val().index());
+        if self.rd_valid.q.val() {
+            self.rd_first.d.next = self.rd_word.q.val().get_bit(self.meta_shift.val().index());
+            self.len_lat.d.next = self.len_word.val();
+        }
+        self.ram_word.next = self.rd_word.q.val();
+        if self.set_length.val() {
+            self.ram_word.next =
+                (self.rd_word.q.val() & self.len_mask.val()) | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
+        }
+        // Output buffer (a ring of OBUF = 4 entries). Invariant:
+        // ocount + inflight + rd_valid <= OBUF, so an arriving word has room;
+        // the entry it is written to depends on registers only.
+        for j in 0..OBUF {
+            if self.rd_valid.q.val() & (self.wr_idx.q.val().index() == j) {
+                self.obuf[j].d.next = self.ram_word.val();
+            }
+        }
+        if self.rd_valid.q.val() {
+            self.wr_idx.d.next = self.wr_idx.q.val() + 1;
+        }
+        if self.pop.val() {
+            self.rd_idx.d.next = self.rd_idx.q.val() + 1;
+        }
+        self.head.next = self.obuf[0].q.val();
+        for j in 1..OBUF {
+            if self.rd_idx.q.val().index() == j {
+                self.head.next = self.obuf[j].q.val();
+            }
+        }
+        self.ocount.d.next = self.ocount.q.val() + bit_cast::<3, 1>(self.rd_valid.q.val().into()) - bit_cast::<3, 1>(self.pop.val().into());
+        self.head_meta.next = self.head.val().get_bits::<M>(self.meta_shift.val().index());
         self.head_nb.next = self.head_meta.val() >> 1;
-        self.m.tdata.next = self.head.q.val().get_bits::<D>(0);
+        self.m.tdata.next = self.head.val().get_bits::<D>(0);
         self.m.tlast.next = self.head_meta.val().get_bit(0);
-        self.m.tuser.next = self.head.q.val().get_bits::<U>(self.user_shift.val().index());
+        self.m.tuser.next = self.head.val().get_bits::<U>(self.user_shift.val().index());
         if self.m.tlast.val() {
             self.m.tkeep.next = !(self.all_keep.val() << self.head_nb.val());
             self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
@@ -466,16 +525,38 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.used_next.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         }
         self.used.d.next = self.used_next.val();
-        self.full_q.d.next = self.used_next.val() == self.depth.val();
+        // `used_next == depth` from flags of the registered count, so the
+        // write and issue decisions only select (no carry chain before the
+        // compare): a write without a read fills from depth - 1; otherwise
+        // the FIFO stays full only if it was full, nothing was read and (on a
+        // rollback) the rolled-back packet had no words.
+        self.used_almost.next = self.used.q.val() == self.depth_m1.val();
+        self.full_q.d.next = self.full_q.q.val() & !self.issue.val() & (!self.rollback.val() | self.pkt_empty.q.val());
+        if self.write.val() & !self.issue.val() {
+            self.full_q.d.next = self.used_almost.val();
+        }
+        self.pkt_empty.d.next = self.pkt_empty.q.val() & !self.write.val();
+        if self.commit.val() | self.rollback.val() {
+            self.pkt_empty.d.next = true;
+        }
         self.readable_next.next = self.readable.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         if self.commit.val() {
             self.readable_next.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
         }
         self.readable.d.next = self.readable_next.val();
-        self.readable_nz.d.next = self.readable_next.val().any();
-        self.bytes.d.next = self.bytes.q.val() + self.add_bytes.val() - self.sub_q.q.val();
-        self.pkts.d.next = self.pkts.q.val() + bit_cast::<32, 1>((self.commit.val() & self.s.tlast.val()).into())
-            - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
+        // `readable_next != 0` likewise: a commit adds at least one word (and
+        // a read needs one word readable), otherwise a read empties the FIFO
+        // exactly when one word was readable.
+        self.readable_one.next = self.readable.q.val() == 1;
+        self.readable_nz.d.next = self.readable_nz.q.val() & !(self.issue.val() & self.readable_one.val());
+        if self.commit.val() {
+            self.readable_nz.d.next = true;
+        }
+        self.add_q.d.next = self.add_bytes.val();
+        self.pkt_in_q.d.next = self.commit.val() & self.s.tlast.val();
+        self.bytes.d.next = self.bytes.q.val() + self.add_q.q.val() - self.sub_q.q.val();
+        self.pkts.d.next =
+            self.pkts.q.val() + bit_cast::<32, 1>(self.pkt_in_q.q.val().into()) - bit_cast::<32, 1>(self.pkt_out_q.q.val().into());
         if self.count_drop.val() {
             self.drops.d.next = self.drops.q.val() + 1;
         }
