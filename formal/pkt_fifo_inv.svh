@@ -10,6 +10,9 @@
 // Retargeting to another queue: keep axis_pkt_props.svh, write a file like
 // this one for the new design's pointers and storage.
 
+// F_PORT_ONLY leaves all of this out: a mutant run with it must be caught by
+// the port-level properties of axis_pkt_props.svh alone.
+`ifndef F_PORT_ONLY
 // ---- property 1: no overflow, pointers consistent
 always @(*) if (f_run) begin
     assert(wr_ptr__q < F_DEPTH);
@@ -95,3 +98,4 @@ always @(*) if (f_run) begin
         if ((f_i + F_DEPTH - rd_ptr__q) % F_DEPTH < used__q)
             assert(f_wf(ram__f_mem[f_i * F_W +: F_W]));
 end
+`endif

@@ -140,10 +140,10 @@ pub fn jobs() -> Vec<Job> {
         Job {
             name: "mut_abort_ignored",
             target: Target::PktFifo,
-            what: "mutant: s_abort is ignored unless the FIFO is already dropping the packet",
+            what: "mutant: s_abort is ignored unless the FIFO is already dropping the packet (port-level properties only)",
             mode: Mode::Bmc,
             depth: 8,
-            defines: vec![],
+            defines: vec!["F_PORT_ONLY"],
             mutation: Some(("else if (full | s_abort) begin", "else if (full) begin")),
             expect: Expect::Fail,
         },

@@ -30,7 +30,7 @@
 //! counters, and still one beat per cycle. A word is on `m_tdata` three cycles
 //! after its read was issued when the buffer is empty (issue 14).
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::{vec_of, DffR, KeepCount, SdpRam};
+use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
 
 /// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
@@ -96,6 +96,8 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     len_mask: Constant<Bits<W>>,
     len_shift: Constant<Bits<16>>,
     depth_m1: Constant<Bits<CNT_BITS>>,
+    /// All ones: `a + b - minus_one` is `a + b + 1`.
+    minus_one: Constant<Bits<CNT_BITS>>,
     last_addr: Constant<Bits<PTR_BITS>>,
     lanes: Constant<Bits<32>>,
     all_keep: Constant<Bits<K>>,
@@ -158,8 +160,18 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     word_in: Signal<Local, Bits<W>>,
     wr_next: Signal<Local, Bits<PTR_BITS>>,
     full: Signal<Local, Bit>,
-    used_next: Signal<Local, Bits<CNT_BITS>>,
-    readable_next: Signal<Local, Bits<CNT_BITS>>,
+    /// The word counters' next values in each variant, from the registers
+    /// alone; the write, read and commit decisions only select (issue 14:
+    /// no carry chain after the read issue).
+    used_p1: Signal<Local, Bits<CNT_BITS>>,
+    used_m1: Signal<Local, Bits<CNT_BITS>>,
+    used_rb: Signal<Local, Bits<CNT_BITS>>,
+    /// `used - pkt_words - 1` and `readable + pkt_words + 1`, each one carry chain.
+    used_rb_m1: AddSub<CNT_BITS>,
+    readable_c1: AddSub<CNT_BITS>,
+    readable_m1: Signal<Local, Bits<CNT_BITS>>,
+    readable_c: Signal<Local, Bits<CNT_BITS>>,
+
     write: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
     rollback: Signal<Local, Bit>,
@@ -203,6 +215,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             len_mask: Constant::new(!(bit_cast::<W, 16>(Bits::<16>::mask()) << ((D + M + crate::meta::LENGTH_LSB) as u64))),
             len_shift: Constant::new(((D + M + crate::meta::LENGTH_LSB) as u64).to_bits()),
             depth_m1: Constant::new(((depth - 1) as u64).to_bits()),
+            minus_one: Constant::new(Bits::<CNT_BITS>::mask()),
             last_addr: Constant::new(((depth - 1) as u64).to_bits()),
             lanes: Constant::new((K as u64).to_bits()),
             all_keep: Constant::new(Bits::<K>::mask()),
@@ -251,8 +264,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             word_in: Default::default(),
             wr_next: Default::default(),
             full: Default::default(),
-            used_next: Default::default(),
-            readable_next: Default::default(),
+            used_p1: Default::default(),
+            used_m1: Default::default(),
+            used_rb: Default::default(),
+            used_rb_m1: AddSub::minus_one(),
+            readable_m1: Default::default(),
+            readable_c: Default::default(),
+            readable_c1: Default::default(),
             write: Default::default(),
             commit: Default::default(),
             rollback: Default::default(),
@@ -519,13 +537,24 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pkt_out_q.d.next = self.pop.val() & self.m.tlast.val();
 
         // ---- counters shared by both sides ----
-        self.used_next.next =
-            self.used.q.val() + bit_cast::<CNT_BITS, 1>(self.write.val().into()) - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
+        self.used_p1.next = self.used.q.val() + 1;
+        self.used_m1.next = self.used.q.val() - 1;
+        self.used_rb.next = self.used.q.val() - self.pkt_words.q.val();
+        self.used_rb_m1.a.next = self.used.q.val();
+        self.used_rb_m1.b.next = 0.into();
+        self.used_rb_m1.c.next = self.pkt_words.q.val();
         if self.rollback.val() {
-            self.used_next.next = self.used.q.val() - self.pkt_words.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
+            if self.issue.val() {
+                self.used.d.next = self.used_rb_m1.add_sub.val();
+            } else {
+                self.used.d.next = self.used_rb.val();
+            }
+        } else if self.write.val() & !self.issue.val() {
+            self.used.d.next = self.used_p1.val();
+        } else if !self.write.val() & self.issue.val() {
+            self.used.d.next = self.used_m1.val();
         }
-        self.used.d.next = self.used_next.val();
-        // `used_next == depth` from flags of the registered count, so the
+        // `used`'s next value == depth from flags of the registered count, so the
         // write and issue decisions only select (no carry chain before the
         // compare): a write without a read fills from depth - 1; otherwise
         // the FIFO stays full only if it was full, nothing was read and (on a
@@ -539,12 +568,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if self.commit.val() | self.rollback.val() {
             self.pkt_empty.d.next = true;
         }
-        self.readable_next.next = self.readable.q.val() - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
+        self.readable_m1.next = self.readable.q.val() - 1;
+        self.readable_c.next = self.readable.q.val() + self.pkt_words.q.val();
+        self.readable_c1.a.next = self.readable.q.val();
+        self.readable_c1.b.next = self.pkt_words.q.val();
+        self.readable_c1.c.next = self.minus_one.val();
         if self.commit.val() {
-            self.readable_next.next = self.readable.q.val() + self.pkt_words.q.val() + 1 - bit_cast::<CNT_BITS, 1>(self.issue.val().into());
+            if self.issue.val() {
+                self.readable.d.next = self.readable_c.val();
+            } else {
+                self.readable.d.next = self.readable_c1.add_sub.val();
+            }
+        } else if self.issue.val() {
+            self.readable.d.next = self.readable_m1.val();
         }
-        self.readable.d.next = self.readable_next.val();
-        // `readable_next != 0` likewise: a commit adds at least one word (and
+        // `readable`'s next value != 0 likewise: a commit adds at least one word (and
         // a read needs one word readable), otherwise a read empties the FIFO
         // exactly when one word was readable.
         self.readable_one.next = self.readable.q.val() == 1;
