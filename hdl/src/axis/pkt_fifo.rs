@@ -24,10 +24,10 @@
 //! RAM (its slow clock-to-output, 4.3 ns on ECP5, then ends in a flip-flop
 //! instead of running on into the buffer's multiplexers), and a four-entry
 //! output buffer, a ring whose head a 4:1 multiplexer selects (a pop moves
-//! a pointer, not the data). Reads are issued from the buffer's fill level and the two
-//! reads in flight alone, never from `m_tready`, so `m_tready` reaches only the
-//! buffer's shift enables: no path from the consumer into the RAM or the
-//! counters, and still one beat per cycle. A word is on `m_tdata` three cycles
+//! a pointer, not the data). Reads are issued from the buffer's fill level and
+//! the two reads in flight alone, never from `m_tready`, so `m_tready` reaches
+//! only the ring's read pointer and fill level: no path from the consumer into
+//! the RAM, the buffer's data or the counters, and still one beat per cycle. A word is on `m_tdata` three cycles
 //! after its read was issued when the buffer is empty (issue 14).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SdpRam};
@@ -130,7 +130,8 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     drops: DffR<Bits<32>>,
     // Read side.
     rd_ptr: DffR<Bits<PTR_BITS>>,
-    /// `pkt_words == 0`, registered (a rollback of an empty packet keeps `full`).
+    /// `pkt_words == 0` (a write-side flag, registered: a rollback of an empty
+    /// packet keeps `full`).
     pkt_empty: DffR<Bit>,
     /// A read was issued last cycle: the RAM's output holds a word now.
     inflight: DffR<Bit>,
@@ -171,7 +172,6 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     readable_c1: AddSub<CNT_BITS>,
     readable_m1: Signal<Local, Bits<CNT_BITS>>,
     readable_c: Signal<Local, Bits<CNT_BITS>>,
-
     write: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
     rollback: Signal<Local, Bit>,
