@@ -1,12 +1,12 @@
 //! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`,
-//! `AddSub::minus_one`),
+//! `AddSub::minus_one`, the carry-select `SmallSub`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
 //! random ones, including sums that carry out of 32 bits. And the checksum
 //! compressor tree `OnesSum` against the RFC 1071 sum.
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, OnesSum, SumLe};
+use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, OnesSum, SmallSub, SumLe};
 use trimswitch_sim::harness::dut::model_of;
 
 /// Operand values: the edges of 32 bits, then random ones.
@@ -69,6 +69,35 @@ fn add_sub_matches_rust() -> Result<()> {
             m.eval();
             let want = x.wrapping_add(z).wrapping_sub(k).wrapping_sub(minus_one as u64) & 0xffff_ffff;
             ensure!(m.get(&y) == want, "{name}: {x} + {z} - {k}: got {:#x}, want {want:#x}", m.get(&y));
+        }
+    }
+    Ok(())
+}
+
+/// `SmallSub` at every split the arbiter builds it with (2 for 8 bits, 4
+/// for 64, 6 for 256, 7 for 512), both variants, every small subtrahend
+/// they take: low parts that borrow and that do not, and the edges of 32
+/// bits (`v_m` given as `v - 2^w`, as its users compute it).
+#[test]
+fn small_sub_matches_rust() -> Result<()> {
+    for w in [2usize, 4, 6, 7] {
+        for minus_one in [false, true] {
+            let name = format!("ts_test_small_sub_{w}_{}", minus_one as u8);
+            let lib = model_of(&mut SmallSub::<32>::new(w, minus_one), &name, "n32")?;
+            let mut m = lib.instantiate();
+            let (v, vm, b, y) = (m.port("v")?, m.port("v_m")?, m.port("b")?, m.port("diff")?);
+            let mut seen = [0usize; 2];
+            for [x, _, k] in operands(20_000) {
+                let k = k % ((1 << w) - minus_one as u64);
+                m.set(&v, x);
+                m.set(&vm, x.wrapping_sub(1 << w) & 0xffff_ffff);
+                m.set(&b, k);
+                m.eval();
+                let want = x.wrapping_sub(k).wrapping_sub(minus_one as u64) & 0xffff_ffff;
+                ensure!(m.get(&y) == want, "{name}: {x} - {k} (- {}): got {:#x}, want {want:#x}", minus_one as u8, m.get(&y));
+                seen[((x % (1 << w)) >= k + minus_one as u64) as usize] += 1;
+            }
+            ensure!(seen.iter().all(|&n| n > 100), "{name}: low parts (borrow, none) {seen:?}");
         }
     }
     Ok(())

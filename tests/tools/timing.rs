@@ -77,19 +77,19 @@ const FLOORS_MHZ: [(&str, f64); 16] = [
     ("ts_parser", 119.0),
     ("ts_axis_skid", 150.0),
     ("ts_pkt_fifo", 150.0),
-    ("ts_axis_arb_mux", 113.0),
+    ("ts_axis_arb_mux", 125.0),
     ("ts_axis_demux", 150.0),
     ("ts_axil_regs", 150.0),
     ("ts_axil_split", 150.0),
     ("ts_crc32_beat", 150.0),
     ("ts_rx_fcs", 150.0),
     ("ts_classify", 150.0),
-    ("ts_meter_bank", 138.0),
+    ("ts_meter_bank", 150.0),
     ("ts_port_mode", 150.0),
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
     ("ts_tm_admit", 121.0),
-    ("ts_tm_port", 118.0),
+    ("ts_tm_port", 124.0),
 ];
 
 /// The timing gate: every block in [`FLOORS_MHZ`] placed and routed; the

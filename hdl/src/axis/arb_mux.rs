@@ -32,7 +32,7 @@ crate::gen::unroll::named_indices! {
 }
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount};
+use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SmallSub};
 use rust_hdl::prelude::*;
 
 /// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
@@ -60,31 +60,42 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub drr_enable: Signal<In, Bit>,
     pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
-    lanes: Constant<Bits<32>>,
+    lanes: Constant<Bits<8>>,
     prio_mask: Constant<Bits<U>>,
     prio_value: Constant<Bits<U>>,
     is_prio: Vec<Signal<Local, Bit>>,
     req: Vec<Signal<Local, Bit>>,
     any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
-    keep_count: Vec<KeepCount<K, 32>>,
+    keep_count: Vec<KeepCount<K, 8>>,
+    /// `2^w`, `w` = [`low_bits`]: a beat's bytes come off the low `w` bits
+    /// of a value ready from registers ([`SmallSub`]; issue 14: no 32-bit
+    /// carry chain between a beat's `tkeep` and the deficit). The values, each
+    /// also minus `2^w`: `deficit + quantum` (`credit`, the first beat of a
+    /// turn) and `v1m`; `deficit` and `v2m`; `deficit + 2 * quantum` (`v3`)
+    /// and `v3m`.
+    two_w: Constant<Bits<32>>,
+    v1m: Vec<AddSub<32>>,
+    v2m: Vec<AddSub<32>>,
+    v3: Vec<AddSub<32>>,
+    v3m: Vec<AddSub<32>>,
     /// The deficit after this beat, in both variants of a turn's start: with
     /// the quantum added (`nd_add`, the first beat of a turn) and without
     /// (`nd_no`); the start only selects (issue 14: no path from the turn's
     /// state through a carry chain).
-    nd_add: Vec<AddSub<32>>,
-    nd_no: Vec<AddSub<32>>,
+    nd_add: Vec<SmallSub<32>>,
+    nd_no: Vec<SmallSub<32>>,
     /// `deficit + quantum - 1` and `next deficit - 1` (both variants): their
     /// signs are the tests `credit > 0` and `next deficit > 0` straight out of
     /// a carry chain.
     credit_m1: Vec<AddSub<32>>,
-    rem_add: Vec<AddSub<32>>,
-    rem_no: Vec<AddSub<32>>,
+    rem_add: Vec<SmallSub<32>>,
+    rem_no: Vec<SmallSub<32>>,
     /// The credit test of the deficit being written, a cycle ahead: `next
     /// deficit + quantum - 1` after a beat (`deficit + 2 * quantum - bytes -
     /// 1` at a turn's start, else `rem_add`) and `deficit + 2 * quantum - 1`
     /// after a skip.
-    beat_cm1: Vec<AddSub<32>>,
+    beat_cm1: Vec<SmallSub<32>>,
     skip_cm1: Vec<AddSub<32>>,
     /// `deficit + quantum > 0`, registered (issue 14: no carry chain between
     /// the deficits and the grant). Exact for every deficit written, since
@@ -107,7 +118,6 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     below: Vec<DffR<Bit>>,
     deficit: Vec<DffR<Bits<32>>>,
     // Combinational helpers.
-    any_req: Signal<Local, Bit>,
     // The arbitration, one-hot (issue 14: no index encoders and decoders
     // between the requests and the grant): `above_lo[i]` / `above[i]` /
     // `under[i]` is "a request below the last served / any request / any
@@ -118,22 +128,32 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pick: Vec<Signal<Local, Bit>>,
     found_lo: Signal<Local, Bit>,
     sel: Vec<Signal<Local, Bit>>,
+    /// `locked` or a kept DRR turn: the current input holds the output.
+    hold: Signal<Local, Bit>,
     grant: Signal<Local, Bit>,
-    starting: Signal<Local, Bit>,
+    // Per input: granted, skipped for lack of credit, its turn ended dry,
+    // a beat taken.
+    gnt: Vec<Signal<Local, Bit>>,
+    skip: Vec<Signal<Local, Bit>>,
+    dry: Vec<Signal<Local, Bit>>,
+    xfer_i: Vec<Signal<Local, Bit>>,
     credit: Vec<Signal<Local, Bits<32>>>,
     credit_ok: Vec<Signal<Local, Bit>>,
     quantum_nz: Vec<Signal<Local, Bit>>,
     quantum2: Vec<Signal<Local, Bits<32>>>,
-    bytes: Vec<Signal<Local, Bits<32>>>,
+    bytes: Vec<Signal<Local, Bits<8>>>,
     add_q: Signal<Local, Bit>,
-    credit_ok_sel: Signal<Local, Bit>,
     turn_eff: Signal<Local, Bit>,
-    deficit_neg_sel: Signal<Local, Bit>,
-    sel_valid: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
     sel_keep: Signal<Local, Bits<K>>,
     xfer: Signal<Local, Bit>,
     set_last: Signal<Local, Bit>,
+}
+
+/// The low bits a beat's byte count (at most `K`, plus one) comes off:
+/// `2^w > K + 1` ([`SmallSub`] subtracts below `2^w`).
+fn low_bits(k: usize) -> usize {
+    clog2(k + 2)
 }
 
 impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
@@ -156,6 +176,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             strict: Default::default(),
             quantum: vec_of(n),
             lanes: Constant::new((K as u64).to_bits()),
+            two_w: Constant::new((1u64 << low_bits(K)).to_bits()),
             prio_mask: Constant::new(mask),
             prio_value: Constant::new(value),
             is_prio: vec_of(n),
@@ -163,12 +184,16 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             any_prio: Default::default(),
             out: AxisSkid::eager(),
             keep_count: vec_of(n),
-            nd_add: vec_of(n),
-            nd_no: vec_of(n),
+            v1m: vec_of(n),
+            v2m: vec_of(n),
+            v3: vec_of(n),
+            v3m: vec_of(n),
+            nd_add: (0..n).map(|_| SmallSub::new(low_bits(K), false)).collect(),
+            nd_no: (0..n).map(|_| SmallSub::new(low_bits(K), false)).collect(),
             credit_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
-            rem_add: (0..n).map(|_| AddSub::minus_one()).collect(),
-            rem_no: (0..n).map(|_| AddSub::minus_one()).collect(),
-            beat_cm1: (0..n).map(|_| AddSub::minus_one()).collect(),
+            rem_add: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
+            rem_no: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
+            beat_cm1: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
             skip_cm1: (0..n).map(|_| AddSub::minus_one()).collect(),
             cok: vec_of(n),
             locked: Default::default(),
@@ -177,25 +202,25 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             cur: vec_of(n),
             below: vec_of(n),
             deficit: vec_of(n),
-            any_req: Default::default(),
             above_lo: vec_of(n),
             above: vec_of(n),
             under: vec_of(n),
             pick: vec_of(n),
             found_lo: Default::default(),
             sel: vec_of(n),
+            hold: Default::default(),
             grant: Default::default(),
-            starting: Default::default(),
+            gnt: vec_of(n),
+            skip: vec_of(n),
+            dry: vec_of(n),
+            xfer_i: vec_of(n),
             credit: vec_of(n),
             credit_ok: vec_of(n),
             quantum_nz: vec_of(n),
             quantum2: vec_of(n),
             bytes: vec_of(n),
             add_q: Default::default(),
-            credit_ok_sel: Default::default(),
             turn_eff: Default::default(),
-            deficit_neg_sel: Default::default(),
-            sel_valid: Default::default(),
             sel_last: Default::default(),
             sel_keep: Default::default(),
             xfer: Default::default(),
@@ -250,10 +275,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // the last one served, else the highest requesting input; strict
         // priority: the lowest requesting input. Each as "I request and no
         // input before me does", one OR per input.
-        self.any_req.next = false;
         self.found_lo.next = false;
         for i in 0..self.s.len() {
-            self.any_req.next = self.any_req.val() | self.req[i].val();
             self.found_lo.next = self.found_lo.val() | (self.req[i].val() & self.below[i].q.val());
             self.above_lo[i].next = false;
             self.above[i].next = false;
@@ -286,24 +309,33 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         }
         self.turn_eff.next = self.turn_eff.val() & self.turn.q.val();
         self.turn.d.next = self.turn_eff.val();
-        self.starting.next = false;
-        if self.locked.q.val() | self.turn_eff.val() {
-            for i in 0..self.s.len() {
+        self.hold.next = self.locked.q.val() | self.turn_eff.val();
+        self.grant.next = false;
+        for i in 0..self.s.len() {
+            // Per input, from its own flags (issue 14: no multiplexer over the
+            // inputs between the selection and the grant): a held input sends
+            // while it has a beat; a new packet needs credit under DRR.
+            if self.hold.val() {
                 self.sel[i].next = self.cur[i].q.val();
-            }
-        } else {
-            for i in 0..self.s.len() {
+                self.gnt[i].next = self.cur[i].q.val() & self.s[i].tvalid.val();
+            } else {
                 self.sel[i].next = self.pick[i].val();
+                self.gnt[i].next = self.pick[i].val() & (self.cok[i].q.val() | !self.drr_enable.val());
             }
-            self.starting.next = self.any_req.val();
+            self.grant.next = self.grant.val() | self.gnt[i].val();
+            // Skipped for lack of credit (`pick` implies a request), and the
+            // end of a DRR turn on an input that ran dry.
+            self.skip[i].next = !self.hold.val() & self.drr_enable.val() & self.pick[i].val() & !self.cok[i].q.val();
+            self.dry[i].next = self.turn_eff.val() & !self.locked.q.val() & self.cur[i].q.val() & !self.s[i].tvalid.val();
         }
         // Every input's DRR arithmetic runs in parallel from registers and its
         // own beat, so no adder sits behind the arbitration (issue 14): the
         // credit of a new turn (`deficit + quantum`, granted when positive)
         // and the deficit after this beat (`deficit (+ quantum at a turn's
-        // start) - beat bytes`, one carry chain per variant: [`AddSub`]).
-        // The turn's state and the selected input pick the results afterwards.
-        self.add_q.next = !self.locked.q.val() & !self.turn_eff.val() & self.drr_enable.val();
+        // start) - beat bytes`: the bytes off the low bits of a value ready
+        // from registers, [`SmallSub`]). The turn's state and the input's
+        // events pick the results afterwards.
+        self.add_q.next = !self.hold.val() & self.drr_enable.val();
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
             self.credit_m1[i].a.next = self.deficit[i].q.val();
@@ -320,106 +352,95 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.s[i].tlast.val() {
                 self.bytes[i].next = self.keep_count[i].count.val();
             }
-            self.nd_add[i].a.next = self.deficit[i].q.val();
-            self.nd_add[i].b.next = self.quantum[i].val();
-            self.nd_add[i].c.next = self.bytes[i].val();
-            self.nd_no[i].a.next = self.deficit[i].q.val();
-            self.nd_no[i].b.next = 0.into();
-            self.nd_no[i].c.next = self.bytes[i].val();
-            self.rem_add[i].a.next = self.deficit[i].q.val();
-            self.rem_add[i].b.next = self.quantum[i].val();
-            self.rem_add[i].c.next = self.bytes[i].val();
-            self.rem_no[i].a.next = self.deficit[i].q.val();
-            self.rem_no[i].b.next = 0.into();
-            self.rem_no[i].c.next = self.bytes[i].val();
+            self.v1m[i].a.next = self.deficit[i].q.val();
+            self.v1m[i].b.next = self.quantum[i].val();
+            self.v1m[i].c.next = self.two_w.val();
+            self.v2m[i].a.next = self.deficit[i].q.val();
+            self.v2m[i].b.next = 0.into();
+            self.v2m[i].c.next = self.two_w.val();
+            self.v3[i].a.next = self.deficit[i].q.val();
+            self.v3[i].b.next = self.quantum2[i].val();
+            self.v3[i].c.next = 0.into();
+            self.v3m[i].a.next = self.deficit[i].q.val();
+            self.v3m[i].b.next = self.quantum2[i].val();
+            self.v3m[i].c.next = self.two_w.val();
+            self.nd_add[i].v.next = self.credit[i].val();
+            self.nd_add[i].v_m.next = self.v1m[i].add_sub.val();
+            self.nd_add[i].b.next = self.bytes[i].val();
+            self.rem_add[i].v.next = self.credit[i].val();
+            self.rem_add[i].v_m.next = self.v1m[i].add_sub.val();
+            self.rem_add[i].b.next = self.bytes[i].val();
+            self.nd_no[i].v.next = self.deficit[i].q.val();
+            self.nd_no[i].v_m.next = self.v2m[i].add_sub.val();
+            self.nd_no[i].b.next = self.bytes[i].val();
+            self.rem_no[i].v.next = self.deficit[i].q.val();
+            self.rem_no[i].v_m.next = self.v2m[i].add_sub.val();
+            self.rem_no[i].b.next = self.bytes[i].val();
             // `next deficit + quantum - 1` at a turn's start.
-            self.beat_cm1[i].a.next = self.deficit[i].q.val();
-            self.beat_cm1[i].b.next = self.quantum2[i].val();
-            self.beat_cm1[i].c.next = self.bytes[i].val();
+            self.beat_cm1[i].v.next = self.v3[i].add_sub.val();
+            self.beat_cm1[i].v_m.next = self.v3m[i].add_sub.val();
+            self.beat_cm1[i].b.next = self.bytes[i].val();
             self.skip_cm1[i].a.next = self.deficit[i].q.val();
             self.skip_cm1[i].b.next = self.quantum2[i].val();
             self.skip_cm1[i].c.next = 0.into();
         }
-        self.credit_ok_sel.next = false;
-        self.deficit_neg_sel.next = false;
-        self.sel_valid.next = false;
         self.sel_last.next = false;
         self.sel_keep.next = 0.into();
         self.out.s.tdata.next = 0.into();
         self.out.s.tuser.next = 0.into();
         for i in 0..self.s.len() {
             if self.sel[i].val() {
-                self.credit_ok_sel.next = self.cok[i].q.val();
-                self.deficit_neg_sel.next = self.deficit[i].q.val().get_bit(DEFICIT_SIGN);
-                self.sel_valid.next = self.s[i].tvalid.val();
                 self.sel_last.next = self.s[i].tlast.val();
                 self.sel_keep.next = self.s[i].tkeep.val();
                 self.out.s.tdata.next = self.s[i].tdata.val();
                 self.out.s.tuser.next = self.s[i].tuser.val();
             }
         }
-        self.grant.next = self.sel_valid.val();
-        if self.starting.val() & self.drr_enable.val() & !self.credit_ok_sel.val() {
-            // Not enough credit yet: bank the quantum and pass the turn on.
-            self.grant.next = false;
-        }
-        if self.turn_eff.val() & !self.locked.q.val() & !self.sel_valid.val() {
-            // The input holding a DRR turn ran dry: the turn ends.
-            self.grant.next = false;
-        }
-
         self.out.s.tkeep.next = self.sel_keep.val();
         self.out.s.tlast.next = self.sel_last.val();
         self.out.s.tvalid.next = self.grant.val();
         self.xfer.next = self.grant.val() & self.out.s.tready.val();
         for i in 0..self.s.len() {
-            self.s[i].tready.next = self.xfer.val() & self.sel[i].val();
+            self.xfer_i[i].next = self.gnt[i].val() & self.out.s.tready.val();
+            self.s[i].tready.next = self.xfer_i[i].val();
         }
 
         // State updates.
+        // State updates, per input from its own events.
         self.set_last.next = false;
-        if self.starting.val() & self.drr_enable.val() & !self.grant.val() {
-            // Skipped for lack of credit: keep the banked quantum, rotate past it.
-            for i in 0..self.deficit.len() {
-                if self.sel[i].val() {
-                    // (a skip is a turn's start: the quantum is added)
-                    self.deficit[i].d.next = self.credit[i].val();
-                    self.pos[i].d.next = self.credit_ok[i].val();
-                    self.cok[i].d.next = !self.skip_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
-                }
+        for i in 0..self.deficit.len() {
+            if self.skip[i].val() {
+                // Skipped for lack of credit: keep the banked quantum (a skip
+                // is a turn's start: the quantum is added), rotate past it.
+                self.deficit[i].d.next = self.credit[i].val();
+                self.pos[i].d.next = self.credit_ok[i].val();
+                self.cok[i].d.next = !self.skip_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
             }
-            self.set_last.next = true;
-        }
-        if self.turn_eff.val() & !self.locked.q.val() & !self.sel_valid.val() {
-            // End of a DRR turn on an empty input: positive credit is forfeited.
-            self.turn.d.next = false;
-            self.set_last.next = true;
-            for i in 0..self.deficit.len() {
-                if self.sel[i].val() & !self.deficit_neg_sel.val() {
+            if self.dry[i].val() {
+                // End of a DRR turn on an empty input: positive credit is forfeited.
+                self.turn.d.next = false;
+                if !self.deficit[i].q.val().get_bit(DEFICIT_SIGN) {
                     self.deficit[i].d.next = 0.into();
                     self.pos[i].d.next = false;
                     self.cok[i].d.next = self.quantum_nz[i].val();
+                }
+            }
+            self.set_last.next = self.set_last.val() | self.skip[i].val() | self.dry[i].val();
+            if self.xfer_i[i].val() & self.drr_enable.val() {
+                if self.add_q.val() {
+                    self.deficit[i].d.next = self.nd_add[i].diff.val();
+                    self.pos[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
+                    self.cok[i].d.next = !self.beat_cm1[i].diff.val().get_bit(DEFICIT_SIGN);
+                } else {
+                    self.deficit[i].d.next = self.nd_no[i].diff.val();
+                    self.pos[i].d.next = !self.rem_no[i].diff.val().get_bit(DEFICIT_SIGN);
+                    self.cok[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
                 }
             }
         }
         if self.xfer.val() {
             for i in 0..self.cur.len() {
                 self.cur[i].d.next = self.sel[i].val();
-            }
-            if self.drr_enable.val() {
-                for i in 0..self.deficit.len() {
-                    if self.sel[i].val() {
-                        if self.add_q.val() {
-                            self.deficit[i].d.next = self.nd_add[i].add_sub.val();
-                            self.pos[i].d.next = !self.rem_add[i].add_sub.val().get_bit(DEFICIT_SIGN);
-                            self.cok[i].d.next = !self.beat_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
-                        } else {
-                            self.deficit[i].d.next = self.nd_no[i].add_sub.val();
-                            self.pos[i].d.next = !self.rem_no[i].add_sub.val().get_bit(DEFICIT_SIGN);
-                            self.cok[i].d.next = !self.rem_add[i].add_sub.val().get_bit(DEFICIT_SIGN);
-                        }
-                    }
-                }
             }
             if self.sel_last.val() {
                 self.locked.d.next = false;

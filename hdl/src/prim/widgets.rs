@@ -430,3 +430,57 @@ impl<const N: usize> Logic for AddSub<N> {
         Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) add_sub = sv + cv;\n", m = N - 1))
     }
 }
+
+/// `v - b` (or `v - b - 1`) for a small `b`, by carry select: `v` and `v_m
+/// = v - 2^w` come ready (from registers, through their own chains), `b`
+/// comes off `v`'s low `w` bits in one short chain, and that chain's borrow
+/// picks the high bits of `v` or `v_m` (issue 14: the arbiter's beat bytes,
+/// counted from `tkeep`, reach a 32-bit deficit through an 8-bit chain and a
+/// 2:1 multiplexer, not a 32-bit chain).
+///
+/// Ports: `v`, `v_m` in (`N` bits); `b` in (8 bits, below `2^w`, or `2^w -
+/// 1` with `minus_one`); `diff` out (`N` bits, modulo `2^N`). `w` from
+/// [`SmallSub::new`], 1..=7.
+#[derive(LogicBlock)]
+pub struct SmallSub<const N: usize> {
+    pub v: Signal<In, Bits<N>>,
+    pub v_m: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<8>>,
+    pub diff: Signal<Out, Bits<N>>,
+    lo_mask: Constant<Bits<N>>,
+    lo_mask8: Constant<Bits<8>>,
+    low: AddSub<8>,
+}
+
+impl<const N: usize> SmallSub<N> {
+    /// Subtracting from the low `w` bits (1..=7, below `N`); with
+    /// `minus_one` the result is `v - b - 1`.
+    pub fn new(w: usize, minus_one: bool) -> Self {
+        assert!((1..=7).contains(&w) && w < N, "SmallSub: 1 <= w <= 7, w < N");
+        let mask = (1u64 << w) - 1;
+        Self {
+            v: Default::default(),
+            v_m: Default::default(),
+            b: Default::default(),
+            diff: Default::default(),
+            lo_mask: Constant::new(mask.to_bits()),
+            lo_mask8: Constant::new(mask.to_bits()),
+            low: if minus_one { AddSub::minus_one() } else { AddSub::default() },
+        }
+    }
+}
+
+impl<const N: usize> Logic for SmallSub<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // The low part lies in [-2^w, 2^w - 1] and `w <= 7`: bit 7 is the borrow.
+        self.low.a.next = bit_cast::<8, N>(self.v.val()) & self.lo_mask8.val();
+        self.low.b.next = 0.into();
+        self.low.c.next = self.b.val();
+        self.diff.next = self.v.val();
+        if self.low.add_sub.val().get_bit(7) {
+            self.diff.next = self.v_m.val();
+        }
+        self.diff.next = (self.diff.val() & !self.lo_mask.val()) | (bit_cast::<N, 8>(self.low.add_sub.val()) & self.lo_mask.val());
+    }
+}

@@ -172,9 +172,20 @@ pub struct MeterBank {
     thrb_lo: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     thrb_hi: Vec<Signal<Local, Bit>>,
     cap2: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
-    // Per bucket `3 p + k`, in parallel: holds the request, level if charged.
+    /// The capacity a saturating bucket takes: `burst` (stage 2), or
+    /// `burst` as it is under reset (one multiplexer from registers, so the
+    /// reset adds no level behind the bucket arithmetic; issue 14).
+    cap_sel: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    // Per bucket `3 p + k`, in parallel: holds the request, level if charged
+    // (`charged_b`, before saturation), charging saturates (`sat_c`),
+    // refilling saturates (`sat_r`), the bucket takes its capacity
+    // (`use_cap`).
     conf_b: Vec<Signal<Local, Bit>>,
     charged_b: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    sat_c: Vec<Signal<Local, Bit>>,
+    sat_r: Vec<Signal<Local, Bit>>,
+    charge: Vec<Signal<Local, Bit>>,
+    use_cap: Vec<Signal<Local, Bit>>,
     hit: Vec<Signal<Local, Bit>>,
     green_p: Vec<Signal<Local, Bit>>,
     refilled: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
@@ -236,8 +247,13 @@ impl MeterBank {
             thrb_lo: vec_of(3),
             thrb_hi: vec_of(3),
             cap2: vec_of(3),
+            cap_sel: vec_of(3),
             conf_b: vec_of(3 * n),
             charged_b: vec_of(3 * n),
+            sat_c: vec_of(3 * n),
+            sat_r: vec_of(3 * n),
+            charge: vec_of(3 * n),
+            use_cap: vec_of(3 * n),
             hit: vec_of(n),
             green_p: vec_of(n),
             refilled: vec_of(3 * n),
@@ -334,9 +350,7 @@ impl Logic for MeterBank {
                     | (self.level[3 * p + k].q.val().get_bits::<BYTES_BITS>(FRAC_BITS) >= self.bytes_q.q.val());
                 self.charged_b[3 * p + k].next = self.level[3 * p + k].q.val() + self.delta_q[k].q.val();
                 // A charged bucket saturates iff L >= max(C - R, 0) + B (41 bits).
-                if !self.thrb_hi[k].val() & (self.level[3 * p + k].q.val() >= self.thrb_lo[k].val()) {
-                    self.charged_b[3 * p + k].next = self.cap2[k].val();
-                }
+                self.sat_c[3 * p + k].next = !self.thrb_hi[k].val() & (self.level[3 * p + k].q.val() >= self.thrb_lo[k].val());
             }
             // The verdict port p would give (its counters need no port multiplexer).
             if self.mode_q.q.val() == self.c_opt.val() {
@@ -353,20 +367,31 @@ impl Logic for MeterBank {
         self.resp_valid_q.d.next = self.valid_q.q.val();
         self.resp_green_q.d.next = self.green.val();
 
-        // Every bucket: refill, or the charged value if it is the requested one.
+        // Every bucket: refill, or the charged value if it is the requested
+        // one; either saturates at the capacity, which reset also loads. One
+        // 3:1 multiplexer behind the arithmetic (issue 14).
+        for k in 0..3 {
+            self.cap_sel[k].next = self.cap2[k].val();
+            if self.reset.val() {
+                self.cap_sel[k].next = self.cap_in[k].val();
+            }
+        }
         for p in 0..self.green_pkts.len() {
             for k in 0..3 {
                 self.level[3 * p + k].clock.next = self.clock.val();
                 self.refilled[3 * p + k].next = self.level[3 * p + k].q.val() + self.rate2w[k].val();
-                if self.level[3 * p + k].q.val() >= self.thr2[k].q.val() {
-                    self.refilled[3 * p + k].next = self.cap2[k].val();
+                self.sat_r[3 * p + k].next = self.level[3 * p + k].q.val() >= self.thr2[k].q.val();
+                self.charge[3 * p + k].next = self.hit[p].val() & self.conf_b[3 * p + k].val();
+                self.use_cap[3 * p + k].next = self.reset.val() | self.sat_r[3 * p + k].val();
+                if self.charge[3 * p + k].val() {
+                    self.use_cap[3 * p + k].next = self.reset.val() | self.sat_c[3 * p + k].val();
                 }
-                self.level[3 * p + k].d.next = self.refilled[3 * p + k].val();
-                if self.hit[p].val() & self.conf_b[3 * p + k].val() {
+                if self.use_cap[3 * p + k].val() {
+                    self.level[3 * p + k].d.next = self.cap_sel[k].val();
+                } else if self.charge[3 * p + k].val() {
                     self.level[3 * p + k].d.next = self.charged_b[3 * p + k].val();
-                }
-                if self.reset.val() {
-                    self.level[3 * p + k].d.next = self.cap_in[k].val();
+                } else {
+                    self.level[3 * p + k].d.next = self.refilled[3 * p + k].val();
                 }
             }
             self.n_green[p].clock.next = self.clock.val();
