@@ -64,7 +64,8 @@ pub mod reg {
 /// - `router_mac_lo`, `router_mac_hi` in: the router MAC (bits 31:0, 47:32).
 /// - `dscp` in: codepoints ([`reg::dscp`]); `tc` in: PCP map ([`reg::tc`]).
 /// - `prio_pkts`, `trim_ok_pkts`, `router_hit_pkts` out (32 bits, wrap) with
-///   `clr_*` inputs.
+///   `clr_*` inputs: they count the registered class, so a PHV shows in them
+///   a cycle after it leaves (a clear in that cycle wins).
 #[derive(LogicBlock)]
 pub struct Classify {
     pub clock: Signal<In, Clock>,
@@ -235,10 +236,12 @@ impl Logic for Classify {
         self.valid.d.next = self.s_valid.val();
         self.phv_q.d.next = self.s_phv.val();
         self.class_q.d.next = self.cls.val();
-        if self.s_valid.val() {
-            self.n_prio.d.next = self.n_prio.q.val() + bit_cast::<32, 1>(self.prio.val().into());
-            self.n_trim.d.next = self.n_trim.q.val() + bit_cast::<32, 1>(self.trim_ok.val().into());
-            self.n_hit.d.next = self.n_hit.q.val() + bit_cast::<32, 1>(self.hit.val().into());
+        // The counters count the registered class a cycle later (issue 14:
+        // the classification logic ends in `class_q`, not in an adder).
+        if self.valid.q.val() {
+            self.n_prio.d.next = self.n_prio.q.val() + bit_cast::<32, 1>(self.class_q.q.val().get_bit(CLASS_PRIO).into());
+            self.n_trim.d.next = self.n_trim.q.val() + bit_cast::<32, 1>(self.class_q.q.val().get_bit(CLASS_TRIM_OK).into());
+            self.n_hit.d.next = self.n_hit.q.val() + bit_cast::<32, 1>(self.class_q.q.val().get_bit(CLASS_ROUTER_HIT).into());
         }
         if self.clr_prio_pkts.val() {
             self.n_prio.d.next = 0.into();
