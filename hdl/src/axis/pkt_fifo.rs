@@ -27,8 +27,9 @@
 //! a pointer, not the data). Reads are issued from the buffer's fill level and
 //! the two reads in flight alone, never from `m_tready`, so `m_tready` reaches
 //! only the ring's read pointer and fill level: no path from the consumer into
-//! the RAM, the buffer's data or the counters, and still one beat per cycle. A word is on `m_tdata` three cycles
-//! after its read was issued when the buffer is empty (issue 14).
+//! the RAM, the buffer's data or the counters, and still one beat per cycle.
+//! A word is on `m_tdata` three cycles after its read was issued when the
+//! buffer is empty (issue 14).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
