@@ -1,22 +1,26 @@
-//! The trimmer's two combinational stages over its 128-byte header buffer
-//! (`docs/trimming.md`, "Trim length and the trimmer"): [`TrimEdit`] rewrites
-//! fields, [`TrimSum`] sums the bytes the checksums cover, [`TrimInsert`]
-//! folds the sums and inserts the checksums. `ts_trimmer` ([`crate::tm::trimmer`])
-//! registers between them.
+//! The trimmer's combinational stages over its 128-byte header buffer
+//! (`docs/trimming.md`, "Trim length and the trimmer"): [`TrimThermo`] codes
+//! the header offsets and the keep length as thermometers, [`TrimEdit`]
+//! rewrites fields, [`TrimMask`] marks the bytes each checksum covers,
+//! [`TrimSumA`] and [`TrimSumB`] sum them, [`TrimFoldA`] and [`TrimFoldB`]
+//! make the checksums, [`TrimInsert`] puts them in place. `ts_trimmer`
+//! ([`crate::tm::trimmer`]) registers between every two, so each stage is a few
+//! LUT levels (issue 14).
 //!
-//! Both are leaf widgets with generated Verilog bodies, like
+//! They are leaf widgets with generated Verilog bodies, like
 //! [`crate::prim::widgets::KeepExpand`]: per-byte muxes at variable header offsets
 //! are 128 small continuous assignments, which rust-hdl's `hdl_gen` can only
 //! express as long `replace_bits` chains (too deep for Yosys' parser). The
 //! Verilog is generated per byte with only the alternatives that byte can
 //! take; `update()` is the same function in Rust for rust-hdl's simulator.
 //! The Verilator tests hold the Verilog to the golden model
-//! (`sim/src/model/tm.rs`).
+//! (`sim/src/model/tm.rs`); `staged_checksums_match_one_step` holds the staged
+//! checksum functions to RFC 1071's one-step form.
 //!
 //! Buffer layout: byte `i` of the packet in bits `8i+7 .. 8i` (lane order of
 //! the AXI4-Stream beats). `info` is a slice of `tuser` ([`crate::meta`]):
 //! [`TrimEdit`] takes bits 56..74 (`l3` \[1:0\], `l4` \[3:2\], `l3_off` \[10:4\],
-//! `l4_off` \[17:11\]), [`TrimSum`] and [`TrimInsert`] bits 60..74 (`l3_off` \[6:0\], `l4_off` \[13:7\]).
+//! `l4_off` \[17:11\]), [`TrimThermo`] and [`TrimInsert`] bits 60..74 (`l3_off` \[6:0\], `l4_off` \[13:7\]).
 use rust_hdl::prelude::*;
 
 /// Bytes of the buffer: the most a trimmed packet keeps.
@@ -66,50 +70,57 @@ fn info_of(info: u64) -> Info {
 
 /// Verilog preamble shared by both stages: the `info` fields. `edit` selects
 /// [`TrimEdit`]'s set (kinds and lengths) over the checksum stages' (IHL and the UDP length).
-fn info_wires(edit: bool, len4: bool) -> String {
+/// `keep` declares `keep8` (the module has a `keep` port); `len4` the UDP length.
+fn info_wires(edit: bool, len4: bool, keep: bool) -> String {
     // The checksum stages' `info` starts at l3_off (tuser bit 60), TrimEdit's at l3 (56).
     let o = if edit { 4 } else { 0 };
-    let mut v = format!(
-        "wire [7:0] l3o = {{1'b0, info[{}:{}]}};\nwire [7:0] l4o = {{1'b0, info[{}:{}]}};\nwire [7:0] keep8 = keep;\n",
-        o + 6,
-        o,
-        o + 13,
-        o + 7
-    );
+    let mut v = format!("wire [7:0] l3o = {{1'b0, info[{}:{}]}};\nwire [7:0] l4o = {{1'b0, info[{}:{}]}};\n", o + 6, o, o + 13, o + 7);
+    if keep {
+        v.push_str("wire [7:0] keep8 = keep;\n");
+    }
     if len4 {
         v.push_str("wire [15:0] len4 = {8'd0, keep8} - {8'd0, l4o};\n");
     }
     if edit {
-        v.push_str(
-            "wire [1:0] l3 = info[1:0];\nwire [1:0] l4 = info[3:2];\nwire v4 = l3 == 2'd1;\nwire v6 = l3 == 2'd2;\nwire udp = l4 == 2'd1;\nwire ndp = l4 == 2'd2;\n\
-             wire [15:0] len3 = {8'd0, keep8} - {8'd0, l3o};\nwire [15:0] len6 = len3 - 16'd40;\n",
-        );
+        v.push_str("wire [15:0] len3 = {8'd0, keep8} - {8'd0, l3o};\nwire [15:0] len6 = {8'd0, keep8} - {8'd0, l3o40};\n");
     }
     v
 }
 
-/// Verilog for "byte `i` is at offset `c` from the header at `off`" (`off`
-/// is `l3o` or `l4o`): a comparison of `off` with a constant, so synthesis
-/// shares one decoder of `off` across all bytes instead of a subtractor per byte.
-fn at(off: &str, i: usize, c: usize) -> String {
-    if i >= c {
-        format!("({off} == 8'd{})", i - c)
+/// Verilog for "byte `i` is at offset `c` from the header at offset `off`",
+/// given a thermometer code `t` of `off` (bit `k`: `off >= k`; registered by
+/// the caller): `off == i - c` is one LUT input pair, not a comparator.
+fn at_t(t: &str, i: usize, c: usize) -> String {
+    if i < c {
+        return "1'b0".into();
+    }
+    let k = i - c;
+    if k + 1 < BUF_BYTES {
+        format!("({t}[{k}] & ~{t}[{}])", k + 1)
     } else {
-        "1'b0".into()
+        format!("{t}[{k}]")
     }
 }
 
-/// Verilog for "byte `i` is at an offset in `[a, b)` from the header at `off`".
-fn within(off: &str, i: usize, a: usize, b: usize) -> String {
+/// Verilog for "byte `i` is at an offset in `[a, b)` from the header" on a
+/// thermometer code `t` (see [`at_t`]): `off` in `[i + 1 - b, i - a]`.
+fn within_t(t: &str, i: usize, a: usize, b: usize) -> String {
     if i < a {
         return "1'b0".into();
     }
     let hi = i - a;
     let lo = (i + 1).saturating_sub(b);
-    if lo == 0 {
-        format!("({off} <= 8'd{hi})")
+    let mut parts = vec![];
+    if lo > 0 {
+        parts.push(format!("{t}[{lo}]"));
+    }
+    if hi + 1 < BUF_BYTES {
+        parts.push(format!("~{t}[{}]", hi + 1));
+    }
+    if parts.is_empty() {
+        "1'b1".into()
     } else {
-        format!("({off} <= 8'd{hi} & {off} >= 8'd{lo})")
+        format!("({})", parts.join(" & "))
     }
 }
 
@@ -128,6 +139,14 @@ fn b(i: usize) -> String {
 /// - `rts`: return to sender: MACs and IP addresses swapped, NDP RETURNED set.
 /// - `info` (18): header locations without `ihl` (module docs).
 /// - `dscp_en`, `dscp` (6): the TRIMMED codepoint and whether to write it.
+/// - `l3o40` (8): `l3_off + 40`, registered by the caller, so the IPv6
+///   payload length `keep - l3_off - 40` is one subtraction (issue 14).
+/// - `ge3`, `ge4`, `kt` (128 each): [`TrimThermo`]'s thermometer codes of
+///   `l3_off`, `l4_off` and `keep` for the same packet, and `fl` (10) its
+///   flag combinations ([`FLAGS`]), registered by the caller, so every byte's
+///   conditions are one LUT deep (issue 14). The Verilog decides by these;
+///   `cut`, `rts`, `info` and `dscp_en` must agree with them (the Rust model
+///   decides by those).
 /// - `buf_out` (1024): the rewritten bytes; the IPv4 header checksum field is
 ///   zeroed whenever the header changes (`cut` or `rts`), for the checksum stages.
 #[derive(LogicBlock, Default)]
@@ -139,8 +158,17 @@ pub struct TrimEdit {
     pub info: Signal<In, Bits<18>>,
     pub dscp_en: Signal<In, Bit>,
     pub dscp: Signal<In, Bits<6>>,
+    pub l3o40: Signal<In, Bits<8>>,
+    pub ge3: Signal<In, Bits<BUF_BYTES>>,
+    pub ge4: Signal<In, Bits<BUF_BYTES>>,
+    pub kt: Signal<In, Bits<BUF_BYTES>>,
+    pub fl: Signal<In, Bits<10>>,
     pub buf_out: Signal<Out, Bits<BUF_BITS>>,
 }
+
+/// [`TrimThermo`]'s `fl`, bit by bit: which rewrites apply (`mark`: DSCP
+/// rewrite, `cut & dscp_en & !ndp`; `hdr_v4`: the IPv4 header changed).
+pub const FLAGS: [&str; 10] = ["rts", "rts_v4", "rts_v6", "ndp", "mark_v4", "mark_v6", "cut_v4", "cut_v6", "cut_udp", "hdr_v4"];
 
 /// [`TrimEdit`]'s function on bytes (the rust-hdl simulation of the widget).
 pub fn trim_edit(x: &[u8; BUF_BYTES], keep: usize, cut: bool, rts: bool, info: u64, dscp: Option<u8>) -> [u8; BUF_BYTES] {
@@ -214,46 +242,52 @@ impl Logic for TrimEdit {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(true, true);
-        v.push_str("wire mark = cut & dscp_en & ~ndp;\nwire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\n");
+        let mut v = info_wires(true, true, true);
+        // The header kinds (`info[3:0]`) and `dscp_en` reach the Verilog
+        // through `fl`; the Rust model reads them.
+        v.push_str("wire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\nwire _unused_ok = &{1'b0, dscp_en, info[3:0]};\n");
+        // The flag combinations, registered by the caller ([`TrimThermo`]'s `fl`).
+        for (k, n) in FLAGS.iter().enumerate() {
+            v.push_str(&format!("wire f_{n} = fl[{k}];\n"));
+        }
         for i in 0..BUF_BYTES {
             let mut alt: Vec<(String, String)> = vec![];
-            alt.push((format!("8'd{i} >= keep8"), "8'd0".into()));
+            alt.push((format!("~kt[{i}]"), "8'd0".into()));
             if i < 6 {
-                alt.push(("rts".into(), b(i + 6)));
+                alt.push(("f_rts".into(), b(i + 6)));
             } else if i < 12 {
-                alt.push(("rts".into(), b(i - 6)));
+                alt.push(("f_rts".into(), b(i - 6)));
             }
             if i + 4 < BUF_BYTES && i >= 12 {
-                alt.push((format!("rts & v4 & {}", within("l3o", i, 12, 16)), b(i + 4)));
+                alt.push((format!("f_rts_v4 & {}", within_t("ge3", i, 12, 16)), b(i + 4)));
             }
             if i >= 16 {
-                alt.push((format!("rts & v4 & {}", within("l3o", i, 16, 20)), b(i - 4)));
+                alt.push((format!("f_rts_v4 & {}", within_t("ge3", i, 16, 20)), b(i - 4)));
             }
             if i + 16 < BUF_BYTES && i >= 8 {
-                alt.push((format!("rts & v6 & {}", within("l3o", i, 8, 24)), b(i + 16)));
+                alt.push((format!("f_rts_v6 & {}", within_t("ge3", i, 8, 24)), b(i + 16)));
             }
             if i >= 24 {
-                alt.push((format!("rts & v6 & {}", within("l3o", i, 24, 40)), b(i - 16)));
+                alt.push((format!("f_rts_v6 & {}", within_t("ge3", i, 24, 40)), b(i - 16)));
             }
             let x = b(i);
-            alt.push((format!("ndp & {}", at("l4o", i, 0)), format!("{x} | flagbits")));
-            alt.push((format!("mark & v4 & {}", at("l3o", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)));
-            alt.push((format!("mark & v6 & {}", at("l3o", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
-            alt.push((format!("mark & v6 & {}", at("l3o", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
-            alt.push((format!("cut & v4 & {}", at("l3o", i, 2)), "len3[15:8]".into()));
-            alt.push((format!("cut & v4 & {}", at("l3o", i, 3)), "len3[7:0]".into()));
-            alt.push((format!("cut & v6 & {}", at("l3o", i, 4)), "len6[15:8]".into()));
-            alt.push((format!("cut & v6 & {}", at("l3o", i, 5)), "len6[7:0]".into()));
-            alt.push((format!("cut & udp & {}", at("l4o", i, 4)), "len4[15:8]".into()));
-            alt.push((format!("cut & udp & {}", at("l4o", i, 5)), "len4[7:0]".into()));
+            alt.push((format!("f_ndp & {}", at_t("ge4", i, 0)), format!("{x} | flagbits")));
+            alt.push((format!("f_mark_v4 & {}", at_t("ge3", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)));
+            alt.push((format!("f_mark_v6 & {}", at_t("ge3", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
+            alt.push((format!("f_mark_v6 & {}", at_t("ge3", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
+            alt.push((format!("f_cut_v4 & {}", at_t("ge3", i, 2)), "len3[15:8]".into()));
+            alt.push((format!("f_cut_v4 & {}", at_t("ge3", i, 3)), "len3[7:0]".into()));
+            alt.push((format!("f_cut_v6 & {}", at_t("ge3", i, 4)), "len6[15:8]".into()));
+            alt.push((format!("f_cut_v6 & {}", at_t("ge3", i, 5)), "len6[7:0]".into()));
+            alt.push((format!("f_cut_udp & {}", at_t("ge4", i, 4)), "len4[15:8]".into()));
+            alt.push((format!("f_cut_udp & {}", at_t("ge4", i, 5)), "len4[7:0]".into()));
             alt.push((
                 format!(
-                    "(cut & udp & ({} | {})) | (v4 & (cut | rts) & ({} | {}))",
-                    at("l4o", i, 6),
-                    at("l4o", i, 7),
-                    at("l3o", i, 10),
-                    at("l3o", i, 11)
+                    "(f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}))",
+                    at_t("ge4", i, 6),
+                    at_t("ge4", i, 7),
+                    at_t("ge3", i, 10),
+                    at_t("ge3", i, 11)
                 ),
                 "8'd0".into(),
             ));
@@ -277,89 +311,292 @@ impl Logic for TrimEdit {
     }
 }
 
-/// Stage 2: the byte sums the checksums need, over the edited buffer.
+/// Thermometer codes for [`TrimEdit`] (phase 1 of the trimmer, registered).
 ///
 /// Ports (all combinational):
-/// - `buf_in` (1024): [`TrimEdit`]'s output (checksum fields zeroed where they
-///   are recomputed).
-/// - `keep` (8), `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
-/// - `ipend` (8): `l3_off + 4 * ihl`, the end of the IPv4 header (registered by
-///   the caller, so no adder sits in front of the sums).
-/// - `sums` (64): four 16-bit sums of bytes, `\[15:0\]` the even-indexed and
-///   `\[31:16\]` the odd-indexed bytes of the IPv4 header (`4 * ihl` bytes at
-///   `l3_off`), `\[47:32\]` and `\[63:48\]` the same of the UDP-over-IPv6 checksum
-///   coverage (the addresses, `l3_off + 8 .. l3_off + 40`, and the UDP bytes
-///   `l4_off .. keep`).
-///
-/// The sums add bytes, not words: [`TrimInsert`] weighs even- and odd-indexed
-/// bytes by the parity of `l3_off` (`256 * high + low`) before folding, so the
-/// odd `l3_off` of a Protego-tagged frame costs nothing.
+/// - `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
+/// - `want` (16), `total` (16): the wanted keep length and the bytes that
+///   arrived (`keep = min(want, total)`).
+/// - `ge3`, `ge4` (128): bit `k` is `l3_off >= k`, `l4_off >= k`.
+/// - `kt` (128): bit `i` is `i < keep`, i.e. `i < want` and `i < total`.
+/// - `ihl` (4): the IPv4 header length in words; `ipt` (128): bit `i` is
+///   `i < l3_off + 4 * ihl` (the end of the IPv4 header).
+/// - `kind` (4): `tuser` bits 56..60 (`l3`, `l4`); `rts`, `dscp_en`; `fl`
+///   (10): the [`FLAGS`] combinations, with `cut = total > want`.
 #[derive(LogicBlock, Default)]
-pub struct TrimSum {
-    pub buf_in: Signal<In, Bits<BUF_BITS>>,
-    pub keep: Signal<In, Bits<8>>,
+pub struct TrimThermo {
+    pub kind: Signal<In, Bits<4>>,
+    pub rts: Signal<In, Bit>,
+    pub dscp_en: Signal<In, Bit>,
+    pub fl: Signal<Out, Bits<10>>,
     pub info: Signal<In, Bits<14>>,
-    pub ipend: Signal<In, Bits<8>>,
+    pub ihl: Signal<In, Bits<4>>,
+    pub ipt: Signal<Out, Bits<BUF_BYTES>>,
+    pub want: Signal<In, Bits<16>>,
+    pub total: Signal<In, Bits<16>>,
+    pub ge3: Signal<Out, Bits<BUF_BYTES>>,
+    pub ge4: Signal<Out, Bits<BUF_BYTES>>,
+    pub kt: Signal<Out, Bits<BUF_BYTES>>,
+}
+
+/// [`TrimThermo`]'s function: `(ge3, ge4, kt)`. `info` in [`TrimEdit`]'s
+/// layout (the caller shifts the 14-bit slice left by 4).
+pub fn trim_thermo(info: u64, want: usize, total: usize, ihl: usize) -> [u128; 4] {
+    let n = info_of(info);
+    let mut t = [0u128; 4];
+    for k in 0..BUF_BYTES {
+        t[0] |= ((n.l3o >= k) as u128) << k;
+        t[1] |= ((n.l4o >= k) as u128) << k;
+        t[2] |= ((k < want && k < total) as u128) << k;
+        t[3] |= ((k < n.l3o + 4 * ihl) as u128) << k;
+    }
+    t
+}
+
+/// [`TrimMask`]'s function on the thermometer codes; equal to [`trim_masks`]
+/// on the values they code (`staged_checksums_match_one_step`).
+pub fn masks_of_thermo(ge3: u128, ge4: u128, kt: u128, ipt: u128) -> (u128, u128) {
+    // Bit i: `off <= i`, i.e. not `off >= i + 1`.
+    let le = |ge: u128| !(ge >> 1);
+    let addr = (0..BUF_BYTES).fold(0u128, |acc, i| {
+        let (lo, hi) = ((i + 1).saturating_sub(40), i.checked_sub(8));
+        let inside = hi.is_some_and(|hi| (lo == 0 || ge3 >> lo & 1 == 1) && (hi + 1 >= BUF_BYTES || ge3 >> (hi + 1) & 1 == 0));
+        acc | (inside as u128) << i
+    });
+    (le(ge3) & ipt, addr | (le(ge4) & kt))
+}
+
+impl Logic for TrimThermo {
+    fn update(&mut self) {
+        let [ge3, ge4, kt, ipt] =
+            trim_thermo((self.info.val().index() as u64) << 4, self.want.val().index(), self.total.val().index(), self.ihl.val().index());
+        self.ge3.next = bits128(ge3);
+        self.ge4.next = bits128(ge4);
+        self.kt.next = bits128(kt);
+        self.ipt.next = bits128(ipt);
+        let n = info_of(self.kind.val().index() as u64);
+        let (rts, cut) = (self.rts.val(), self.total.val().index() > self.want.val().index());
+        let mark = cut && self.dscp_en.val() && !n.ndp;
+        let f = [
+            rts,
+            rts && n.v4,
+            rts && n.v6,
+            n.ndp,
+            mark && n.v4,
+            mark && n.v6,
+            cut && n.v4,
+            cut && n.v6,
+            cut && n.udp,
+            n.v4 && (cut || rts),
+        ];
+        self.fl.next = (f.iter().enumerate().fold(0u64, |acc, (k, b)| acc | (*b as u64) << k)).to_bits();
+    }
+    fn connect(&mut self) {
+        self.ge3.connect();
+        self.ge4.connect();
+        self.kt.connect();
+        self.ipt.connect();
+        self.fl.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = info_wires(false, false, false);
+        v.push_str("wire [8:0] ipend = {2'd0, l3o[6:0]} + {3'd0, ihl, 2'd0};\n");
+        v.push_str(
+            "wire v4 = kind[1:0] == 2'd1;\nwire v6 = kind[1:0] == 2'd2;\nwire udp = kind[3:2] == 2'd1;\nwire ndp = kind[3:2] == 2'd2;\n\
+             wire cut = total > want;\nwire mark = cut & dscp_en & ~ndp;\n\
+             assign fl = {v4 & (cut | rts), cut & udp, cut & v6, cut & v4, mark & v6, mark & v4, ndp, rts & v6, rts & v4, rts};\n",
+        );
+        for k in 0..BUF_BYTES {
+            v.push_str(&format!(
+                "assign ge3[{k}] = {};\nassign ge4[{k}] = {};\nassign kt[{k}] = (want > 16'd{k}) & (total > 16'd{k});\nassign ipt[{k}] = ipend > 9'd{k};\n",
+                if k == 0 { "1'b1".into() } else { format!("l3o >= 8'd{k}") },
+                if k == 0 { "1'b1".into() } else { format!("l4o >= 8'd{k}") }
+            ));
+        }
+        Verilog::Custom(v)
+    }
+}
+
+/// Bits of one partial sum of [`TrimSumA`]: eight bytes (at most 2040).
+pub const PART_BITS: usize = 11;
+/// Partial sums per checksum sum: each covers 8 bytes of one parity.
+pub const GROUPS: usize = 8;
+/// Width of [`TrimSumA`]'s output: four sums of [`GROUPS`] partials.
+pub const PARTS_BITS: usize = 4 * GROUPS * PART_BITS;
+
+/// Which bytes the checksums cover, as masks over the buffer (the first stage
+/// of the sums; registered by the caller, so the sums start from flip-flops).
+///
+/// Ports (all combinational):
+/// - `ge3`, `ge4`, `kt`, `ipt` (128 each): [`TrimThermo`]'s thermometer codes
+///   (registered), so each mask bit is one LUT (issue 14).
+/// - `m_ip` (128): byte `i` is in the IPv4 header, `l3_off <= i < ipend`.
+/// - `m_ud` (128): byte `i` is covered by the UDP-over-IPv6 checksum: the
+///   addresses (`l3_off + 8 .. l3_off + 40`) or the UDP bytes (`l4_off <= i < keep`).
+#[derive(LogicBlock, Default)]
+pub struct TrimMask {
+    pub ge3: Signal<In, Bits<BUF_BYTES>>,
+    pub ge4: Signal<In, Bits<BUF_BYTES>>,
+    pub kt: Signal<In, Bits<BUF_BYTES>>,
+    pub ipt: Signal<In, Bits<BUF_BYTES>>,
+    pub m_ip: Signal<Out, Bits<BUF_BYTES>>,
+    pub m_ud: Signal<Out, Bits<BUF_BYTES>>,
+}
+
+/// [`TrimMask`]'s function: `(m_ip, m_ud)`, bit `i` for byte `i`. `info` is
+/// in [`TrimEdit`]'s layout (the caller shifts the 14-bit slice left by 4).
+pub fn trim_masks(keep: usize, info: u64, ipend: usize) -> (u128, u128) {
+    let n = info_of(info);
+    let (mut ip, mut ud) = (0u128, 0u128);
+    for i in 0..BUF_BYTES {
+        let r3 = i.wrapping_sub(n.l3o) & 0xff;
+        if n.l3o <= i && i < ipend {
+            ip |= 1 << i;
+        }
+        if (8..40).contains(&r3) || (n.l4o <= i && i < keep) {
+            ud |= 1 << i;
+        }
+    }
+    (ip, ud)
+}
+
+/// The bytes of [`TrimSumA`]'s group `g` of sum `s` (0 IPv4 even-indexed, 1
+/// IPv4 odd, 2 UDP even, 3 UDP odd): the 8 bytes of parity `s & 1` from `16 g`.
+fn group(s: usize, g: usize) -> impl Iterator<Item = usize> {
+    (0..8).map(move |j| 16 * g + (s & 1) + 2 * j)
+}
+
+/// The byte sums, first half: per sum eight partial sums of 8 masked bytes
+/// each (group `g` of sum `s`: the 8 bytes of parity `s & 1` from byte `16 g`).
+///
+/// Ports (all combinational): `buf_in` (1024, [`TrimEdit`]'s output), `m_ip`,
+/// `m_ud` (128, [`TrimMask`]'s, registered); `parts` ([`PARTS_BITS`]): partial
+/// `g` of sum `s` in bits `11 (8 s + g) ..`.
+#[derive(LogicBlock, Default)]
+pub struct TrimSumA {
+    pub buf_in: Signal<In, Bits<BUF_BITS>>,
+    pub m_ip: Signal<In, Bits<BUF_BYTES>>,
+    pub m_ud: Signal<In, Bits<BUF_BYTES>>,
+    pub parts: Signal<Out, Bits<PARTS_BITS>>,
+}
+
+/// [`TrimSumA`]'s function: partial `8 s + g`.
+pub fn trim_parts(x: &[u8; BUF_BYTES], m_ip: u128, m_ud: u128) -> [u16; 4 * GROUPS] {
+    let mut p = [0u16; 4 * GROUPS];
+    for s in 0..4 {
+        let m = if s < 2 { m_ip } else { m_ud };
+        for g in 0..GROUPS {
+            p[s * GROUPS + g] = group(s, g).filter(|i| m >> i & 1 == 1).map(|i| x[i] as u16).sum();
+        }
+    }
+    p
+}
+
+/// The byte sums, second half: each sum's eight partials added.
+///
+/// Ports (all combinational): `parts` ([`TrimSumA`]'s, registered); `sums`
+/// (64): `[15:0]` the even-indexed and `[31:16]` the odd-indexed bytes of the
+/// IPv4 header, `[47:32]` and `[63:48]` the same of the UDP-over-IPv6 coverage.
+///
+/// The sums add bytes, not words: [`TrimFoldA`] weighs even- and odd-indexed
+/// bytes by the parity of `l3_off`, so the odd `l3_off` of a Protego-tagged
+/// frame costs nothing.
+#[derive(LogicBlock, Default)]
+pub struct TrimSumB {
+    pub parts: Signal<In, Bits<PARTS_BITS>>,
     pub sums: Signal<Out, Bits<64>>,
 }
 
-/// Stage 3: the checksums, inserted.
+/// [`TrimSumB`]'s function.
+pub fn trim_sum_parts(p: &[u16; 4 * GROUPS]) -> [u16; 4] {
+    let mut s = [0u16; 4];
+    for (k, v) in s.iter_mut().enumerate() {
+        *v = p[k * GROUPS..(k + 1) * GROUPS].iter().sum();
+    }
+    s
+}
+
+/// The checksums' one's-complement sums, first half: the byte sums weighed
+/// into 16-bit words, modulo `2^16 - 1` (RFC 1071: `256 hi + lo` is
+/// `{hi[7:0], hi[15:8]} + lo` since `2^16` is 1), plus for UDP the pseudo
+/// header's next header and length.
+///
+/// Ports (all combinational): `sums` (64, [`TrimSumB`]'s, registered); `odd`:
+/// `l3_off` is odd (the odd-indexed bytes are the words' high bytes);
+/// `extra` (17): `keep - l4_off + 17` (the UDP length, 16 bits, plus next
+/// header 17); `t` (36): `[17:0]` the IPv4 header's, `[35:18]` UDP's
+/// unfolded sum (at most three carries above 16 bits).
+#[derive(LogicBlock, Default)]
+pub struct TrimFoldA {
+    pub sums: Signal<In, Bits<64>>,
+    pub odd: Signal<In, Bit>,
+    pub extra: Signal<In, Bits<17>>,
+    pub t: Signal<Out, Bits<36>>,
+}
+
+/// [`TrimFoldA`]'s function: `(t_ip, t_ud)`.
+pub fn trim_fold_a(sums: [u16; 4], odd: bool, extra: u32) -> (u32, u32) {
+    let word = |e: u16, o: u16| -> u32 {
+        let (hi, lo) = if odd { (o, e) } else { (e, o) };
+        hi.swap_bytes() as u32 + lo as u32
+    };
+    (word(sums[0], sums[1]), word(sums[2], sums[3]) + extra)
+}
+
+/// The checksums, second half: the end-around carry and the complement.
+///
+/// Ports (all combinational): `t` (36, [`TrimFoldA`]'s, registered); `csum`
+/// (32): `[15:0]` the IPv4 header checksum, `[31:16]` the UDP checksum (0 sent
+/// as 0xFFFF, RFC 8200).
+#[derive(LogicBlock, Default)]
+pub struct TrimFoldB {
+    pub t: Signal<In, Bits<36>>,
+    pub csum: Signal<Out, Bits<32>>,
+}
+
+/// One's-complement fold of an 18-bit sum: `t[15:0] + t[17:16]`, and the
+/// carry of that (at most 1, leaving at most 3) added back.
+fn fold18(t: u32) -> u16 {
+    let x = (t & 0xffff) + (t >> 16);
+    if x > 0xffff {
+        ((x & 0xffff) + 1) as u16
+    } else {
+        x as u16
+    }
+}
+
+/// [`TrimFoldB`]'s function: `(c_ip, c_ud)`.
+pub fn trim_fold_b(t_ip: u32, t_ud: u32) -> (u16, u16) {
+    let ud = fold18(t_ud);
+    (!fold18(t_ip), if ud == 0xffff { 0xffff } else { !ud })
+}
+
+/// The checksums, inserted.
 ///
 /// Ports (all combinational):
-/// - `buf_in` (1024), `keep` (8): as for [`TrimSum`]; `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
-/// - `sums` (64): [`TrimSum`]'s output for the same buffer (registered).
+/// - `buf_in` (1024): the edited buffer; `info` (14): `tuser` bits 60..74
+///   (`l3_off`, `l4_off`), for the Rust model; `ge3`, `ge4` (128): their
+///   [`TrimThermo`] codes (registered), for the Verilog.
+/// - `csum` (32): [`TrimFoldB`]'s output (registered).
 /// - `fix_ip4`: write the IPv4 header checksum at `l3_off + 10`.
-/// - `fix_udp6`: write the UDP checksum over IPv6 at `l4_off + 6`: the sum plus
-///   next header 17 and the UDP length `keep - l4_off`; a result of 0 is sent as
-///   0xFFFF (RFC 8200).
+/// - `fix_udp6`: write the UDP checksum over IPv6 at `l4_off + 6`.
 /// - `buf_out` (1024): `buf_in` with the checksums in place.
 #[derive(LogicBlock, Default)]
 pub struct TrimInsert {
     pub buf_in: Signal<In, Bits<BUF_BITS>>,
-    pub keep: Signal<In, Bits<8>>,
     pub info: Signal<In, Bits<14>>,
-    pub sums: Signal<In, Bits<64>>,
+    pub ge3: Signal<In, Bits<BUF_BYTES>>,
+    pub ge4: Signal<In, Bits<BUF_BYTES>>,
+    pub csum: Signal<In, Bits<32>>,
     pub fix_ip4: Signal<In, Bit>,
     pub fix_udp6: Signal<In, Bit>,
     pub buf_out: Signal<Out, Bits<BUF_BITS>>,
 }
 
-fn fold(mut s: u32) -> u16 {
-    while s > 0xffff {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    s as u16
-}
-
-/// [`TrimSum`]'s function: `[ip_even, ip_odd, udp_even, udp_odd]` byte sums.
-pub fn trim_sums(x: &[u8; BUF_BYTES], keep: usize, info: u64, ipend: usize) -> [u16; 4] {
-    let n = info_of(info);
-    let r = |i: usize, o: usize| i.wrapping_sub(o) & 0xff;
-    let len4 = keep.wrapping_sub(n.l4o) & 0xffff;
-    let mut s = [0u32; 4];
-    for (i, v) in x.iter().enumerate() {
-        if n.l3o <= i && i < ipend {
-            s[i & 1] += *v as u32;
-        }
-        if (8..40).contains(&r(i, n.l3o)) || r(i, n.l4o) < len4 {
-            s[2 + (i & 1)] += *v as u32;
-        }
-    }
-    s.map(|v| v as u16)
-}
-
 /// [`TrimInsert`]'s function.
-pub fn trim_insert(x: &[u8; BUF_BYTES], sums: [u16; 4], keep: usize, info: u64, fix_ip4: bool, fix_udp6: bool) -> [u8; BUF_BYTES] {
+pub fn trim_insert(x: &[u8; BUF_BYTES], c_ip: u16, c_udp: u16, info: u64, fix_ip4: bool, fix_udp6: bool) -> [u8; BUF_BYTES] {
     let n = info_of(info);
     let r = |i: usize, o: usize| i.wrapping_sub(o) & 0xff;
-    let len4 = keep.wrapping_sub(n.l4o) & 0xffff;
-    let weigh = |e: u16, o: u16| -> u32 {
-        let (hi, lo) = if n.l3o & 1 == 0 { (e, o) } else { (o, e) };
-        ((hi as u32) << 8) + lo as u32
-    };
-    let c_ip = !fold(weigh(sums[0], sums[1]));
-    let c_udp = !fold(weigh(sums[2], sums[3]) + 17 + len4 as u32);
-    let c_udp = if c_udp == 0 { 0xffff } else { c_udp };
     let mut o = *x;
     // `i` is the byte offset each rewrite is decided by, not just an index into `o`.
     #[allow(clippy::needless_range_loop)]
@@ -387,51 +624,155 @@ fn tree(terms: &[String]) -> String {
     }
 }
 
-impl Logic for TrimSum {
+fn bits128(v: u128) -> Bits<BUF_BYTES> {
+    (0..BUF_BYTES).fold(Bits::default(), |b, i| b.replace_bit(i, v >> i & 1 == 1))
+}
+
+fn u128_of(b: &Bits<BUF_BYTES>) -> u128 {
+    (0..BUF_BYTES).fold(0, |acc, i| acc | (b.get_bit(i) as u128) << i)
+}
+
+impl Logic for TrimMask {
     fn update(&mut self) {
-        let v = trim_sums(
-            &bytes_of(&self.buf_in.val()),
-            self.keep.val().index(),
-            (self.info.val().index() as u64) << 4,
-            self.ipend.val().index(),
-        );
-        let packed = v.iter().enumerate().fold(0u64, |acc, (k, x)| acc | (*x as u64) << (16 * k));
+        let t = |b: &Bits<BUF_BYTES>| u128_of(b);
+        let (ip, ud) = masks_of_thermo(t(&self.ge3.val()), t(&self.ge4.val()), t(&self.kt.val()), t(&self.ipt.val()));
+        self.m_ip.next = bits128(ip);
+        self.m_ud.next = bits128(ud);
+    }
+    fn connect(&mut self) {
+        self.m_ip.connect();
+        self.m_ud.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // Bit 0 of a thermometer code is always set.
+        let mut v = String::from("wire _unused_ok = &{1'b0, ge3[0], ge4[0]};\n");
+        for i in 0..BUF_BYTES {
+            // `off <= i` is `~ge[i + 1]` (always true for the last byte).
+            let le = |t: &str| if i + 1 < BUF_BYTES { format!("~{t}[{}]", i + 1) } else { "1'b1".into() };
+            v.push_str(&format!(
+                "assign m_ip[{i}] = {} & ipt[{i}];\nassign m_ud[{i}] = {} | ({} & kt[{i}]);\n",
+                le("ge3"),
+                within_t("ge3", i, 8, 40),
+                le("ge4")
+            ));
+        }
+        Verilog::Custom(v)
+    }
+}
+
+impl Logic for TrimSumA {
+    fn update(&mut self) {
+        let p = trim_parts(&bytes_of(&self.buf_in.val()), u128_of(&self.m_ip.val()), u128_of(&self.m_ud.val()));
+        let mut out = Bits::<PARTS_BITS>::default();
+        for (k, v) in p.iter().enumerate() {
+            for bit in 0..PART_BITS {
+                out = out.replace_bit(k * PART_BITS + bit, v >> bit & 1 == 1);
+            }
+        }
+        self.parts.next = out;
+    }
+    fn connect(&mut self) {
+        self.parts.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        for s in 0..4 {
+            let m = if s < 2 { "m_ip" } else { "m_ud" };
+            for g in 0..GROUPS {
+                let terms: Vec<String> = group(s, g).map(|i| format!("({m}[{i}] ? {{3'd0, {}}} : 11'd0)", b(i))).collect();
+                let lo = (s * GROUPS + g) * PART_BITS;
+                v.push_str(&format!("assign parts[{}:{lo}] = {};\n", lo + PART_BITS - 1, tree(&terms)));
+            }
+        }
+        Verilog::Custom(v)
+    }
+}
+
+impl Logic for TrimSumB {
+    fn update(&mut self) {
+        let p = self.parts.val();
+        let mut parts = [0u16; 4 * GROUPS];
+        for (k, v) in parts.iter_mut().enumerate() {
+            *v = (0..PART_BITS).fold(0, |acc, bit| acc | (p.get_bit(k * PART_BITS + bit) as u16) << bit);
+        }
+        let s = trim_sum_parts(&parts);
+        let packed = s.iter().enumerate().fold(0u64, |acc, (k, x)| acc | (*x as u64) << (16 * k));
         self.sums.next = packed.to_bits();
     }
     fn connect(&mut self) {
         self.sums.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false, false);
-        for i in 0..BUF_BYTES {
+        let mut v = String::new();
+        for s in 0..4 {
+            let terms: Vec<String> = (0..GROUPS)
+                .map(|g| {
+                    let lo = (s * GROUPS + g) * PART_BITS;
+                    format!("{{5'd0, parts[{}:{lo}]}}", lo + PART_BITS - 1)
+                })
+                .collect();
+            v.push_str(&format!("assign sums[{}:{}] = {};\n", 16 * s + 15, 16 * s, tree(&terms)));
+        }
+        Verilog::Custom(v)
+    }
+}
+
+impl Logic for TrimFoldA {
+    fn update(&mut self) {
+        let p = self.sums.val().index() as u64;
+        let sums = [p as u16, (p >> 16) as u16, (p >> 32) as u16, (p >> 48) as u16];
+        let (ip, ud) = trim_fold_a(sums, self.odd.val(), self.extra.val().index() as u32);
+        self.t.next = (ip as u64 | (ud as u64) << 18).to_bits();
+    }
+    fn connect(&mut self) {
+        self.t.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "wire [15:0] ip_e = sums[15:0];\nwire [15:0] ip_o = sums[31:16];\nwire [15:0] ud_e = sums[47:32];\nwire [15:0] ud_o = sums[63:48];\n\
+             wire [15:0] ip_hi = odd ? ip_o : ip_e;\nwire [15:0] ip_lo = odd ? ip_e : ip_o;\n\
+             wire [15:0] ud_hi = odd ? ud_o : ud_e;\nwire [15:0] ud_lo = odd ? ud_e : ud_o;\n\
+             assign t[17:0] = {2'd0, ip_hi[7:0], ip_hi[15:8]} + {2'd0, ip_lo};\n\
+             assign t[35:18] = {2'd0, ud_hi[7:0], ud_hi[15:8]} + {2'd0, ud_lo} + {1'b0, extra};\n"
+                .into(),
+        )
+    }
+}
+
+impl Logic for TrimFoldB {
+    fn update(&mut self) {
+        let t = self.t.val().index() as u64;
+        let (ip, ud) = trim_fold_b((t & 0x3ffff) as u32, (t >> 18) as u32);
+        self.csum.next = (ip as u64 | (ud as u64) << 16).to_bits();
+    }
+    fn connect(&mut self) {
+        self.csum.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // x = t[15:0] + t[17:16]; a carry out leaves x[15:0] <= 2, so adding
+        // it back is a 2-bit increment, not a second 16-bit chain.
+        let mut v = String::new();
+        for (name, lo) in [("ip", 0), ("ud", 18)] {
             v.push_str(&format!(
-                "wire [15:0] ip_{i} = (l3o <= 8'd{i} & 8'd{i} < ipend) ? {{8'd0, {x}}} : 16'd0;\n\
-                 wire [15:0] ud_{i} = ({w} | (l4o <= 8'd{i} & 8'd{i} < keep8)) ? {{8'd0, {x}}} : 16'd0;\n",
-                x = b(i),
-                w = within("l3o", i, 8, 40)
+                "wire [16:0] x_{name} = {{1'b0, t[{}:{lo}]}} + {{15'd0, t[{}:{}]}};\n\
+                 wire [15:0] f_{name} = x_{name}[16] ? {{14'd0, x_{name}[1:0]}} + 16'd1 : x_{name}[15:0];\n",
+                lo + 15,
+                lo + 17,
+                lo + 16
             ));
         }
-        let (even, odd): (Vec<usize>, Vec<usize>) = (0..BUF_BYTES).partition(|i| i % 2 == 0);
-        let names = |pre: &str, idx: &[usize]| -> Vec<String> { idx.iter().map(|i| format!("{pre}_{i}")).collect() };
-        v.push_str(&format!(
-            "assign sums = {{{}, {}, {}, {}}};\n",
-            tree(&names("ud", &odd)),
-            tree(&names("ud", &even)),
-            tree(&names("ip", &odd)),
-            tree(&names("ip", &even))
-        ));
+        v.push_str("assign csum[15:0] = ~f_ip;\nassign csum[31:16] = (f_ud == 16'hffff) ? 16'hffff : ~f_ud;\n");
         Verilog::Custom(v)
     }
 }
 
 impl Logic for TrimInsert {
     fn update(&mut self) {
-        let p = self.sums.val().index() as u64;
-        let sums = [p as u16, (p >> 16) as u16, (p >> 32) as u16, (p >> 48) as u16];
+        let c = self.csum.val().index() as u64;
         let o = trim_insert(
             &bytes_of(&self.buf_in.val()),
-            sums,
-            self.keep.val().index(),
+            c as u16,
+            (c >> 16) as u16,
             (self.info.val().index() as u64) << 4,
             self.fix_ip4.val(),
             self.fix_udp6.val(),
@@ -442,20 +783,16 @@ impl Logic for TrimInsert {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false, true);
-        v.push_str(
-            "wire [15:0] ip_e = sums[15:0];\nwire [15:0] ip_o = sums[31:16];\nwire [15:0] ud_e = sums[47:32];\nwire [15:0] ud_o = sums[63:48];\n\
-             wire [15:0] ip_hi = l3o[0] ? ip_o : ip_e;\nwire [15:0] ip_lo = l3o[0] ? ip_e : ip_o;\n\
-             wire [15:0] ud_hi = l3o[0] ? ud_o : ud_e;\nwire [15:0] ud_lo = l3o[0] ? ud_e : ud_o;\n\
-             wire [23:0] ip_s = {ip_hi, 8'd0} + {8'd0, ip_lo};\n\
-             wire [23:0] ud_s = {ud_hi, 8'd0} + {8'd0, ud_lo} + {8'd0, len4} + 24'd17;\n\
-             wire [16:0] ip_f1 = {1'b0, ip_s[15:0]} + {9'd0, ip_s[23:16]};\n\
-             wire [15:0] ip_f2 = ip_f1[15:0] + {15'd0, ip_f1[16]};\n\
-             wire [16:0] ud_f1 = {1'b0, ud_s[15:0]} + {9'd0, ud_s[23:16]};\n\
-             wire [15:0] ud_f2 = ud_f1[15:0] + {15'd0, ud_f1[16]};\n\
-             wire [15:0] c_ip = ~ip_f2;\nwire [15:0] c_ud0 = ~ud_f2;\n\
-             wire [15:0] c_ud = (c_ud0 == 16'd0) ? 16'hffff : c_ud0;\n",
+        // `info` is the Rust model's; the Verilog reads the thermometer codes,
+        // of which the checksum fields (offsets 10 and 6 on) use the low part.
+        let mut v = format!(
+            "wire _unused_ok = &{{1'b0, info, ge3[{}:{}], ge4[{}:{}]}};\n",
+            BUF_BYTES - 1,
+            BUF_BYTES - 9,
+            BUF_BYTES - 1,
+            BUF_BYTES - 5
         );
+        v.push_str("wire [15:0] c_ip = csum[15:0];\nwire [15:0] c_ud = csum[31:16];\n");
         for i in 0..BUF_BYTES {
             let x = b(i);
             v.push_str(&format!(
@@ -465,12 +802,96 @@ impl Logic for TrimInsert {
                  (fix_udp6 & {a7}) ? c_ud[7:0] : {x};\n",
                 hi = 8 * i + 7,
                 lo = 8 * i,
-                a10 = at("l3o", i, 10),
-                a11 = at("l3o", i, 11),
-                a6 = at("l4o", i, 6),
-                a7 = at("l4o", i, 7)
+                a10 = at_t("ge3", i, 10),
+                a11 = at_t("ge3", i, 11),
+                a6 = at_t("ge4", i, 6),
+                a7 = at_t("ge4", i, 7)
             ));
         }
         Verilog::Custom(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64: the test's random numbers, without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn range(&mut self, lo: usize, hi: usize) -> usize {
+            lo + (self.next() % (hi - lo) as u64) as usize
+        }
+    }
+
+    /// The checksums in one step, as RFC 1071 defines them: the byte sums
+    /// weighed into words, folded, complemented.
+    fn one_step(x: &[u8; BUF_BYTES], keep: usize, info: u64, ipend: usize) -> (u16, u16) {
+        let n = info_of(info);
+        let fold = |mut s: u32| {
+            while s > 0xffff {
+                s = (s & 0xffff) + (s >> 16);
+            }
+            s as u16
+        };
+        let (mut ip, mut ud) = (0u32, 0u32);
+        for (i, v) in x.iter().enumerate() {
+            let w = if (i ^ n.l3o) & 1 == 0 { (*v as u32) << 8 } else { *v as u32 };
+            if n.l3o <= i && i < ipend {
+                ip += w;
+            }
+            if (n.l3o + 8..n.l3o + 40).contains(&i) || (n.l4o <= i && i < keep) {
+                ud += w;
+            }
+        }
+        let len4 = keep.wrapping_sub(n.l4o) as u32 & 0xffff;
+        let c_ud = !fold(ud + 17 + len4);
+        (!fold(ip), if c_ud == 0 { 0xffff } else { c_ud })
+    }
+
+    /// The four stages (masks, partial sums, sums, fold in two) give the
+    /// one-step checksums on random buffers and header layouts, including
+    /// buffers of 0xFF bytes (the largest sums, carries in every fold) and of
+    /// zeros (a UDP checksum of 0 sent as 0xFFFF).
+    #[test]
+    fn staged_checksums_match_one_step() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut fills = [0usize; 3];
+        for n in 0..20_000 {
+            let mut x = [0u8; BUF_BYTES];
+            let fill = n % 3;
+            fills[fill] += 1;
+            for v in x.iter_mut() {
+                *v = match fill {
+                    0 => rng.next() as u8,
+                    1 => 0xff,
+                    _ => 0,
+                };
+            }
+            let l3o = rng.range(0, 64);
+            let l4o = rng.range(l3o, 128);
+            let keep = rng.range(1, 129);
+            let ipend = l3o + 4 * rng.range(0, 16);
+            let info = ((l3o as u64) << 4) | ((l4o as u64) << 11);
+            let (m_ip, m_ud) = trim_masks(keep, info, ipend);
+            // The thermometer codes give the same masks, with keep = min(want, total).
+            let (want, total) = (rng.range(1, 129), rng.range(1, 200));
+            let keep_t = want.min(total);
+            let [ge3, ge4, kt, ipt] = trim_thermo(info, want, total, (ipend - l3o) / 4);
+            assert_eq!(masks_of_thermo(ge3, ge4, kt, ipt), trim_masks(keep_t, info, ipend), "thermometer masks: l3o {l3o} l4o {l4o}");
+            let sums = trim_sum_parts(&trim_parts(&x, m_ip, m_ud));
+            let extra = (keep.wrapping_sub(l4o) as u32 & 0xffff) + 17;
+            let (t_ip, t_ud) = trim_fold_a(sums, l3o & 1 == 1, extra);
+            assert!(t_ip < 1 << 18 && t_ud < 1 << 18);
+            let got = trim_fold_b(t_ip, t_ud);
+            assert_eq!(got, one_step(&x, keep, info, ipend), "l3o {l3o} l4o {l4o} keep {keep} ipend {ipend} fill {fill}");
+        }
+        assert!(fills.iter().all(|f| *f > 6000));
     }
 }

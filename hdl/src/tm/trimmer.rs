@@ -8,17 +8,34 @@
 //! `docs/trimming.md`); RETURNED also swaps its addresses. Every
 //! other packet passes untouched. Packets leave in the order they came.
 //!
-//! A trimmed packet goes through five phases; the input waits during the last
-//! four, so the trimmer is serial:
-//! 1. capture: every beat is accepted at once; the first 128 bytes are kept in
-//!    `128 / K` beat registers and the bytes counted;
-//! 2. edit (one cycle): [`TrimEdit`] rewrites the fields into a register;
-//! 3. sum (one cycle): [`TrimSum`] sums the bytes the checksums cover;
-//! 4. insert (one cycle): [`TrimInsert`] puts the checksums into the emit register;
-//! 5. emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
+//! A trimmed packet is captured, then processed in eight phases of one cycle
+//! each (issue 14: every phase is a few LUT levels, so the block meets its
+//! clock), then emitted:
+//! 0. capture: every beat is accepted at once; the first 128 bytes are kept in
+//!    `128 / K` beat registers and the bytes counted; the last beat hands the
+//!    packet to processing (its `tuser`, bytes and wanted length registered);
+//! 1. keep and cut from the registered byte count; [`TrimThermo`]'s
+//!    thermometer codes of the offsets, `keep` and the end of the IPv4 header;
+//! 2. [`TrimEdit`] rewrites the fields, [`TrimMask`] marks the bytes each
+//!    checksum covers;
+//! 3. [`TrimSumA`]: 8 partial sums of 8 bytes per checksum sum;
+//! 4. [`TrimSumB`]: the partials added;
+//! 5. [`TrimFoldA`]: the byte sums weighed into words (plus the UDP pseudo header);
+//! 6. [`TrimFoldB`]: end-around carry and complement;
+//! 7. [`TrimInsert`] puts the checksums into the emit register, once the
+//!    previous packet's emit is over;
 //!
-//! A trimmed packet of `n` beats in and `m` out therefore holds the input for
-//! `n + 3 + m` cycles; a passing packet streams at one beat per cycle.
+//! then the emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
+//!
+//! Capture, processing and emit overlap: the next trimmed packet is captured
+//! while this one is processed, and processed while this one is emitted. Its
+//! last beat waits until the processing is idle, and no beat is taken during
+//! phase 1 (phase 2 still reads the beat registers). A passing packet waits
+//! until processing and emit are idle (packets leave in the order they came)
+//! and then streams at one beat per cycle. A trimmed packet's first beat out
+//! leaves [`PROC_CYCLES`] = 8 cycles after its last beat in; back to back,
+//! trimmed packets of `n` beats in and `m` out take `max(n + 1, 8, m + 1)`
+//! cycles each (the serial trimmer before issue 14 took `n + 3 + m`).
 //!
 //! Contract with admission: `tuser.length` of a trimmed packet is the keep
 //! length (1..=128). A packet that ends before that keeps what it has (the
@@ -34,10 +51,18 @@
 //! - `cut_pkts` (32): packets that lost bytes (wraps; cleared by `cut_clear`).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::meta::{flag, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_IPV6, L3_LSB, L3_OFF_LSB, L4_LSB, L4_UDP, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT};
+use crate::meta::{
+    flag, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_IPV6, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, L4_UDP, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT,
+};
 use crate::prim::widgets::{DffR, KeepCount};
-use crate::tm::trim_logic::{TrimEdit, TrimInsert, TrimSum, BUF_BITS, BUF_BYTES};
+use crate::tm::trim_logic::{
+    TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSumB, TrimThermo, BUF_BITS, BUF_BYTES, PARTS_BITS,
+};
 use rust_hdl::prelude::*;
+
+/// Cycles between a trimmed packet's last beat in and its first beat out,
+/// with the output ready: the hand-off and phases 1-7 (module docs).
+pub const PROC_CYCLES: usize = 8;
 
 /// The trimmer. `D` data bits, `K = D / 8` lanes (8..=64, a divisor of 128),
 /// `U` tuser bits (at least 88).
@@ -56,6 +81,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     nb: Constant<Bits<8>>,
     all_keep: Constant<Bits<K>>,
     k_bytes: Constant<Bits<8>>,
+    k_mask: Constant<Bits<8>>,
     d_shift: Constant<Bits<16>>,
     len_clear: Constant<Bits<U>>,
     slot_mask: Vec<Constant<Bits<BUF_BITS>>>,
@@ -63,32 +89,58 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     /// outside the beat's range have a constant input and synthesis drops them).
     slot: Vec<DFF<Bits<BUF_BITS>>>,
     wide_in: Signal<Local, Bits<BUF_BITS>>,
+    // Capture.
     meta: DFF<Bits<U>>,
-    e1: DFF<Bits<BUF_BITS>>,
-    e2: DFF<Bits<BUF_BITS>>,
     in_pkt: DffR<Bit>,
     mode_trim: DffR<Bit>,
-    /// 0 input (pass or capture), 1 edit, 2 sum, 3 insert, 4 emit.
-    phase: DffR<Bits<3>>,
     bidx: DffR<Bits<8>>,
     total: DffR<Bits<16>>,
+    // Processing (the packet handed over at its last beat).
+    /// 0 idle, 1..=7 processing (7 waits while the previous packet is emitted).
+    phase: DffR<Bits<4>>,
+    pmeta: DFF<Bits<U>>,
+    ptotal: DFF<Bits<16>>,
+    pwant: DFF<Bits<16>>,
     keep: DffR<Bits<8>>,
     cut: DffR<Bit>,
-    erem: DffR<Bits<8>>,
-    cut_count: DffR<Bits<32>>,
-    edit: TrimEdit,
-    sum: TrimSum,
-    ins: TrimInsert,
+    ipt: DFF<Bits<BUF_BYTES>>,
+    l3o40: DFF<Bits<8>>,
+    ge3: DFF<Bits<BUF_BYTES>>,
+    ge4: DFF<Bits<BUF_BYTES>>,
+    kt: DFF<Bits<BUF_BYTES>>,
+    fl: DFF<Bits<10>>,
+    e1: DFF<Bits<BUF_BITS>>,
+    m_ip: DFF<Bits<BUF_BYTES>>,
+    m_ud: DFF<Bits<BUF_BYTES>>,
+    extra: DFF<Bits<17>>,
+    parts: DFF<Bits<PARTS_BITS>>,
     sums: DFF<Bits<64>>,
-    ipend: DFF<Bits<8>>,
+    tsum: DFF<Bits<36>>,
+    csum: DFF<Bits<32>>,
+    // Emit (overlaps the next packet's processing).
+    emitting: DffR<Bit>,
+    e2: DFF<Bits<BUF_BITS>>,
+    erem: DffR<Bits<8>>,
+    etuser: DFF<Bits<U>>,
+    elkeep: DFF<Bits<K>>,
+    cut_count: DffR<Bits<32>>,
+    thermo: TrimThermo,
+    edit: TrimEdit,
+    mask: TrimMask,
+    sum_a: TrimSumA,
+    sum_b: TrimSumB,
+    fold_a: TrimFoldA,
+    fold_b: TrimFoldB,
+    ins: TrimInsert,
     out: AxisSkid<D, K, U>,
     keep_count: KeepCount<K, 8>,
     buf0: Signal<Local, Bits<BUF_BITS>>,
     cur_trim: Signal<Local, Bit>,
+    cur_meta: Signal<Local, Bits<U>>,
+    idle: Signal<Local, Bit>,
     xfer: Signal<Local, Bit>,
     final_bytes: Signal<Local, Bits<16>>,
     want: Signal<Local, Bits<16>>,
-    keep_next: Signal<Local, Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U> {
@@ -117,6 +169,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             nb: Constant::new((nb as u64).to_bits()),
             all_keep: Constant::new(Bits::<K>::mask()),
             k_bytes: Constant::new((K as u64).to_bits()),
+            k_mask: Constant::new(((K - 1) as u64).to_bits()),
             d_shift: Constant::new((D as u64).to_bits()),
             len_clear: Constant::new(len_clear),
             slot_mask: (0..nb)
@@ -131,30 +184,53 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             slot: (0..nb).map(|_| Default::default()).collect(),
             wide_in: Default::default(),
             meta: Default::default(),
-            e1: Default::default(),
-            e2: Default::default(),
             in_pkt: Default::default(),
             mode_trim: Default::default(),
-            phase: Default::default(),
             bidx: Default::default(),
             total: Default::default(),
+            phase: Default::default(),
+            pmeta: Default::default(),
+            ptotal: Default::default(),
+            pwant: Default::default(),
             keep: Default::default(),
             cut: Default::default(),
-            erem: Default::default(),
-            cut_count: Default::default(),
-            edit: Default::default(),
-            sum: Default::default(),
-            ins: Default::default(),
+            ipt: Default::default(),
+            l3o40: Default::default(),
+            ge3: Default::default(),
+            ge4: Default::default(),
+            kt: Default::default(),
+            fl: Default::default(),
+            e1: Default::default(),
+            m_ip: Default::default(),
+            m_ud: Default::default(),
+            extra: Default::default(),
+            parts: Default::default(),
             sums: Default::default(),
-            ipend: Default::default(),
+            tsum: Default::default(),
+            csum: Default::default(),
+            emitting: Default::default(),
+            e2: Default::default(),
+            erem: Default::default(),
+            etuser: Default::default(),
+            elkeep: Default::default(),
+            cut_count: Default::default(),
+            thermo: Default::default(),
+            edit: Default::default(),
+            mask: Default::default(),
+            sum_a: Default::default(),
+            sum_b: Default::default(),
+            fold_a: Default::default(),
+            fold_b: Default::default(),
+            ins: Default::default(),
             out: Default::default(),
             keep_count: Default::default(),
             buf0: Default::default(),
             cur_trim: Default::default(),
+            cur_meta: Default::default(),
+            idle: Default::default(),
             xfer: Default::default(),
             final_bytes: Default::default(),
             want: Default::default(),
-            keep_next: Default::default(),
         }
     }
 }
@@ -162,19 +238,23 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
 impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, meta, e1, e2, sums, ipend, in_pkt, mode_trim, phase, bidx, total, keep, cut, erem, cut_count);
+        dff_setup!(
+            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, ge3, ge4, kt, fl, e1,
+            m_ip, m_ud, extra, parts, sums, tsum, csum, emitting, e2, erem, etuser, elkeep, cut_count
+        );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
             self.slot[j].d.next = self.slot[j].q.val();
         }
         self.in_pkt.reset.next = self.reset.val();
         self.mode_trim.reset.next = self.reset.val();
-        self.phase.reset.next = self.reset.val();
         self.bidx.reset.next = self.reset.val();
         self.total.reset.next = self.reset.val();
+        self.phase.reset.next = self.reset.val();
         self.keep.reset.next = self.reset.val();
         self.cut.reset.next = self.reset.val();
         self.erem.reset.next = self.reset.val();
+        self.emitting.reset.next = self.reset.val();
         self.cut_count.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
@@ -184,124 +264,182 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         for j in 0..self.slot.len() {
             self.buf0.next = self.buf0.val() | (self.slot[j].q.val() & self.slot_mask[j].val());
         }
+        // Phase 2: edit and masks.
         self.edit.buf_in.next = self.buf0.val();
         self.edit.keep.next = self.keep.q.val();
         self.edit.cut.next = self.cut.q.val();
-        self.edit.rts.next = self.meta.q.val().get_bit(RETURNED_BIT);
-        self.edit.info.next = self.meta.q.val().get_bits::<18>(L3_LSB);
+        self.edit.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
+        self.edit.info.next = self.pmeta.q.val().get_bits::<18>(L3_LSB);
         self.edit.dscp_en.next = self.dscp_en.val();
         self.edit.dscp.next = self.dscp.val();
-        self.sum.buf_in.next = self.e1.q.val();
-        self.sum.keep.next = self.keep.q.val();
-        self.sum.info.next = self.meta.q.val().get_bits::<14>(L3_OFF_LSB);
-        self.sum.ipend.next = self.ipend.q.val();
+        self.edit.l3o40.next = self.l3o40.q.val();
+        self.edit.ge3.next = self.ge3.q.val();
+        self.edit.ge4.next = self.ge4.q.val();
+        self.edit.kt.next = self.kt.q.val();
+        self.edit.fl.next = self.fl.q.val();
+        // Phase 1: thermometer codes for the edit.
+        self.thermo.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
+        self.thermo.want.next = self.pwant.q.val();
+        self.thermo.total.next = self.ptotal.q.val();
+        self.thermo.ihl.next = self.pmeta.q.val().get_bits::<4>(IHL_LSB);
+        self.thermo.kind.next = self.pmeta.q.val().get_bits::<4>(L3_LSB);
+        self.thermo.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
+        self.thermo.dscp_en.next = self.dscp_en.val();
+        self.mask.ge3.next = self.ge3.q.val();
+        self.mask.ge4.next = self.ge4.q.val();
+        self.mask.kt.next = self.kt.q.val();
+        self.mask.ipt.next = self.ipt.q.val();
+        // Phases 3-6: the sums and the checksums, register to register.
+        self.sum_a.buf_in.next = self.e1.q.val();
+        self.sum_a.m_ip.next = self.m_ip.q.val();
+        self.sum_a.m_ud.next = self.m_ud.q.val();
+        self.sum_b.parts.next = self.parts.q.val();
+        self.fold_a.sums.next = self.sums.q.val();
+        self.fold_a.odd.next = self.pmeta.q.val().get_bit(L3_OFF_LSB);
+        self.fold_a.extra.next = self.extra.q.val();
+        self.fold_b.t.next = self.tsum.q.val();
+        // Phase 7: insert. IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
         self.ins.buf_in.next = self.e1.q.val();
-        self.ins.keep.next = self.keep.q.val();
-        self.ins.info.next = self.meta.q.val().get_bits::<14>(L3_OFF_LSB);
-        self.ins.sums.next = self.sums.q.val();
-        // IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
+        self.ins.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
+        self.ins.csum.next = self.csum.q.val();
+        self.ins.ge3.next = self.ge3.q.val();
+        self.ins.ge4.next = self.ge4.q.val();
         self.ins.fix_ip4.next =
-            (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.meta.q.val().get_bit(RETURNED_BIT));
+            (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.pmeta.q.val().get_bit(RETURNED_BIT));
         self.ins.fix_udp6.next =
-            (self.meta.q.val().get_bits::<2>(L3_LSB) == L3_IPV6) & (self.meta.q.val().get_bits::<2>(L4_LSB) == L4_UDP) & self.cut.q.val();
+            (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV6) & (self.pmeta.q.val().get_bits::<2>(L4_LSB) == L4_UDP) & self.cut.q.val();
 
+        // Capture.
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s.tdata.val());
         self.keep_count.keep.next = self.s.tkeep.val();
+        self.idle.next = self.phase.q.val() == 0;
         self.cur_trim.next = self.s.tuser.val().get_bit(TRIMMED_BIT);
+        self.cur_meta.next = self.s.tuser.val();
         if self.in_pkt.q.val() {
             self.cur_trim.next = self.mode_trim.q.val();
+            self.cur_meta.next = self.meta.q.val();
         }
         self.final_bytes.next = self.total.q.val() + bit_cast::<16, 8>(self.keep_count.count.val());
         // Bytes to keep: tuser.length of the packet (sampled at the first beat),
-        // at most 128 and at most what arrived.
-        self.want.next = self.s.tuser.val().get_bits::<16>(LENGTH_LSB);
-        if self.in_pkt.q.val() {
-            self.want.next = self.meta.q.val().get_bits::<16>(LENGTH_LSB);
-        }
+        // at most 128; phase 1 takes at most what arrived.
+        self.want.next = self.cur_meta.val().get_bits::<16>(LENGTH_LSB);
         if self.want.val() > 128 {
             self.want.next = 128.into();
         }
-        self.keep_next.next = self.want.val();
-        if self.final_bytes.val() < self.want.val() {
-            self.keep_next.next = self.final_bytes.val();
-        }
 
-        // Defaults: input waits, output idle.
-        self.s.tready.next = false;
-        self.xfer.next = false;
+        // Defaults: output idle.
         self.out.s.tdata.next = self.s.tdata.val();
         self.out.s.tkeep.next = self.s.tkeep.val();
         self.out.s.tlast.next = self.s.tlast.val();
         self.out.s.tuser.next = self.s.tuser.val();
         self.out.s.tvalid.next = false;
-
-        if self.phase.q.val() == 0 {
-            if self.cur_trim.val() {
-                self.s.tready.next = true;
-            } else {
-                self.s.tready.next = self.out.s.tready.val();
-                self.out.s.tvalid.next = self.s.tvalid.val();
+        if self.cur_trim.val() {
+            // No beat during phase 1 (phase 2 reads the beat registers); the
+            // last beat waits until the processing is idle.
+            self.s.tready.next = (self.phase.q.val() != 1) & (!self.s.tlast.val() | self.idle.val());
+        } else {
+            // A passing packet starts only when the processing and the emit
+            // are idle, so it cannot overtake a trimmed one (and no hand-off
+            // happens while it streams).
+            self.s.tready.next = self.out.s.tready.val() & (self.in_pkt.q.val() | (self.idle.val() & !self.emitting.q.val()));
+            self.out.s.tvalid.next = self.s.tvalid.val() & (self.in_pkt.q.val() | (self.idle.val() & !self.emitting.q.val()));
+        }
+        self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
+        if self.xfer.val() {
+            self.in_pkt.d.next = !self.s.tlast.val();
+            if !self.in_pkt.q.val() {
+                self.mode_trim.d.next = self.cur_trim.val();
+                self.meta.d.next = self.s.tuser.val();
             }
-            self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
-            if self.xfer.val() {
-                self.in_pkt.d.next = !self.s.tlast.val();
-                if !self.in_pkt.q.val() {
-                    self.mode_trim.d.next = self.cur_trim.val();
-                    self.meta.d.next = self.s.tuser.val();
+            if self.cur_trim.val() {
+                for j in 0..self.slot.len() {
+                    if self.bidx.q.val() == self.slot_id[j].val() {
+                        self.slot[j].d.next = self.wide_in.val() << self.slot_shift[j].val();
+                    }
                 }
-                if self.cur_trim.val() {
-                    for j in 0..self.slot.len() {
-                        if self.bidx.q.val() == self.slot_id[j].val() {
-                            self.slot[j].d.next = self.wide_in.val() << self.slot_shift[j].val();
-                        }
-                    }
-                    if self.bidx.q.val() != self.nb.val() {
-                        self.bidx.d.next = self.bidx.q.val() + 1;
-                    }
-                    self.total.d.next = self.final_bytes.val();
-                    if self.s.tlast.val() {
-                        self.phase.d.next = 1.into();
-                        self.bidx.d.next = 0.into();
-                        self.total.d.next = 0.into();
-                        self.keep.d.next = self.keep_next.val().get_bits::<8>(0);
-                        self.cut.d.next = self.final_bytes.val() > self.keep_next.val();
-                    }
+                if self.bidx.q.val() != self.nb.val() {
+                    self.bidx.d.next = self.bidx.q.val() + 1;
+                }
+                self.total.d.next = self.final_bytes.val();
+                if self.s.tlast.val() {
+                    // Hand-off (the processing is idle: s_tready says so).
+                    self.phase.d.next = 1.into();
+                    self.bidx.d.next = 0.into();
+                    self.total.d.next = 0.into();
+                    self.pmeta.d.next = self.cur_meta.val();
+                    self.ptotal.d.next = self.final_bytes.val();
+                    self.pwant.d.next = self.want.val();
                 }
             }
         }
+
         if self.phase.q.val() == 1 {
-            self.e1.d.next = self.edit.buf_out.val();
-            // End of the IPv4 header for the sum stage: l3_off + 4 * ihl.
-            self.ipend.d.next = bit_cast::<8, 7>(self.meta.q.val().get_bits::<7>(L3_OFF_LSB))
-                + (bit_cast::<8, 4>(self.meta.q.val().get_bits::<4>(IHL_LSB)) << 2);
+            self.keep.d.next = self.pwant.q.val().get_bits::<8>(0);
+            if self.ptotal.q.val() < self.pwant.q.val() {
+                self.keep.d.next = self.ptotal.q.val().get_bits::<8>(0);
+            }
+            self.cut.d.next = self.ptotal.q.val() > self.pwant.q.val();
+            self.ipt.d.next = self.thermo.ipt.val();
+            self.ge3.d.next = self.thermo.ge3.val();
+            self.ge4.d.next = self.thermo.ge4.val();
+            self.kt.d.next = self.thermo.kt.val();
+            self.fl.d.next = self.thermo.fl.val();
+            self.l3o40.d.next = bit_cast::<8, 7>(self.pmeta.q.val().get_bits::<7>(L3_OFF_LSB)) + 40;
             self.phase.d.next = 2.into();
         }
         if self.phase.q.val() == 2 {
-            self.sums.d.next = self.sum.sums.val();
+            self.e1.d.next = self.edit.buf_out.val();
+            self.m_ip.d.next = self.mask.m_ip.val();
+            self.m_ud.d.next = self.mask.m_ud.val();
+            // The UDP length (16 bits, as the pseudo header has it) plus next header 17.
+            self.extra.d.next =
+                bit_cast::<17, 16>(bit_cast::<16, 8>(self.keep.q.val()) - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L4_OFF_LSB)))
+                    + 17;
             self.phase.d.next = 3.into();
         }
         if self.phase.q.val() == 3 {
+            self.parts.d.next = self.sum_a.parts.val();
+            self.phase.d.next = 4.into();
+        }
+        if self.phase.q.val() == 4 {
+            self.sums.d.next = self.sum_b.sums.val();
+            self.phase.d.next = 5.into();
+        }
+        if self.phase.q.val() == 5 {
+            self.tsum.d.next = self.fold_a.t.val();
+            self.phase.d.next = 6.into();
+        }
+        if self.phase.q.val() == 6 {
+            self.csum.d.next = self.fold_b.csum.val();
+            self.phase.d.next = 7.into();
+        }
+        // Phase 7 hands the packet to the emit once the previous one is out.
+        if (self.phase.q.val() == 7) & !self.emitting.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
             self.erem.d.next = self.keep.q.val();
-            self.phase.d.next = 4.into();
+            self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
+            // The last beat's tkeep (used only when keep is not a multiple of K).
+            self.elkeep.d.next = !(self.all_keep.val() << (self.keep.q.val() & self.k_mask.val()));
+            self.emitting.d.next = true;
+            self.phase.d.next = 0.into();
             if self.cut.q.val() {
                 self.cut_count.d.next = self.cut_count.q.val() + 1;
             }
         }
-        if self.phase.q.val() == 4 {
+        if self.emitting.q.val() {
             self.out.s.tdata.next = self.e2.q.val().get_bits::<D>(0);
             self.out.s.tkeep.next = self.all_keep.val();
             self.out.s.tlast.next = self.erem.q.val() <= self.k_bytes.val();
             if self.erem.q.val() < self.k_bytes.val() {
-                self.out.s.tkeep.next = !(self.all_keep.val() << self.erem.q.val());
+                self.out.s.tkeep.next = self.elkeep.q.val();
             }
-            self.out.s.tuser.next = (self.meta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
+            self.out.s.tuser.next = self.etuser.q.val();
             self.out.s.tvalid.next = true;
             if self.out.s.tready.val() {
                 self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
-                    self.phase.d.next = 0.into();
+                    self.emitting.d.next = false;
                 }
             }
         }
