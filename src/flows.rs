@@ -302,7 +302,7 @@ pub fn timing(
             };
             let work = workdir.join(format!("{block}-{level}"));
             let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
-            if cells.luts as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
+            if cells.lut_slots() as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
                 level += 1;
                 continue;
             }

@@ -345,18 +345,32 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.out.s.tvalid.next = self.s.tvalid.val() & (self.in_pkt.q.val() | (self.idle.val() & !self.emitting.q.val()));
         }
         self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
+        // The wide registers load without `xfer` in their enables (issue 14:
+        // `s_tready` fanning out to a thousand flip-flops was the critical
+        // path): beat register `bidx` takes the input every cycle but phase 1
+        // (phase 2 still reads them), and keeps the beat that was taken when
+        // `bidx` moves on; `meta` takes `tuser` until a first beat is taken;
+        // the hand-off registers follow the input while the processing is
+        // idle, so they hold the last beat's values when it leaves idle.
+        for j in 0..self.slot.len() {
+            if (self.bidx.q.val() == self.slot_id[j].val()) & (self.phase.q.val() != 1) {
+                self.slot[j].d.next = self.wide_in.val() << self.slot_shift[j].val();
+            }
+        }
+        if !self.in_pkt.q.val() {
+            self.meta.d.next = self.s.tuser.val();
+        }
+        if self.idle.val() {
+            self.pmeta.d.next = self.cur_meta.val();
+            self.ptotal.d.next = self.final_bytes.val();
+            self.pwant.d.next = self.want.val();
+        }
         if self.xfer.val() {
             self.in_pkt.d.next = !self.s.tlast.val();
             if !self.in_pkt.q.val() {
                 self.mode_trim.d.next = self.cur_trim.val();
-                self.meta.d.next = self.s.tuser.val();
             }
             if self.cur_trim.val() {
-                for j in 0..self.slot.len() {
-                    if self.bidx.q.val() == self.slot_id[j].val() {
-                        self.slot[j].d.next = self.wide_in.val() << self.slot_shift[j].val();
-                    }
-                }
                 if self.bidx.q.val() != self.nb.val() {
                     self.bidx.d.next = self.bidx.q.val() + 1;
                 }
@@ -366,9 +380,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                     self.phase.d.next = 1.into();
                     self.bidx.d.next = 0.into();
                     self.total.d.next = 0.into();
-                    self.pmeta.d.next = self.cur_meta.val();
-                    self.ptotal.d.next = self.final_bytes.val();
-                    self.pwant.d.next = self.want.val();
                 }
             }
         }
