@@ -181,11 +181,11 @@ fn against_model_512() -> Result<()> {
 /// it (`hdl/src/tm/trimmer.rs`): packet i's last beat is taken (hand-off at
 /// `t`) once its `n` beats are in, the first no earlier than 2 cycles after
 /// the previous hand-off (the phase-1 bubble), and once the processing is
-/// idle; its phase 7 comes [`PROC_CYCLES`] - 1 cycles later or when the
+/// idle; its last phase comes [`PROC_CYCLES`] - 1 cycles later or when the
 /// previous emit is over, whichever is later; its `m` beats follow.
 fn trimmed_run_cycles(cases: &[Case], k: usize) -> u64 {
     let p7 = PROC_CYCLES as u64 - 1;
-    // (hand-off, phase 7, m) of the previous packet.
+    // (hand-off, last phase, m) of the previous packet.
     let mut prev: Option<(u64, u64, u64)> = None;
     for c in cases {
         let (n, m) = (c.input.data.len().div_ceil(k) as u64, c.want.data.len().div_ceil(k) as u64);
@@ -203,8 +203,8 @@ fn trimmed_run_cycles(cases: &[Case], k: usize) -> u64 {
 
 /// Throughput with no gaps and the output always ready: a passing packet
 /// streams at one beat per cycle; trimmed packets of n beats in and m out
-/// overlap capture, processing and emit and take max(n + 1, 8, m + 1)
-/// cycles each (`hdl/src/tm/trimmer.rs`; the serial trimmer before issue 14
+/// overlap capture, processing and emit and take max(n + 1, PROC_CYCLES,
+/// m + 1) cycles each (`hdl/src/tm/trimmer.rs`; the serial trimmer before issue 14
 /// took n + 3 + m).
 #[test]
 fn cycles_per_packet_512() -> Result<()> {

@@ -68,23 +68,9 @@ fn info_of(info: u64) -> Info {
     }
 }
 
-/// Verilog preamble shared by both stages: the `info` fields. `edit` selects
-/// [`TrimEdit`]'s set (kinds and lengths) over the checksum stages' (IHL and the UDP length).
-/// `keep` declares `keep8` (the module has a `keep` port); `len4` the UDP length.
-fn info_wires(edit: bool, len4: bool, keep: bool) -> String {
-    // The checksum stages' `info` starts at l3_off (tuser bit 60), TrimEdit's at l3 (56).
-    let o = if edit { 4 } else { 0 };
-    let mut v = format!("wire [7:0] l3o = {{1'b0, info[{}:{}]}};\nwire [7:0] l4o = {{1'b0, info[{}:{}]}};\n", o + 6, o, o + 13, o + 7);
-    if keep {
-        v.push_str("wire [7:0] keep8 = keep;\n");
-    }
-    if len4 {
-        v.push_str("wire [15:0] len4 = {8'd0, keep8} - {8'd0, l4o};\n");
-    }
-    if edit {
-        v.push_str("wire [15:0] len3 = {8'd0, keep8} - {8'd0, l3o};\nwire [15:0] len6 = {8'd0, keep8} - {8'd0, l3o40};\n");
-    }
-    v
+/// Verilog preamble: `l3o` and `l4o` from a 14-bit `info` (`tuser` bits 60..74).
+fn offset_wires() -> String {
+    "wire [7:0] l3o = {1'b0, info[6:0]};\nwire [7:0] l4o = {1'b0, info[13:7]};\n".into()
 }
 
 /// Verilog for "byte `i` is at offset `c` from the header at offset `off`",
@@ -128,25 +114,28 @@ fn b(i: usize) -> String {
     format!("buf_in[{}:{}]", 8 * i + 7, 8 * i)
 }
 
-/// Stage 1: field rewrites of a trimmed or returned packet.
+/// Stage 1b: field rewrites of a trimmed or returned packet (after [`TrimSwap`]).
 ///
 /// Ports (all combinational):
-/// - `buf_in` (1024): the first 128 bytes of the packet as received.
+/// - `buf_in` (1024): [`TrimSwap`]'s output (registered).
 /// - `keep` (8): bytes kept (1..=128); bytes from `keep` on are zeroed.
 /// - `cut`: bytes were removed (the packet was longer than `keep`): lengths
 ///   are rewritten, the NDP TRIMMED flag set or the DSCP rewritten, and the
 ///   UDP checksum field zeroed.
-/// - `rts`: return to sender: MACs and IP addresses swapped, NDP RETURNED set.
+/// - `rts`: return to sender: NDP RETURNED set (the addresses were swapped by [`TrimSwap`]).
 /// - `info` (18): header locations without `ihl` (module docs).
 /// - `dscp_en`, `dscp` (6): the TRIMMED codepoint and whether to write it.
-/// - `l3o40` (8): `l3_off + 40`, registered by the caller, so the IPv6
-///   payload length `keep - l3_off - 40` is one subtraction (issue 14).
+/// - `lens` (48): the lengths written into a cut packet, `[15:0]` IPv4 total
+///   length `keep - l3_off`, `[31:16]` IPv6 payload length `keep - l3_off -
+///   40`, `[47:32]` UDP length `keep - l4_off` (16 bits each, modulo 2^16),
+///   from registers (issue 14: the subtractions in front of the byte
+///   multiplexers were the trimmer's critical path).
 /// - `ge3`, `ge4`, `kt` (128 each): [`TrimThermo`]'s thermometer codes of
 ///   `l3_off`, `l4_off` and `keep` for the same packet, and `fl` (10) its
 ///   flag combinations ([`FLAGS`]), registered by the caller, so every byte's
-///   conditions are one LUT deep (issue 14). The Verilog decides by these;
-///   `cut`, `rts`, `info` and `dscp_en` must agree with them (the Rust model
-///   decides by those).
+///   conditions are one LUT deep (issue 14). The Verilog decides by these and
+///   `lens`; `keep`, `cut`, `rts`, `info` and `dscp_en` must agree with them
+///   (the Rust model decides by those).
 /// - `buf_out` (1024): the rewritten bytes; the IPv4 header checksum field is
 ///   zeroed whenever the header changes (`cut` or `rts`), for the checksum stages.
 #[derive(LogicBlock, Default)]
@@ -158,7 +147,7 @@ pub struct TrimEdit {
     pub info: Signal<In, Bits<18>>,
     pub dscp_en: Signal<In, Bit>,
     pub dscp: Signal<In, Bits<6>>,
-    pub l3o40: Signal<In, Bits<8>>,
+    pub lens: Signal<In, Bits<48>>,
     pub ge3: Signal<In, Bits<BUF_BYTES>>,
     pub ge4: Signal<In, Bits<BUF_BYTES>>,
     pub kt: Signal<In, Bits<BUF_BYTES>>,
@@ -170,7 +159,34 @@ pub struct TrimEdit {
 /// rewrite, `cut & dscp_en & !ndp`; `hdr_v4`: the IPv4 header changed).
 pub const FLAGS: [&str; 10] = ["rts", "rts_v4", "rts_v6", "ndp", "mark_v4", "mark_v6", "cut_v4", "cut_v6", "cut_udp", "hdr_v4"];
 
-/// [`TrimEdit`]'s function on bytes (the rust-hdl simulation of the widget).
+/// [`TrimSwap`]'s function on bytes: a returned packet's MACs and IP
+/// addresses swapped.
+pub fn trim_swap(x: &[u8; BUF_BYTES], rts: bool, info: u64) -> [u8; BUF_BYTES] {
+    let n = info_of(info);
+    let mut o = *x;
+    for (i, v) in o.iter_mut().enumerate() {
+        let r3 = i.wrapping_sub(n.l3o) & 0xff;
+        *v = if rts && i < 6 {
+            x[i + 6]
+        } else if rts && (6..12).contains(&i) {
+            x[i - 6]
+        } else if rts && n.v4 && (12..16).contains(&r3) && i + 4 < BUF_BYTES {
+            x[i + 4]
+        } else if rts && n.v4 && (16..20).contains(&r3) {
+            x[i - 4]
+        } else if rts && n.v6 && (8..24).contains(&r3) && i + 16 < BUF_BYTES {
+            x[i + 16]
+        } else if rts && n.v6 && (24..40).contains(&r3) {
+            x[i - 16]
+        } else {
+            x[i]
+        };
+    }
+    o
+}
+
+/// [`TrimEdit`]'s function on bytes (after [`trim_swap`]; the rust-hdl
+/// simulation of the widget): the field rewrites of a cut or returned packet.
 pub fn trim_edit(x: &[u8; BUF_BYTES], keep: usize, cut: bool, rts: bool, info: u64, dscp: Option<u8>) -> [u8; BUF_BYTES] {
     let n = info_of(info);
     let r = |i: usize, o: usize| i.wrapping_sub(o) & 0xff;
@@ -184,18 +200,6 @@ pub fn trim_edit(x: &[u8; BUF_BYTES], keep: usize, cut: bool, rts: bool, info: u
         let (r3, r4) = (r(i, n.l3o), r(i, n.l4o));
         o[i] = if i >= keep {
             0
-        } else if rts && i < 6 {
-            x[i + 6]
-        } else if rts && (6..12).contains(&i) {
-            x[i - 6]
-        } else if rts && n.v4 && (12..16).contains(&r3) && i + 4 < BUF_BYTES {
-            x[i + 4]
-        } else if rts && n.v4 && (16..20).contains(&r3) {
-            x[i - 4]
-        } else if rts && n.v6 && (8..24).contains(&r3) && i + 16 < BUF_BYTES {
-            x[i + 16]
-        } else if rts && n.v6 && (24..40).contains(&r3) {
-            x[i - 16]
         } else if n.ndp && r4 == 0 {
             x[i] | (rts as u8) << 5 | (cut as u8) << 4
         } else if mark && n.v4 && r3 == 1 {
@@ -225,34 +229,73 @@ pub fn trim_edit(x: &[u8; BUF_BYTES], keep: usize, cut: bool, rts: bool, info: u
     o
 }
 
-impl Logic for TrimEdit {
+/// The AND-OR of a byte's alternatives (Verilog): `alt` are (condition,
+/// value) pairs, mutually exclusive for any header layout (they sit at
+/// distinct offsets), so the byte is shallow logic rather than a priority
+/// chain (the Rust functions are the priority form; the tests hold the two
+/// equal); no condition leaves `x`. `gate`, if any, zeroes the byte first.
+fn and_or(v: &mut String, i: usize, gate: Option<&str>, alt: &[(String, String)]) {
+    let x = b(i);
+    let mut terms = vec![];
+    let mut conds = vec![];
+    for (k, (c, val)) in alt.iter().enumerate() {
+        v.push_str(&format!("wire e{i}_{k} = {c};\n"));
+        terms.push(format!("({{8{{e{i}_{k}}}}} & ({val}))"));
+        conds.push(format!("e{i}_{k}"));
+    }
+    if conds.is_empty() {
+        terms.push(x);
+    } else {
+        terms.push(format!("({{8{{~({})}}}} & {x})", conds.join(" | ")));
+    }
+    let body = terms.join("\n    | ");
+    match gate {
+        Some(g) => v.push_str(&format!("assign buf_out[{}:{}] = ({g}) ? 8'd0 : ({body});\n", 8 * i + 7, 8 * i)),
+        None => v.push_str(&format!("assign buf_out[{}:{}] = {body};\n", 8 * i + 7, 8 * i)),
+    }
+}
+
+/// The flag combinations `range` of [`FLAGS`] as wires `f_<name>` (Verilog).
+fn flag_wires(range: std::ops::Range<usize>) -> String {
+    range.map(|k| format!("wire f_{} = fl[{k}];\n", FLAGS[k])).collect()
+}
+
+/// Stage 1a: a returned packet's addresses swapped (MACs, IPv4 or IPv6).
+///
+/// Ports (all combinational): `buf_in` (1024): the first 128 bytes as
+/// received; `rts`, `info` (18, as for [`TrimEdit`]): for the Rust model;
+/// `ge3` (128), `fl` (10): [`TrimThermo`]'s codes (registered), for the
+/// Verilog; `buf_out` (1024).
+#[derive(LogicBlock, Default)]
+pub struct TrimSwap {
+    pub buf_in: Signal<In, Bits<BUF_BITS>>,
+    pub rts: Signal<In, Bit>,
+    pub info: Signal<In, Bits<18>>,
+    pub ge3: Signal<In, Bits<BUF_BYTES>>,
+    pub fl: Signal<In, Bits<10>>,
+    pub buf_out: Signal<Out, Bits<BUF_BITS>>,
+}
+
+impl Logic for TrimSwap {
     fn update(&mut self) {
-        let dscp = self.dscp_en.val().then_some(self.dscp.val().index() as u8);
-        let o = trim_edit(
-            &bytes_of(&self.buf_in.val()),
-            self.keep.val().index(),
-            self.cut.val(),
-            self.rts.val(),
-            self.info.val().index() as u64,
-            dscp,
-        );
+        let o = trim_swap(&bytes_of(&self.buf_in.val()), self.rts.val(), self.info.val().index() as u64);
         self.buf_out.next = bits_of(&o);
     }
     fn connect(&mut self) {
         self.buf_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(true, true, true);
-        // The header kinds (`info[3:0]`) and `dscp_en` reach the Verilog
-        // through `fl`; the Rust model reads them.
-        v.push_str("wire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\nwire _unused_ok = &{1'b0, dscp_en, info[3:0]};\n");
-        // The flag combinations, registered by the caller ([`TrimThermo`]'s `fl`).
-        for (k, n) in FLAGS.iter().enumerate() {
-            v.push_str(&format!("wire f_{n} = fl[{k}];\n"));
-        }
+        // The swapped ranges start 8 or more bytes past l3_off and the
+        // thermometer's bit 0 is always set, so those bits are not needed;
+        // the other flags are the field stage's.
+        let mut v = format!(
+            "wire _unused_ok = &{{1'b0, rts, info, fl[9:3], ge3[0], ge3[{}:{}]}};\n",
+            BUF_BYTES - 1,
+            BUF_BYTES - 15
+        );
+        v.push_str(&flag_wires(0..3));
         for i in 0..BUF_BYTES {
             let mut alt: Vec<(String, String)> = vec![];
-            alt.push((format!("~kt[{i}]"), "8'd0".into()));
             if i < 6 {
                 alt.push(("f_rts".into(), b(i + 6)));
             } else if i < 12 {
@@ -270,42 +313,59 @@ impl Logic for TrimEdit {
             if i >= 24 {
                 alt.push((format!("f_rts_v6 & {}", within_t("ge3", i, 24, 40)), b(i - 16)));
             }
+            and_or(&mut v, i, None, &alt);
+        }
+        Verilog::Custom(v)
+    }
+}
+
+impl Logic for TrimEdit {
+    fn update(&mut self) {
+        let dscp = self.dscp_en.val().then_some(self.dscp.val().index() as u8);
+        let o = trim_edit(
+            &bytes_of(&self.buf_in.val()),
+            self.keep.val().index(),
+            self.cut.val(),
+            self.rts.val(),
+            self.info.val().index() as u64,
+            dscp,
+        );
+        self.buf_out.next = bits_of(&o);
+    }
+    fn connect(&mut self) {
+        self.buf_out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire [15:0] len3 = lens[15:0];\nwire [15:0] len6 = lens[31:16];\nwire [15:0] len4 = lens[47:32];\n");
+        // `keep`, `info` and `dscp_en` reach the Verilog through `kt`, `lens`,
+        // the thermometer codes and `fl`; the Rust model reads them.
+        v.push_str("wire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\nwire _unused_ok = &{1'b0, dscp_en, info, keep, fl[2:0]};\n");
+        v.push_str(&flag_wires(3..FLAGS.len()));
+        for i in 0..BUF_BYTES {
             let x = b(i);
-            alt.push((format!("f_ndp & {}", at_t("ge4", i, 0)), format!("{x} | flagbits")));
-            alt.push((format!("f_mark_v4 & {}", at_t("ge3", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)));
-            alt.push((format!("f_mark_v6 & {}", at_t("ge3", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)));
-            alt.push((format!("f_mark_v6 & {}", at_t("ge3", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)));
-            alt.push((format!("f_cut_v4 & {}", at_t("ge3", i, 2)), "len3[15:8]".into()));
-            alt.push((format!("f_cut_v4 & {}", at_t("ge3", i, 3)), "len3[7:0]".into()));
-            alt.push((format!("f_cut_v6 & {}", at_t("ge3", i, 4)), "len6[15:8]".into()));
-            alt.push((format!("f_cut_v6 & {}", at_t("ge3", i, 5)), "len6[7:0]".into()));
-            alt.push((format!("f_cut_udp & {}", at_t("ge4", i, 4)), "len4[15:8]".into()));
-            alt.push((format!("f_cut_udp & {}", at_t("ge4", i, 5)), "len4[7:0]".into()));
-            alt.push((
-                format!(
-                    "(f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}))",
-                    at_t("ge4", i, 6),
-                    at_t("ge4", i, 7),
-                    at_t("ge3", i, 10),
-                    at_t("ge3", i, 11)
+            let alt: Vec<(String, String)> = vec![
+                (format!("f_ndp & {}", at_t("ge4", i, 0)), format!("{x} | flagbits")),
+                (format!("f_mark_v4 & {}", at_t("ge3", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)),
+                (format!("f_mark_v6 & {}", at_t("ge3", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)),
+                (format!("f_mark_v6 & {}", at_t("ge3", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)),
+                (format!("f_cut_v4 & {}", at_t("ge3", i, 2)), "len3[15:8]".into()),
+                (format!("f_cut_v4 & {}", at_t("ge3", i, 3)), "len3[7:0]".into()),
+                (format!("f_cut_v6 & {}", at_t("ge3", i, 4)), "len6[15:8]".into()),
+                (format!("f_cut_v6 & {}", at_t("ge3", i, 5)), "len6[7:0]".into()),
+                (format!("f_cut_udp & {}", at_t("ge4", i, 4)), "len4[15:8]".into()),
+                (format!("f_cut_udp & {}", at_t("ge4", i, 5)), "len4[7:0]".into()),
+                (
+                    format!(
+                        "(f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}))",
+                        at_t("ge4", i, 6),
+                        at_t("ge4", i, 7),
+                        at_t("ge3", i, 10),
+                        at_t("ge3", i, 11)
+                    ),
+                    "8'd0".into(),
                 ),
-                "8'd0".into(),
-            ));
-            // The alternatives are mutually exclusive for any header layout
-            // (they sit at distinct offsets), so the byte is an AND-OR of them
-            // (shallow) rather than a priority chain; `trim_edit` is the
-            // priority form and the tests hold the two equal. The first
-            // alternative (beyond `keep`) gates the rest.
-            let (gate, rest) = alt.split_first().unwrap();
-            let mut terms = vec![];
-            let mut conds = vec![];
-            for (k, (c, val)) in rest.iter().enumerate() {
-                v.push_str(&format!("wire e{i}_{k} = {c};\n"));
-                terms.push(format!("({{8{{e{i}_{k}}}}} & ({val}))"));
-                conds.push(format!("e{i}_{k}"));
-            }
-            terms.push(format!("({{8{{~({})}}}} & {x})", conds.join(" | ")));
-            v.push_str(&format!("assign buf_out[{}:{}] = ({}) ? {} : ({});\n", 8 * i + 7, 8 * i, gate.0, gate.1, terms.join("\n    | ")));
+            ];
+            and_or(&mut v, i, Some(&format!("~kt[{i}]")), &alt);
         }
         Verilog::Custom(v)
     }
@@ -399,7 +459,7 @@ impl Logic for TrimThermo {
         self.fl.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = info_wires(false, false, false);
+        let mut v = offset_wires();
         v.push_str("wire [8:0] ipend = {2'd0, l3o[6:0]} + {3'd0, ihl, 2'd0};\n");
         v.push_str(
             "wire v4 = kind[1:0] == 2'd1;\nwire v6 = kind[1:0] == 2'd2;\nwire udp = kind[3:2] == 2'd1;\nwire ndp = kind[3:2] == 2'd2;\n\

@@ -14,15 +14,17 @@
 //! 0. capture: every beat is accepted at once; the first 128 bytes are kept in
 //!    `128 / K` beat registers and the bytes counted; the last beat hands the
 //!    packet to processing (its `tuser`, bytes and wanted length registered);
-//! 1. keep and cut from the registered byte count; [`TrimThermo`]'s
-//!    thermometer codes of the offsets, `keep` and the end of the IPv4 header;
-//! 2. [`TrimEdit`] rewrites the fields, [`TrimMask`] marks the bytes each
-//!    checksum covers;
-//! 3. [`TrimSumA`]: 8 partial sums of 8 bytes per checksum sum;
-//! 4. [`TrimSumB`]: the partials added;
-//! 5. [`TrimFoldA`]: the byte sums weighed into words (plus the UDP pseudo header);
-//! 6. [`TrimFoldB`]: end-around carry and complement;
-//! 7. [`TrimInsert`] puts the checksums into the emit register, once the
+//! 1. keep and cut from the registered byte count, both candidates of each
+//!    rewritten length; [`TrimThermo`]'s thermometer codes of the offsets,
+//!    `keep` and the end of the IPv4 header, and the rewrite flags;
+//! 2. [`TrimSwap`] swaps a returned packet's addresses, [`TrimMask`] marks the
+//!    bytes each checksum covers;
+//! 3. [`TrimEdit`] rewrites the fields;
+//! 4. [`TrimSumA`]: 8 partial sums of 8 bytes per checksum sum;
+//! 5. [`TrimSumB`]: the partials added;
+//! 6. [`TrimFoldA`]: the byte sums weighed into words (plus the UDP pseudo header);
+//! 7. [`TrimFoldB`]: end-around carry and complement;
+//! 8. [`TrimInsert`] puts the checksums into the emit register, once the
 //!    previous packet's emit is over;
 //!
 //! then the emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
@@ -33,8 +35,8 @@
 //! phase 1 (phase 2 still reads the beat registers). A passing packet waits
 //! until processing and emit are idle (packets leave in the order they came)
 //! and then streams at one beat per cycle. A trimmed packet's first beat out
-//! leaves [`PROC_CYCLES`] = 8 cycles after its last beat in; back to back,
-//! trimmed packets of `n` beats in and `m` out take `max(n + 1, 8, m + 1)`
+//! leaves [`PROC_CYCLES`] = 9 cycles after its last beat in; back to back,
+//! trimmed packets of `n` beats in and `m` out take `max(n + 1, 9, m + 1)`
 //! cycles each (the serial trimmer before issue 14 took `n + 3 + m`).
 //!
 //! Contract with admission: `tuser.length` of a trimmed packet is the keep
@@ -56,13 +58,13 @@ use crate::meta::{
 };
 use crate::prim::widgets::{DffR, KeepCount};
 use crate::tm::trim_logic::{
-    TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSumB, TrimThermo, BUF_BITS, BUF_BYTES, PARTS_BITS,
+    TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSumB, TrimSwap, TrimThermo, BUF_BITS, BUF_BYTES, PARTS_BITS,
 };
 use rust_hdl::prelude::*;
 
 /// Cycles between a trimmed packet's last beat in and its first beat out,
-/// with the output ready: the hand-off and phases 1-7 (module docs).
-pub const PROC_CYCLES: usize = 8;
+/// with the output ready: the hand-off and phases 1-8 (module docs).
+pub const PROC_CYCLES: usize = 9;
 
 /// The trimmer. `D` data bits, `K = D / 8` lanes (8..=64, a divisor of 128),
 /// `U` tuser bits (at least 88).
@@ -96,7 +98,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     bidx: DffR<Bits<8>>,
     total: DffR<Bits<16>>,
     // Processing (the packet handed over at its last beat).
-    /// 0 idle, 1..=7 processing (7 waits while the previous packet is emitted).
+    /// 0 idle, 1..=8 processing (8 waits while the previous packet is emitted).
     phase: DffR<Bits<4>>,
     pmeta: DFF<Bits<U>>,
     ptotal: DFF<Bits<16>>,
@@ -104,11 +106,23 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     keep: DffR<Bits<8>>,
     cut: DffR<Bit>,
     ipt: DFF<Bits<BUF_BYTES>>,
+    /// `l3_off + 40`, following the input while idle like `pmeta`.
     l3o40: DFF<Bits<8>>,
+    /// Phase 1: the lengths for both outcomes of `keep = min(want, total)`
+    /// (`la*` from `want`, `lb*` from `total`) and which one holds.
+    la3: DFF<Bits<16>>,
+    lb3: DFF<Bits<16>>,
+    la6: DFF<Bits<16>>,
+    lb6: DFF<Bits<16>>,
+    la4: DFF<Bits<16>>,
+    lb4: DFF<Bits<16>>,
+    ksel: DFF<Bit>,
+    lens: Signal<Local, Bits<48>>,
     ge3: DFF<Bits<BUF_BYTES>>,
     ge4: DFF<Bits<BUF_BYTES>>,
     kt: DFF<Bits<BUF_BYTES>>,
     fl: DFF<Bits<10>>,
+    e0: DFF<Bits<BUF_BITS>>,
     e1: DFF<Bits<BUF_BITS>>,
     m_ip: DFF<Bits<BUF_BYTES>>,
     m_ud: DFF<Bits<BUF_BYTES>>,
@@ -125,6 +139,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     elkeep: DFF<Bits<K>>,
     cut_count: DffR<Bits<32>>,
     thermo: TrimThermo,
+    swap: TrimSwap,
     edit: TrimEdit,
     mask: TrimMask,
     sum_a: TrimSumA,
@@ -196,10 +211,19 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             cut: Default::default(),
             ipt: Default::default(),
             l3o40: Default::default(),
+            la3: Default::default(),
+            lb3: Default::default(),
+            la6: Default::default(),
+            lb6: Default::default(),
+            la4: Default::default(),
+            lb4: Default::default(),
+            ksel: Default::default(),
+            lens: Default::default(),
             ge3: Default::default(),
             ge4: Default::default(),
             kt: Default::default(),
             fl: Default::default(),
+            e0: Default::default(),
             e1: Default::default(),
             m_ip: Default::default(),
             m_ud: Default::default(),
@@ -215,6 +239,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             elkeep: Default::default(),
             cut_count: Default::default(),
             thermo: Default::default(),
+            swap: Default::default(),
             edit: Default::default(),
             mask: Default::default(),
             sum_a: Default::default(),
@@ -239,8 +264,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, ge3, ge4, kt, fl, e1,
-            m_ip, m_ud, extra, parts, sums, tsum, csum, emitting, e2, erem, etuser, elkeep, cut_count
+            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
+            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, emitting, e2, erem, etuser, elkeep, cut_count
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -265,14 +290,28 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.buf0.next = self.buf0.val() | (self.slot[j].q.val() & self.slot_mask[j].val());
         }
         // Phase 2: edit and masks.
-        self.edit.buf_in.next = self.buf0.val();
+        self.swap.buf_in.next = self.buf0.val();
+        self.swap.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
+        self.swap.info.next = self.pmeta.q.val().get_bits::<18>(L3_LSB);
+        self.swap.ge3.next = self.ge3.q.val();
+        self.swap.fl.next = self.fl.q.val();
+        self.edit.buf_in.next = self.e0.q.val();
         self.edit.keep.next = self.keep.q.val();
         self.edit.cut.next = self.cut.q.val();
         self.edit.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
         self.edit.info.next = self.pmeta.q.val().get_bits::<18>(L3_LSB);
         self.edit.dscp_en.next = self.dscp_en.val();
         self.edit.dscp.next = self.dscp.val();
-        self.edit.l3o40.next = self.l3o40.q.val();
+        if self.ksel.q.val() {
+            self.lens.next = bit_cast::<48, 16>(self.lb3.q.val())
+                | (bit_cast::<48, 16>(self.lb6.q.val()) << 16)
+                | (bit_cast::<48, 16>(self.lb4.q.val()) << 32);
+        } else {
+            self.lens.next = bit_cast::<48, 16>(self.la3.q.val())
+                | (bit_cast::<48, 16>(self.la6.q.val()) << 16)
+                | (bit_cast::<48, 16>(self.la4.q.val()) << 32);
+        }
+        self.edit.lens.next = self.lens.val();
         self.edit.ge3.next = self.ge3.q.val();
         self.edit.ge4.next = self.ge4.q.val();
         self.edit.kt.next = self.kt.q.val();
@@ -362,6 +401,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         if self.idle.val() {
             self.pmeta.d.next = self.cur_meta.val();
+            self.l3o40.d.next = bit_cast::<8, 7>(self.cur_meta.val().get_bits::<7>(L3_OFF_LSB)) + 40;
             self.ptotal.d.next = self.final_bytes.val();
             self.pwant.d.next = self.want.val();
         }
@@ -395,37 +435,47 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.ge4.d.next = self.thermo.ge4.val();
             self.kt.d.next = self.thermo.kt.val();
             self.fl.d.next = self.thermo.fl.val();
-            self.l3o40.d.next = bit_cast::<8, 7>(self.pmeta.q.val().get_bits::<7>(L3_OFF_LSB)) + 40;
+            // Both candidates of every length, in parallel (no chain behind the
+            // keep compare); phase 2 selects by `ksel`.
+            self.ksel.d.next = self.ptotal.q.val() < self.pwant.q.val();
+            self.la3.d.next = self.pwant.q.val() - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L3_OFF_LSB));
+            self.lb3.d.next = self.ptotal.q.val() - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L3_OFF_LSB));
+            self.la6.d.next = self.pwant.q.val() - bit_cast::<16, 8>(self.l3o40.q.val());
+            self.lb6.d.next = self.ptotal.q.val() - bit_cast::<16, 8>(self.l3o40.q.val());
+            self.la4.d.next = self.pwant.q.val() - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L4_OFF_LSB));
+            self.lb4.d.next = self.ptotal.q.val() - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L4_OFF_LSB));
             self.phase.d.next = 2.into();
         }
         if self.phase.q.val() == 2 {
-            self.e1.d.next = self.edit.buf_out.val();
+            self.e0.d.next = self.swap.buf_out.val();
             self.m_ip.d.next = self.mask.m_ip.val();
             self.m_ud.d.next = self.mask.m_ud.val();
             // The UDP length (16 bits, as the pseudo header has it) plus next header 17.
-            self.extra.d.next =
-                bit_cast::<17, 16>(bit_cast::<16, 8>(self.keep.q.val()) - bit_cast::<16, 7>(self.pmeta.q.val().get_bits::<7>(L4_OFF_LSB)))
-                    + 17;
+            self.extra.d.next = bit_cast::<17, 16>(self.lens.val().get_bits::<16>(32)) + 17;
             self.phase.d.next = 3.into();
         }
         if self.phase.q.val() == 3 {
-            self.parts.d.next = self.sum_a.parts.val();
+            self.e1.d.next = self.edit.buf_out.val();
             self.phase.d.next = 4.into();
         }
         if self.phase.q.val() == 4 {
-            self.sums.d.next = self.sum_b.sums.val();
+            self.parts.d.next = self.sum_a.parts.val();
             self.phase.d.next = 5.into();
         }
         if self.phase.q.val() == 5 {
-            self.tsum.d.next = self.fold_a.t.val();
+            self.sums.d.next = self.sum_b.sums.val();
             self.phase.d.next = 6.into();
         }
         if self.phase.q.val() == 6 {
-            self.csum.d.next = self.fold_b.csum.val();
+            self.tsum.d.next = self.fold_a.t.val();
             self.phase.d.next = 7.into();
         }
-        // Phase 7 hands the packet to the emit once the previous one is out.
-        if (self.phase.q.val() == 7) & !self.emitting.q.val() {
+        if self.phase.q.val() == 7 {
+            self.csum.d.next = self.fold_b.csum.val();
+            self.phase.d.next = 8.into();
+        }
+        // Phase 8 hands the packet to the emit once the previous one is out.
+        if (self.phase.q.val() == 8) & !self.emitting.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
