@@ -63,10 +63,37 @@ fn lint_clean_all_configs() -> Result<()> {
 /// flattened logic depth (`docs/resources.md`).
 const SYNTH_IN_MAKE_ONLY: [&str; 3] = catalog::COMPOSITIONS;
 
+/// Xilinx LUT levels per block (xc7, xcup) at the default configuration,
+/// as measured (`docs/resources.md`, "Xilinx LUT levels"; issue 14's budget
+/// is 6): a block may not get deeper than this. Lower a ceiling when a block
+/// gets shallower; raising one needs a reason in the docs.
+const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
+    ("ts_axis_skid", 1, 1),
+    ("ts_classify", 4, 4),
+    ("ts_meter_stage", 4, 4),
+    ("ts_axil_split", 5, 5),
+    ("ts_port_mode", 5, 5),
+    ("ts_tm_pre", 5, 5),
+    ("ts_axil_regs", 6, 6),
+    ("ts_axis_demux", 6, 6),
+    ("ts_crc32_beat", 7, 7),
+    ("ts_lookup", 7, 7),
+    ("ts_meter_bank", 7, 7),
+    ("ts_pkt_fifo", 7, 7),
+    ("ts_tm_admit", 7, 7),
+    ("ts_tm_port", 7, 7),
+    ("ts_parser", 8, 8),
+    ("ts_trimmer", 8, 8),
+    ("ts_axis_arb_mux", 9, 9),
+    ("ts_rx_fcs", 9, 10),
+    ("ts_fabric", 10, 10),
+];
+
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])
 /// synthesizes for `family` with no latch and no combinational loop, maps its
-/// FIFO to block RAM, and stays within a logic-depth budget. One test per
-/// family, so each stays far inside the runner's timeout.
+/// FIFO to block RAM, stays within a logic-depth budget and within its
+/// [`LUT_LEVELS_MAX`]. One test per family, so each stays far inside the
+/// runner's timeout.
 fn synth_default_config(family: Family) -> Result<()> {
     let cfg = load("netfpga-sume")?;
     let dir = out(&format!("netfpga-sume-synth-{family}"));
@@ -75,17 +102,25 @@ fn synth_default_config(family: Family) -> Result<()> {
     ensure!(blocks.len() + SYNTH_IN_MAKE_ONLY.len() == m.files.len(), "a block in SYNTH_IN_MAKE_ONLY is not in the catalogue");
     let reports = flows::synth_all(&dir, &m, &blocks, &[family], &dir.join("synth"), &Default::default())?;
     ensure!(reports.len() == blocks.len());
+    let mut deeper = vec![];
     for r in &reports {
         ensure!(r.latches == 0, "{} {}: {} latches {:?}", r.top, r.family, r.latches, r.latch_signals);
         ensure!(r.comb_loops == 0, "{} {}: combinational loop", r.top, r.family);
         ensure!(r.luts > 0 && r.ffs > 0, "{} {}: empty netlist", r.top, r.family);
         let budget = 24;
         ensure!(r.logic_depth <= budget, "{} {}: logic depth {} (budget {budget})", r.top, r.family, r.logic_depth);
+        let (_, xc7, xcup) =
+            LUT_LEVELS_MAX.iter().find(|(b, _, _)| *b == r.top).unwrap_or_else(|| panic!("{}: no LUT-level ceiling", r.top));
+        let ceiling = if family == Family::Xc7 { *xc7 } else { *xcup };
+        if r.lut_levels > ceiling {
+            deeper.push(format!("{} {}: {} LUT levels > ceiling {ceiling}", r.top, r.family, r.lut_levels));
+        }
         if r.top == "ts_pkt_fifo" || r.top == "ts_tm_port" {
             ensure!(r.bram36 + r.bram18 > 0, "{} {}: FIFO memory not in block RAM", r.top, r.family);
         }
     }
     eprintln!("{}", trimswitch::synth::table(&reports));
+    ensure!(deeper.is_empty(), "Xilinx LUT levels regressed:\n{}", deeper.join("\n"));
     Ok(())
 }
 
