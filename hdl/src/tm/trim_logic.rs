@@ -288,11 +288,7 @@ impl Logic for TrimSwap {
         // The swapped ranges start 8 or more bytes past l3_off and the
         // thermometer's bit 0 is always set, so those bits are not needed;
         // the other flags are the field stage's.
-        let mut v = format!(
-            "wire _unused_ok = &{{1'b0, rts, info, fl[9:3], ge3[0], ge3[{}:{}]}};\n",
-            BUF_BYTES - 1,
-            BUF_BYTES - 15
-        );
+        let mut v = format!("wire _unused_ok = &{{1'b0, rts, info, fl[9:3], ge3[0], ge3[{}:{}]}};\n", BUF_BYTES - 1, BUF_BYTES - 15);
         v.push_str(&flag_wires(0..3));
         for i in 0..BUF_BYTES {
             let mut alt: Vec<(String, String)> = vec![];
