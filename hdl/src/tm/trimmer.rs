@@ -289,7 +289,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         for j in 0..self.slot.len() {
             self.buf0.next = self.buf0.val() | (self.slot[j].q.val() & self.slot_mask[j].val());
         }
-        // Phase 2: edit and masks.
+        // Phase 2: address swaps (and masks, below); phase 3: the field
+        // rewrites, with the lengths selected by `ksel` from phase 1's candidates.
         self.swap.buf_in.next = self.buf0.val();
         self.swap.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
         self.swap.info.next = self.pmeta.q.val().get_bits::<18>(L3_LSB);
@@ -328,7 +329,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.mask.ge4.next = self.ge4.q.val();
         self.mask.kt.next = self.kt.q.val();
         self.mask.ipt.next = self.ipt.q.val();
-        // Phases 3-6: the sums and the checksums, register to register.
+        // Phases 4-7: the sums and the checksums, register to register.
         self.sum_a.buf_in.next = self.e1.q.val();
         self.sum_a.m_ip.next = self.m_ip.q.val();
         self.sum_a.m_ud.next = self.m_ud.q.val();
@@ -337,7 +338,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.fold_a.odd.next = self.pmeta.q.val().get_bit(L3_OFF_LSB);
         self.fold_a.extra.next = self.extra.q.val();
         self.fold_b.t.next = self.tsum.q.val();
-        // Phase 7: insert. IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
+        // Phase 8: insert. IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
         self.ins.buf_in.next = self.e1.q.val();
         self.ins.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.ins.csum.next = self.csum.q.val();
