@@ -184,21 +184,21 @@ fn against_model_512() -> Result<()> {
 /// idle; its last phase comes [`PROC_CYCLES`] - 1 cycles later or when the
 /// previous emit is over, whichever is later; its `m` beats follow.
 fn trimmed_run_cycles(cases: &[Case], k: usize) -> u64 {
-    let p7 = PROC_CYCLES as u64 - 1;
+    let to_last = PROC_CYCLES as u64 - 1;
     // (hand-off, last phase, m) of the previous packet.
     let mut prev: Option<(u64, u64, u64)> = None;
     for c in cases {
         let (n, m) = (c.input.data.len().div_ceil(k) as u64, c.want.data.len().div_ceil(k) as u64);
-        let (t, ph7) = match prev {
-            None => (n - 1, n - 1 + p7),
-            Some((pt, pp7, pm)) => {
-                let t = (pt + 1 + n).max(pp7 + 1);
-                (t, (t + p7).max(pp7 + 1 + pm))
+        let (t, tl) = match prev {
+            None => (n - 1, n - 1 + to_last),
+            Some((pt, ptl, pm)) => {
+                let t = (pt + 1 + n).max(ptl + 1);
+                (t, (t + to_last).max(ptl + 1 + pm))
             }
         };
-        prev = Some((t, ph7, m));
+        prev = Some((t, tl, m));
     }
-    prev.map_or(0, |(_, ph7, m)| ph7 + 1 + m)
+    prev.map_or(0, |(_, tl, m)| tl + 1 + m)
 }
 
 /// Throughput with no gaps and the output always ready: a passing packet
