@@ -116,6 +116,10 @@ enum Cmd {
         /// Clock target for nextpnr, MHz.
         #[arg(long, default_value_t = trimswitch::timing::TARGET_MHZ)]
         target_mhz: f64,
+        /// Time limit of one Yosys or nextpnr run, in minutes; 0 for none
+        /// (the trimmer and the compositions route for 20 minutes and more).
+        #[arg(long, default_value_t = 30)]
+        timeout_min: u64,
     },
     /// Emit, then run the ts_fabric smoke test in Verilator; writes <out>/smoke.json.
     Smoke {
@@ -288,7 +292,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Synth { c, family, block, yosys, timeout_min, blackbox, report } => {
             cmd_synth(c, family, block, yosys, timeout_min, blackbox, report)
         }
-        Cmd::Timing { c, block, target_mhz } => cmd_timing(c, block, target_mhz),
+        Cmd::Timing { c, block, target_mhz, timeout_min } => cmd_timing(c, block, target_mhz, timeout_min),
         Cmd::Smoke { c, cycles, seed } => cmd_smoke(c, cycles, seed),
         Cmd::Bench { rust_hdl_cycles, verilator_cycles, out } => cmd_bench(rust_hdl_cycles, verilator_cycles, out),
         Cmd::Formal { job, out, timeout } => cmd_formal(job, out, timeout),
@@ -360,8 +364,7 @@ fn cmd_synth(
         !report.is_empty() && report.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
         "--report: {report:?} must be a file stem of [A-Za-z0-9_-]"
     );
-    let timeout =
-        if timeout_min == 0 { std::time::Duration::from_secs(u64::MAX / 4) } else { std::time::Duration::from_secs(timeout_min * 60) };
+    let timeout = minutes_or_none(timeout_min);
     let yosys =
         trimswitch::synth::Yosys { program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program), timeout, blackbox };
     let (cfg, out) = c.load()?;
@@ -429,10 +432,20 @@ fn progress(dir: &Path, done: &std::sync::atomic::AtomicBool, started: std::time
     }
 }
 
-fn cmd_timing(c: ConfigArgs, block: Vec<String>, target_mhz: f64) -> Result<()> {
+/// A time limit of `min` minutes; 0 for none.
+fn minutes_or_none(min: u64) -> std::time::Duration {
+    if min == 0 {
+        std::time::Duration::from_secs(u64::MAX / 4)
+    } else {
+        std::time::Duration::from_secs(min * 60)
+    }
+}
+
+fn cmd_timing(c: ConfigArgs, block: Vec<String>, target_mhz: f64, timeout_min: u64) -> Result<()> {
     anyhow::ensure!(target_mhz > 0.0 && target_mhz.is_finite(), "--target-mhz: must be a positive number, got {target_mhz}");
     let (cfg, out) = c.load()?;
-    let flow = trimswitch::timing::Flow { target_mhz, ..Default::default() };
+    let timeout = minutes_or_none(timeout_min);
+    let flow = trimswitch::timing::Flow { target_mhz, timeout, ..Default::default() };
     let started = std::time::Instant::now();
     let (reports, errors) = flows::timing(&c.sel.config, &c.sel.set, &block, &out.join("timing"), &flow, |r| {
         println!(

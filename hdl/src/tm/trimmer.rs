@@ -131,9 +131,21 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     sums: DFF<Bits<64>>,
     tsum: DFF<Bits<36>>,
     csum: DFF<Bits<32>>,
+    /// Phase 2: which checksums phase 8 inserts (IPv4 header changed; UDP over
+    /// IPv6 cut), registered so no logic from `pmeta` (which follows the input
+    /// while idle) reaches the emit register's load.
+    fix4: DFF<Bit>,
+    fix6: DFF<Bit>,
     // Emit (overlaps the next packet's processing).
     emitting: DffR<Bit>,
     e2: DFF<Bits<BUF_BITS>>,
+    /// The bit offset in `e2` of the beat being emitted: `e2` holds still
+    /// while it is emitted, so the output handshake moves this counter
+    /// instead of enabling a shift of all of `e2` (issue 14: `m_tready` into
+    /// the 1024 enables was the critical path).
+    eoff: DFF<Bits<16>>,
+    /// `e2` from the beat being emitted on.
+    ebeat: Signal<Local, Bits<BUF_BITS>>,
     erem: DffR<Bits<8>>,
     etuser: DFF<Bits<U>>,
     elkeep: DFF<Bits<K>>,
@@ -232,8 +244,12 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             sums: Default::default(),
             tsum: Default::default(),
             csum: Default::default(),
+            fix4: Default::default(),
+            fix6: Default::default(),
             emitting: Default::default(),
             e2: Default::default(),
+            eoff: Default::default(),
+            ebeat: Default::default(),
             erem: Default::default(),
             etuser: Default::default(),
             elkeep: Default::default(),
@@ -265,7 +281,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     fn update(&mut self) {
         dff_setup!(
             self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
-            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, emitting, e2, erem, etuser, elkeep, cut_count
+            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, eoff, erem, etuser,
+            elkeep, cut_count
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -344,10 +361,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.ins.csum.next = self.csum.q.val();
         self.ins.ge3.next = self.ge3.q.val();
         self.ins.ge4.next = self.ge4.q.val();
-        self.ins.fix_ip4.next =
-            (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.pmeta.q.val().get_bit(RETURNED_BIT));
-        self.ins.fix_udp6.next =
-            (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV6) & (self.pmeta.q.val().get_bits::<2>(L4_LSB) == L4_UDP) & self.cut.q.val();
+        self.ins.fix_ip4.next = self.fix4.q.val();
+        self.ins.fix_udp6.next = self.fix6.q.val();
 
         // Capture.
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s.tdata.val());
@@ -453,6 +468,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.m_ud.d.next = self.mask.m_ud.val();
             // The UDP length (16 bits, as the pseudo header has it) plus next header 17.
             self.extra.d.next = bit_cast::<17, 16>(self.lens.val().get_bits::<16>(32)) + 17;
+            self.fix4.d.next =
+                (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV4) & (self.cut.q.val() | self.pmeta.q.val().get_bit(RETURNED_BIT));
+            self.fix6.d.next = (self.pmeta.q.val().get_bits::<2>(L3_LSB) == L3_IPV6)
+                & (self.pmeta.q.val().get_bits::<2>(L4_LSB) == L4_UDP)
+                & self.cut.q.val();
             self.phase.d.next = 3.into();
         }
         if self.phase.q.val() == 3 {
@@ -478,6 +498,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // Phase 8 hands the packet to the emit once the previous one is out.
         if (self.phase.q.val() == 8) & !self.emitting.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
+            self.eoff.d.next = 0.into();
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
             // The last beat's tkeep (used only when keep is not a multiple of K).
@@ -488,8 +509,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                 self.cut_count.d.next = self.cut_count.q.val() + 1;
             }
         }
+        self.ebeat.next = self.e2.q.val() >> self.eoff.q.val();
         if self.emitting.q.val() {
-            self.out.s.tdata.next = self.e2.q.val().get_bits::<D>(0);
+            self.out.s.tdata.next = self.ebeat.val().get_bits::<D>(0);
             self.out.s.tkeep.next = self.all_keep.val();
             self.out.s.tlast.next = self.erem.q.val() <= self.k_bytes.val();
             if self.erem.q.val() < self.k_bytes.val() {
@@ -498,7 +520,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.out.s.tuser.next = self.etuser.q.val();
             self.out.s.tvalid.next = true;
             if self.out.s.tready.val() {
-                self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
+                self.eoff.d.next = self.eoff.q.val() + self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
                     self.emitting.d.next = false;

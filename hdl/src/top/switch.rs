@@ -48,7 +48,12 @@ use rust_hdl::prelude::*;
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset of
 ///   every block (registers return to the configuration's values, tables
-///   empty, queues empty, counters zero).
+///   empty, queues empty, counters zero). The pin is registered once
+///   (`rst`) and the blocks see the register, so the reset net starts at a
+///   flip-flop and no block's logic depends on the pin combinationally (in
+///   the Verilated switch such logic is evaluated at every input change:
+///   issue 14); a reset takes effect one cycle after the pin rises and ends
+///   one cycle after it falls.
 /// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tvalid[p]` in,
 ///   `s_tready[p]` out: frames from the MAC of port `p`, FCS included
 ///   (checked, then stripped or kept as `CTRL` says).
@@ -70,6 +75,8 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     ingress: Vec<Ingress<D, K, U, M, W>>,
     tm: Vec<TrafficManager<D, K, U, M, W>>,
     split: AxilSplit<SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS>,
+    /// `reset`, registered.
+    rst: DFF<Bit>,
     notify_all: Vec<Signal<Local, Bit>>,
     // One pipeline: `zero` has one element (the other pipelines' occupancy).
     zero: Vec<Constant<Bits<32>>>,
@@ -116,6 +123,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             ingress: (0..pipes).map(|_| Ingress::new(cfg)).collect(),
             tm: (0..pipes).map(|_| TrafficManager::new(cfg)).collect(),
             split: AxilSplit::new(2 * pipes),
+            rst: Default::default(),
             notify_all: vec_of(ports),
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
             rot: vec_of(multi as usize),
@@ -161,15 +169,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Switch<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
+        self.rst.clock.next = self.clock.val();
+        self.rst.d.next = self.reset.val();
         self.split.clock.next = self.clock.val();
-        self.split.reset.next = self.reset.val();
+        self.split.reset.next = self.rst.q.val();
         // The pipelines' ports: pipeline i has switch ports i * per .. (i + 1) * per.
         for per in (self.ingress[0].s.len())..(self.ingress[0].s.len() + 1) {
             for i in 0..self.ingress.len() {
                 self.ingress[i].clock.next = self.clock.val();
-                self.ingress[i].reset.next = self.reset.val();
+                self.ingress[i].reset.next = self.rst.q.val();
                 self.tm[i].clock.next = self.clock.val();
-                self.tm[i].reset.next = self.reset.val();
+                self.tm[i].reset.next = self.rst.q.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
                 for k in 0..self.ingress[0].s.len() {
                     AxisPlainSink::<D, K>::link(&mut self.s[i * per + k], &mut self.ingress[i].s[k]);
@@ -200,7 +210,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Each port: the egress rewrite, then the MAC.
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
-            self.egress[p].reset.next = self.reset.val();
+            self.egress[p].reset.next = self.rst.q.val();
             AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.egress[p].m);
         }
 
@@ -219,11 +229,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Several pipelines.
         for z in 0..self.rot.len() {
             self.rot[z].clock.next = self.clock.val();
-            self.rot[z].reset.next = self.reset.val();
+            self.rot[z].reset.next = self.rst.q.val();
             // Each port: the pipelines' outputs merged round robin.
             for p in 0..self.m.len() {
                 self.merge[p].clock.next = self.clock.val();
-                self.merge[p].reset.next = self.reset.val();
+                self.merge[p].reset.next = self.rst.q.val();
                 self.merge[p].drr_enable.next = false;
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
@@ -258,9 +268,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             // pipeline is held that way, so each pipeline gets its turn.
             for i in 0..self.tm.len() {
                 self.r_res[i].clock.next = self.clock.val();
-                self.r_res[i].reset.next = self.reset.val();
+                self.r_res[i].reset.next = self.rst.q.val();
                 self.r_q[i].clock.next = self.clock.val();
-                self.r_q[i].reset.next = self.reset.val();
+                self.r_q[i].reset.next = self.rst.q.val();
                 // Codes 1 and 3 reserve in the header queue of the
                 // destination, 2 in its data queue, 4 (return to sender) in
                 // the header queue of the source (queue 2 * port + data).
