@@ -13,7 +13,8 @@
 //! in hardware the host's wires end in the split, and in the Verilated switch
 //! the register files' logic is evaluated once per clock edge instead of at
 //! every input change (issue 14: it was a fifth of the model's instructions).
-//! A transaction takes two cycles more than with pass-through data.
+//! A write takes two cycles more than with pass-through data and responses, a
+//! read one.
 use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::axil::regs::RESP_DECERR;
 use crate::prim::widgets::{vec_of, DffR};

@@ -139,13 +139,6 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     // Emit (overlaps the next packet's processing).
     emitting: DffR<Bit>,
     e2: DFF<Bits<BUF_BITS>>,
-    /// The bit offset in `e2` of the beat being emitted: `e2` holds still
-    /// while it is emitted, so the output handshake moves this counter
-    /// instead of enabling a shift of all of `e2` (issue 14: `m_tready` into
-    /// the 1024 enables was the critical path).
-    eoff: DFF<Bits<16>>,
-    /// `e2` from the beat being emitted on.
-    ebeat: Signal<Local, Bits<BUF_BITS>>,
     erem: DffR<Bits<8>>,
     etuser: DFF<Bits<U>>,
     elkeep: DFF<Bits<K>>,
@@ -248,8 +241,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             fix6: Default::default(),
             emitting: Default::default(),
             e2: Default::default(),
-            eoff: Default::default(),
-            ebeat: Default::default(),
             erem: Default::default(),
             etuser: Default::default(),
             elkeep: Default::default(),
@@ -281,7 +272,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     fn update(&mut self) {
         dff_setup!(
             self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
-            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, eoff, erem, etuser,
+            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, erem, etuser,
             elkeep, cut_count
         );
         for j in 0..self.slot.len() {
@@ -498,7 +489,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // Phase 8 hands the packet to the emit once the previous one is out.
         if (self.phase.q.val() == 8) & !self.emitting.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
-            self.eoff.d.next = 0.into();
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
             // The last beat's tkeep (used only when keep is not a multiple of K).
@@ -509,9 +499,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                 self.cut_count.d.next = self.cut_count.q.val() + 1;
             }
         }
-        self.ebeat.next = self.e2.q.val() >> self.eoff.q.val();
         if self.emitting.q.val() {
-            self.out.s.tdata.next = self.ebeat.val().get_bits::<D>(0);
+            self.out.s.tdata.next = self.e2.q.val().get_bits::<D>(0);
             self.out.s.tkeep.next = self.all_keep.val();
             self.out.s.tlast.next = self.erem.q.val() <= self.k_bytes.val();
             if self.erem.q.val() < self.k_bytes.val() {
@@ -520,7 +509,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.out.s.tuser.next = self.etuser.q.val();
             self.out.s.tvalid.next = true;
             if self.out.s.tready.val() {
-                self.eoff.d.next = self.eoff.q.val() + self.d_shift.val();
+                self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
                     self.emitting.d.next = false;
