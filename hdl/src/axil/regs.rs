@@ -32,6 +32,11 @@ pub const RESP_DECERR: u64 = 0b11;
 ///   out, `s_axil_rready` in: the AXI4-Lite slave (no `prot` signals).
 /// - `rw_<i>` out: value of read/write register `i`.
 /// - `rw_wr_<i>` out: one-cycle pulse in the cycle register `i` is written.
+/// - `wrote` out (registered): one-cycle pulse in the cycle after any write
+///   (to any address), the first cycle a written read/write register shows
+///   its new value on `rw`: for a block that keeps registered state derived
+///   from the file and recomputes it only then (`ts_lookup`'s per-length
+///   route masks).
 /// - `ro_<j>` in: value returned for read-only register `j`.
 /// - `ro_clear_<j>` out: one-cycle pulse when read-only register `j` is written
 ///   (clear-on-write for counters).
@@ -42,6 +47,7 @@ pub struct AxilRegs<const AW: usize> {
     pub s_axil: AxilSlave<AW>,
     pub rw: Vec<Signal<Out, Bits<32>>>,
     pub rw_wr: Vec<Signal<Out, Bit>>,
+    pub wrote: Signal<Out, Bit>,
     pub ro: Vec<Signal<In, Bits<32>>>,
     pub ro_clear: Vec<Signal<Out, Bit>>,
     ro_base: Constant<Bits<AW>>,
@@ -58,6 +64,7 @@ pub struct AxilRegs<const AW: usize> {
     rvalid: DffR<Bit>,
     rdata: DFF<Bits<32>>,
     rresp: DFF<Bits<2>>,
+    wrote_q: DffR<Bit>,
     do_write: Signal<Local, Bit>,
     widx: Signal<Local, Bits<AW>>,
     ridx: Signal<Local, Bits<AW>>,
@@ -80,6 +87,7 @@ impl<const AW: usize> AxilRegs<AW> {
             s_axil: Default::default(),
             rw: vec_of(n_rw),
             rw_wr: vec_of(n_rw),
+            wrote: Default::default(),
             ro: vec_of(n_ro),
             ro_clear: vec_of(n_ro),
             ro_base: Constant::new((n_rw as u64).to_bits()),
@@ -95,6 +103,7 @@ impl<const AW: usize> AxilRegs<AW> {
             rvalid: Default::default(),
             rdata: Default::default(),
             rresp: Default::default(),
+            wrote_q: Default::default(),
             do_write: Default::default(),
             widx: Default::default(),
             ridx: Default::default(),
@@ -109,11 +118,12 @@ impl<const AW: usize> AxilRegs<AW> {
 impl<const AW: usize> Logic for AxilRegs<AW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid, bresp, rvalid, rdata, rresp);
+        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid, bresp, rvalid, rdata, rresp, wrote_q);
         self.aw_full.reset.next = self.reset.val();
         self.w_full.reset.next = self.reset.val();
         self.bvalid.reset.next = self.reset.val();
         self.rvalid.reset.next = self.reset.val();
+        self.wrote_q.reset.next = self.reset.val();
         for i in 0..self.regs.len() {
             self.regs[i].clock.next = self.clock.val();
             self.regs[i].reset.next = self.reset.val();
@@ -184,6 +194,8 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         if self.bvalid.q.val() & self.s_axil.bready.val() {
             self.bvalid.d.next = false;
         }
+        self.wrote_q.d.next = self.do_write.val();
+        self.wrote.next = self.wrote_q.q.val();
         self.s_axil.bvalid.next = self.bvalid.q.val();
         self.s_axil.bresp.next = self.bresp.q.val();
 

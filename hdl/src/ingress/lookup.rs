@@ -14,7 +14,12 @@
 //! each in its own pipeline stage.
 //!
 //! Tables are run-time registers: a change takes effect for PHVs entering after
-//! it (a PHV in flight may see part of it).
+//! it (a PHV in flight may see part of it). Which entries have which length
+//! is kept in registers (`lm`, an entry mask per length), recomputed from the
+//! route registers only in the cycle after `route_wr` or `reset`: the length
+//! decode is off the packet path in hardware, and the Verilated model does not
+//! redo 33 x N length compares every cycle (issue 14). A route write takes
+//! effect two cycles after its `wrote` pulse.
 use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::shift::{SH_DEST_PORT, SH_MALFORMED, SH_NEXTHOP, SH_PRIO, SH_ROUTED, SH_TC};
@@ -79,6 +84,10 @@ pub mod reg {
 /// - `miss_port` in: egress of lookup misses (bits 7:0).
 /// - `route_w0_<i>`, `route_w1_<i>`, `l2_w0_<i>`, `l2_w1_<i>`, `nh_w0_<i>`,
 ///   `nh_w1_<i>` in: the tables ([`reg`]).
+/// - `route_wr` in: a route register has changed (a one-cycle pulse in or
+///   after the cycle its new value appears; the register file's `wrote`).
+///   The per-length masks are recomputed the next cycle; without the pulse a
+///   changed length is not seen.
 /// - Counters out (32 bits, wrap) with `clr_*` inputs: `routed`, `lpm_miss`,
 ///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`. A
 ///   packet is counted one cycle after its result leaves (`m_valid`).
@@ -100,6 +109,7 @@ pub struct Lookup {
     pub l2_w1: Vec<Signal<In, Bits<32>>>,
     pub nh_w0: Vec<Signal<In, Bits<32>>>,
     pub nh_w1: Vec<Signal<In, Bits<32>>>,
+    pub route_wr: Signal<In, Bit>,
     pub routed: Signal<Out, Bits<32>>,
     pub lpm_miss: Signal<Out, Bits<32>>,
     pub l2_hit: Signal<Out, Bits<32>>,
@@ -126,6 +136,11 @@ pub struct Lookup {
     v: Vec<DffR<Bit>>,
     phv: Vec<DFF<Bits<PHV_BITS>>>,
     cls: Vec<DFF<Bits<8>>>,
+    /// Recompute `lm` this cycle (after `route_wr` or `reset`).
+    upd: DFF<Bit>,
+    /// Per length `l` (0..=32): bit `i` says route entry `i` has length `l`
+    /// (lengths above 32 count as 32).
+    lm: Vec<DFF<Bits<256>>>,
     // Stage 1: matches.
     rhit: DFF<Bits<256>>,
     l2hit: DFF<Bits<256>>,
@@ -230,6 +245,7 @@ impl Lookup {
             l2_w1: vec_of(l2),
             nh_w0: vec_of(nexthops),
             nh_w1: vec_of(nexthops),
+            route_wr: Default::default(),
             routed: Default::default(),
             lpm_miss: Default::default(),
             l2_hit: Default::default(),
@@ -251,6 +267,8 @@ impl Lookup {
             f_l3: c16(field::L3),
             f_malformed: c16(field::MALFORMED),
             c_ipv4: Constant::new((l3::IPV4 as u64).to_bits()),
+            upd: Default::default(),
+            lm: vec_of(33),
             v: vec_of(LATENCY),
             phv: vec_of(LATENCY),
             cls: vec_of(LATENCY - 1),
@@ -330,6 +348,7 @@ impl Logic for Lookup {
         dff_setup!(
             self,
             clock,
+            upd,
             rhit,
             l2hit,
             any_len,
@@ -416,27 +435,34 @@ impl Logic for Lookup {
         self.rhit.d.next = self.rh.val();
         self.l2hit.d.next = self.lh.val();
 
-        // ---- stage 2: which lengths match; lowest L2 match ----
-        // One OR per length over the entries (independent signals: a single
-        // vector updated entry by entry would chain 33 x N muxes).
-        for l in 0..self.len_hit.len() {
-            self.len_hit[l].next = false;
-            for i in 0..self.route_w0.len() {
-                if self.rhit.q.val().get_bit(i) & (self.route_w1[i].val().get_bits::<6>(ROUTE_LEN).index() == l) {
-                    self.len_hit[l].next = true;
-                }
-            }
-        }
+        // ---- the per-length entry masks, after a route write or reset ----
         // Lengths above 32 act as 32 (`long`: bit 5 and any bit below, LUTs
         // rather than a compare's carry chain).
         for i in 0..self.route_w0.len() {
             self.len6[i].next = self.route_w1[i].val().get_bits::<6>(ROUTE_LEN);
             self.long[i].next = self.len6[i].val().get_bit(5) & self.len6[i].val().get_bits::<5>(0).any();
         }
-        for i in 0..self.route_w0.len() {
-            if self.rhit.q.val().get_bit(i) & self.long[i].val() {
-                self.len_hit[32].next = true;
+        self.upd.d.next = self.reset.val() | self.route_wr.val();
+        for l in 0..self.lm.len() {
+            self.lm[l].clock.next = self.clock.val();
+            self.lm[l].d.next = self.lm[l].q.val();
+        }
+        if self.upd.q.val() {
+            for l in 0..32 {
+                for i in 0..self.route_w0.len() {
+                    self.lm[l].d.next = self.lm[l].d.val().replace_bit(i, self.len6[i].val().index() == l);
+                }
             }
+            for i in 0..self.route_w0.len() {
+                self.lm[32].d.next = self.lm[32].d.val().replace_bit(i, self.len6[i].val().get_bit(5));
+            }
+        }
+
+        // ---- stage 2: which lengths match; lowest L2 match ----
+        // One AND-OR per length over the entries (independent signals: a
+        // single vector updated entry by entry would chain 33 x N muxes).
+        for l in 0..self.len_hit.len() {
+            self.len_hit[l].next = (self.rhit.q.val() & self.lm[l].q.val()).any();
         }
         self.al.next = 0.into();
         for l in 0..self.len_hit.len() {

@@ -397,6 +397,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.lookup.route_w0[i].next = self.routes.rw[2 * i].val();
             self.lookup.route_w1[i].next = self.routes.rw[2 * i + 1].val();
         }
+        self.lookup.route_wr.next = self.routes.wrote.val();
         for i in 0..self.lookup.l2_w0.len() {
             self.lookup.l2_w0[i].next = self.l2t.rw[2 * i].val();
             self.lookup.l2_w1[i].next = self.l2t.rw[2 * i + 1].val();

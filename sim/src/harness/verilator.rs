@@ -35,8 +35,16 @@ use std::time::Instant;
 compile_error!("the Verilator harness copies port storage as little-endian bytes");
 
 /// Version of the generated shim and build recipe; part of the cache key, so
-/// bump it whenever either changes (2: `OPT_FAST=-O3`).
-const SHIM_VERSION: &str = "trimswitch-shim-2";
+/// bump it whenever either changes (2: `OPT_FAST=-O3`; 3: functions split at
+/// 3 000 statements).
+const SHIM_VERSION: &str = "trimswitch-shim-3";
+
+/// Statements per generated C++ function (`--output-split-cfuncs`). GCC's
+/// `-O3` time grows faster than linearly with a function's size: unsplit, the
+/// four-pipeline switch had `nba` functions of 20 000 to 29 000 lines, one of
+/// its files took 385 s alone and the whole model did not build in 20 minutes
+/// of CI; split, it builds in 410 s on 2 cores (`docs/toolchain.md`).
+const SPLIT_CFUNCS: &str = "3000";
 
 /// Widest port the harness accepts, in bits.
 pub const MAX_PORT_WIDTH: u32 = 4096;
@@ -563,6 +571,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         .arg(&obj)
         .args(["-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert"])
         .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
+        .args(["--output-split-cfuncs", SPLIT_CFUNCS])
         // Everything, libverilated included, is compiled through the
         // generated makefile, which adds these to every compile line.
         .args(["-CFLAGS", "-fPIC", "-CFLAGS", "-fno-gnu-unique"]);
