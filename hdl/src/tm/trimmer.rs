@@ -84,6 +84,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     all_keep: Constant<Bits<K>>,
     k_bytes: Constant<Bits<8>>,
     k_mask: Constant<Bits<8>>,
+    d_shift: Constant<Bits<16>>,
     len_clear: Constant<Bits<U>>,
     slot_mask: Vec<Constant<Bits<BUF_BITS>>>,
     /// Beat j's bytes, already at their place in the buffer (the flip-flops
@@ -137,14 +138,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     fix6: DFF<Bit>,
     // Emit (overlaps the next packet's processing).
     emitting: DffR<Bit>,
-    /// The packet being emitted; it holds still while `eidx` walks its beats
-    /// (issue 14: a shift per beat made the output's ready the enable of
-    /// all its flip-flops, the block's critical path).
     e2: DFF<Bits<BUF_BITS>>,
-    /// The beat of `e2` on the output.
-    eidx: DffR<Bits<8>>,
-    /// The output beat: `e2`'s beat `eidx`, as an OR of one masked beat each.
-    ebeat: Signal<Local, Bits<D>>,
     erem: DffR<Bits<8>>,
     etuser: DFF<Bits<U>>,
     elkeep: DFF<Bits<K>>,
@@ -196,6 +190,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             all_keep: Constant::new(Bits::<K>::mask()),
             k_bytes: Constant::new((K as u64).to_bits()),
             k_mask: Constant::new(((K - 1) as u64).to_bits()),
+            d_shift: Constant::new((D as u64).to_bits()),
             len_clear: Constant::new(len_clear),
             slot_mask: (0..nb)
                 .map(|j| {
@@ -246,8 +241,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             fix6: Default::default(),
             emitting: Default::default(),
             e2: Default::default(),
-            eidx: Default::default(),
-            ebeat: Default::default(),
             erem: Default::default(),
             etuser: Default::default(),
             elkeep: Default::default(),
@@ -279,7 +272,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     fn update(&mut self) {
         dff_setup!(
             self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
-            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, eidx, erem, etuser,
+            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, erem, etuser,
             elkeep, cut_count
         );
         for j in 0..self.slot.len() {
@@ -295,7 +288,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.cut.reset.next = self.reset.val();
         self.erem.reset.next = self.reset.val();
         self.emitting.reset.next = self.reset.val();
-        self.eidx.reset.next = self.reset.val();
         self.cut_count.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
@@ -497,7 +489,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // Phase 8 hands the packet to the emit once the previous one is out.
         if (self.phase.q.val() == 8) & !self.emitting.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
-            self.eidx.d.next = 0.into();
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
             // The last beat's tkeep (used only when keep is not a multiple of K).
@@ -508,14 +499,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                 self.cut_count.d.next = self.cut_count.q.val() + 1;
             }
         }
-        self.ebeat.next = 0.into();
-        for j in 0..self.slot.len() {
-            if self.eidx.q.val() == self.slot_id[j].val() {
-                self.ebeat.next = self.ebeat.val() | self.e2.q.val().get_bits::<D>(self.slot_shift[j].val().index());
-            }
-        }
         if self.emitting.q.val() {
-            self.out.s.tdata.next = self.ebeat.val();
+            self.out.s.tdata.next = self.e2.q.val().get_bits::<D>(0);
             self.out.s.tkeep.next = self.all_keep.val();
             self.out.s.tlast.next = self.erem.q.val() <= self.k_bytes.val();
             if self.erem.q.val() < self.k_bytes.val() {
@@ -524,7 +509,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.out.s.tuser.next = self.etuser.q.val();
             self.out.s.tvalid.next = true;
             if self.out.s.tready.val() {
-                self.eidx.d.next = self.eidx.q.val() + 1;
+                self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
                     self.emitting.d.next = false;
