@@ -19,7 +19,7 @@
 //! route registers only in the cycle after `route_wr` or `reset`: the length
 //! decode is off the packet path in hardware, and the Verilated model does not
 //! redo 33 x N length compares every cycle (issue 14). A route write takes
-//! effect two cycles after its `wrote` pulse.
+//! effect for PHVs entering from the cycle after its `wrote` pulse.
 use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::shift::{SH_DEST_PORT, SH_MALFORMED, SH_NEXTHOP, SH_PRIO, SH_ROUTED, SH_TC};
