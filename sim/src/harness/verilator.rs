@@ -43,7 +43,8 @@ const SHIM_VERSION: &str = "trimswitch-shim-3";
 /// `-O3` time grows faster than linearly with a function's size: unsplit, the
 /// four-pipeline switch had `nba` functions of 20 000 to 29 000 lines, one of
 /// its files took 385 s alone and the whole model did not build in 20 minutes
-/// of CI; split, it builds in 410 s on 2 cores (`docs/toolchain.md`).
+/// of CI; split, it builds in 410 s on 2 idle cores, 1 071 s beside the rest
+/// of the CI (`docs/toolchain.md`).
 const SPLIT_CFUNCS: &str = "3000";
 
 /// Widest port the harness accepts, in bits.
