@@ -15,11 +15,15 @@
 //!
 //! Tables are run-time registers: a change takes effect for PHVs entering after
 //! it (a PHV in flight may see part of it). Which entries have which length
-//! is kept in registers (`lm`, an entry mask per length), recomputed from the
-//! route registers only in the cycle after `route_wr` or `reset`: the length
-//! decode is off the packet path in hardware, and the Verilated model does not
-//! redo 33 x N length compares every cycle (issue 14). A route write takes
-//! effect for PHVs entering from the cycle after its `wrote` pulse.
+//! is kept in registers (`dec`, each entry's length one-hot), recomputed from
+//! the route registers only in the cycle after `route_wr` or `reset`: the
+//! length decode is off the packet path in hardware, and the Verilated model
+//! does not redo 33 x N length compares every cycle (issue 14). Stage 2 ORs
+//! the matching entries' `dec` in a 4-ary tree of named signals: a
+//! per-length mask over the entries would need an N x 33 transpose, which
+//! Verilator turns into one C++ function of 75 000 lines (the whole switch
+//! model's build time). A route write takes effect for PHVs entering from the
+//! cycle after its `wrote` pulse.
 use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::shift::{SH_DEST_PORT, SH_MALFORMED, SH_NEXTHOP, SH_PRIO, SH_ROUTED, SH_TC};
@@ -136,11 +140,14 @@ pub struct Lookup {
     v: Vec<DffR<Bit>>,
     phv: Vec<DFF<Bits<PHV_BITS>>>,
     cls: Vec<DFF<Bits<8>>>,
-    /// Recompute `lm` this cycle (after `route_wr` or `reset`).
+    /// Recompute `dec` this cycle (after `route_wr` or `reset`).
     upd: DFF<Bit>,
-    /// Per length `l` (0..=32): bit `i` says route entry `i` has length `l`
-    /// (lengths above 32 count as 32).
-    lm: Vec<DFF<Bits<256>>>,
+    /// Per route entry: its length one-hot (bit `l`: length `l`; lengths
+    /// above 32 count as 32).
+    dec: Vec<DFF<Bits<33>>>,
+    /// `1` and `1 << 32` as 33-bit constants (the length decode).
+    one33: Constant<Bits<33>>,
+    top33: Constant<Bits<33>>,
     // Stage 1: matches.
     rhit: DFF<Bits<256>>,
     l2hit: DFF<Bits<256>>,
@@ -189,8 +196,13 @@ pub struct Lookup {
     dst: Signal<Local, Bits<32>>,
     rh: Signal<Local, Bits<256>>,
     lh: Signal<Local, Bits<256>>,
-    al: Signal<Local, Bits<33>>,
-    len_hit: Vec<Signal<Local, Bit>>,
+    /// The stage-2 OR tree, 4-ary over 256 leaves: leaf `i` is entry `i`'s
+    /// `dec` if it matches (zero if not, or beyond the table), then levels of
+    /// 64, 16 and 4 nodes; the root is `any_len`'s input.
+    leaf: Vec<Signal<Local, Bits<33>>>,
+    t1: Vec<Signal<Local, Bits<33>>>,
+    t2: Vec<Signal<Local, Bits<33>>>,
+    t3: Vec<Signal<Local, Bits<33>>>,
     bl: Signal<Local, Bits<33>>,
     rev: Signal<Local, Bits<33>>,
     rev_low: Signal<Local, Bits<33>>,
@@ -202,9 +214,8 @@ pub struct Lookup {
     rn: Signal<Local, Bits<8>>,
     /// Per route entry: its port exists (a function of its register alone).
     pok: Vec<Signal<Local, Bit>>,
-    /// Per route entry: its length field, and whether it is above 32.
+    /// Per route entry: its length field.
     len6: Vec<Signal<Local, Bits<6>>>,
-    long: Vec<Signal<Local, Bit>>,
     rok: Signal<Local, Bit>,
     miss_ok: Signal<Local, Bit>,
     port_ok: Signal<Local, Bit>,
@@ -268,7 +279,9 @@ impl Lookup {
             f_malformed: c16(field::MALFORMED),
             c_ipv4: Constant::new((l3::IPV4 as u64).to_bits()),
             upd: Default::default(),
-            lm: vec_of(33),
+            dec: vec_of(routes),
+            one33: Constant::new(1u64.to_bits()),
+            top33: Constant::new((1u64 << 32).to_bits()),
             v: vec_of(LATENCY),
             phv: vec_of(LATENCY),
             cls: vec_of(LATENCY - 1),
@@ -310,8 +323,10 @@ impl Lookup {
             dst: Default::default(),
             rh: Default::default(),
             lh: Default::default(),
-            al: Default::default(),
-            len_hit: vec_of(33),
+            leaf: vec_of(256),
+            t1: vec_of(64),
+            t2: vec_of(16),
+            t3: vec_of(4),
             bl: Default::default(),
             rev: Default::default(),
             rev_low: Default::default(),
@@ -323,7 +338,6 @@ impl Lookup {
             rn: Default::default(),
             pok: vec_of(routes),
             len6: vec_of(routes),
-            long: vec_of(routes),
             rok: Default::default(),
             miss_ok: Default::default(),
             port_ok: Default::default(),
@@ -435,40 +449,47 @@ impl Logic for Lookup {
         self.rhit.d.next = self.rh.val();
         self.l2hit.d.next = self.lh.val();
 
-        // ---- the per-length entry masks, after a route write or reset ----
-        // Lengths above 32 act as 32 (`long`: bit 5 and any bit below, LUTs
-        // rather than a compare's carry chain).
+        // ---- each entry's length one-hot, after a route write or reset ----
         for i in 0..self.route_w0.len() {
             self.len6[i].next = self.route_w1[i].val().get_bits::<6>(ROUTE_LEN);
-            self.long[i].next = self.len6[i].val().get_bit(5) & self.len6[i].val().get_bits::<5>(0).any();
         }
         self.upd.d.next = self.reset.val() | self.route_wr.val();
-        for l in 0..self.lm.len() {
-            self.lm[l].clock.next = self.clock.val();
-            self.lm[l].d.next = self.lm[l].q.val();
+        for i in 0..self.dec.len() {
+            self.dec[i].clock.next = self.clock.val();
+            self.dec[i].d.next = self.dec[i].q.val();
         }
         if self.upd.q.val() {
-            for l in 0..32 {
-                for i in 0..self.route_w0.len() {
-                    self.lm[l].d.next = self.lm[l].d.val().replace_bit(i, self.len6[i].val().index() == l);
+            for i in 0..self.dec.len() {
+                // Lengths above 32 act as 32.
+                if self.len6[i].val().get_bit(5) {
+                    self.dec[i].d.next = self.top33.val();
+                } else {
+                    self.dec[i].d.next = self.one33.val() << self.len6[i].val().get_bits::<5>(0);
                 }
-            }
-            for i in 0..self.route_w0.len() {
-                self.lm[32].d.next = self.lm[32].d.val().replace_bit(i, self.len6[i].val().get_bit(5));
             }
         }
 
         // ---- stage 2: which lengths match; lowest L2 match ----
-        // One AND-OR per length over the entries (independent signals: a
-        // single vector updated entry by entry would chain 33 x N muxes).
-        for l in 0..self.len_hit.len() {
-            self.len_hit[l].next = (self.rhit.q.val() & self.lm[l].q.val()).any();
+        // The matching entries' one-hot lengths ORed in a 4-ary tree (an
+        // AND-OR per length over the entries, 4 entries a node).
+        for i in 0..self.leaf.len() {
+            self.leaf[i].next = 0.into();
         }
-        self.al.next = 0.into();
-        for l in 0..self.len_hit.len() {
-            self.al.next = self.al.val().replace_bit(l, self.len_hit[l].val());
+        for i in 0..self.dec.len() {
+            if self.rhit.q.val().get_bit(i) {
+                self.leaf[i].next = self.dec[i].q.val();
+            }
         }
-        self.any_len.d.next = self.al.val();
+        for j in 0..self.t1.len() {
+            self.t1[j].next = self.leaf[4 * j].val() | self.leaf[4 * j + 1].val() | self.leaf[4 * j + 2].val() | self.leaf[4 * j + 3].val();
+        }
+        for j in 0..self.t2.len() {
+            self.t2[j].next = self.t1[4 * j].val() | self.t1[4 * j + 1].val() | self.t1[4 * j + 2].val() | self.t1[4 * j + 3].val();
+        }
+        for j in 0..self.t3.len() {
+            self.t3[j].next = self.t2[4 * j].val() | self.t2[4 * j + 1].val() | self.t2[4 * j + 2].val() | self.t2[4 * j + 3].val();
+        }
+        self.any_len.d.next = self.t3[0].val() | self.t3[1].val() | self.t3[2].val() | self.t3[3].val();
         self.rhit2.d.next = self.rhit.q.val();
         self.l2lowest.next = self.l2hit.q.val() & (!self.l2hit.q.val() + 1);
         self.l2sel.d.next = self.l2lowest.val();
@@ -501,14 +522,8 @@ impl Logic for Lookup {
         // ---- stage 4: the matching entries of the winning length ----
         self.rs.next = 0.into();
         for i in 0..self.route_w0.len() {
-            if self.rhit3.q.val().get_bit(i) {
-                if self.long[i].val() {
-                    if self.best.q.val().get_bit(32) {
-                        self.rs.next = self.rs.val().replace_bit(i, true);
-                    }
-                } else if self.best.q.val().get_bit(self.len6[i].val().index()) {
-                    self.rs.next = self.rs.val().replace_bit(i, true);
-                }
+            if self.rhit3.q.val().get_bit(i) & (self.dec[i].q.val() & self.best.q.val()).any() {
+                self.rs.next = self.rs.val().replace_bit(i, true);
             }
         }
         self.rs_q.d.next = self.rs.val();

