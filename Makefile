@@ -63,7 +63,11 @@ check:
 # Every test of the workspace: the checks above, unit tests, the Verilator
 # tests of every block, lint and synthesis checks. cargo-nextest runs test
 # binaries in parallel processes and prints one summary line; plain
-# `cargo test` is the fallback.
+# `cargo test` is the fallback. The tests' Verilator models are compiled at
+# -O1 (TS_MODEL_OPT_LEVEL): most simulate a few thousand cycles, so build
+# time counts more than speed (docs/toolchain.md); `make` and `make sim`
+# keep -O3.
+test: export TS_MODEL_OPT_LEVEL ?= -O1
 test: toolchain check
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 	  $(CARGO) nextest run --workspace --locked --no-fail-fast --profile ci; \
