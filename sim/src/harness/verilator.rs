@@ -36,8 +36,9 @@ compile_error!("the Verilator harness copies port storage as little-endian bytes
 
 /// Version of the generated shim and build recipe; part of the cache key, so
 /// bump it whenever either changes (2: `OPT_FAST=-O3`; 3: functions split at
-/// 3 000 statements; 4: GCC's RTL combiner off, [`NO_COMBINE`]).
-const SHIM_VERSION: &str = "trimswitch-shim-4";
+/// 3 000 statements; 4: GCC's RTL combiner off, [`NO_COMBINE`]; 5: the
+/// runtime archive shared between models, `runtime.txt`).
+const SHIM_VERSION: &str = "trimswitch-shim-5";
 
 /// GCC's RTL instruction combiner is quadratic in a basic block's uses of
 /// one value: the trimmer's header edit, one `always` statement that
@@ -623,7 +624,9 @@ fn build_into(dir: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
 }
 
 /// Verilates, compiles and links the model in `tmp`, leaving `libmodel.so`,
-/// `shim.cpp`, `build_time.txt` and the generated sources (`obj/`) there.
+/// `shim.cpp`, `build_time.txt`, `runtime.txt` (the name of the runtime
+/// archive it linked, [`runtime_archive`]) and the generated sources (`obj/`)
+/// there.
 fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts: &BuildOptions) -> Result<()> {
     let started = Instant::now();
     let obj = tmp.join("obj");
@@ -693,6 +696,9 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         std::fs::copy(obj.join("libverilated.a"), &part).with_context(|| format!("copying the runtime archive to {}", part.display()))?;
         std::fs::rename(&part, &runtime).with_context(|| format!("renaming {} to {}", part.display(), runtime.display()))?;
     }
+    // Which runtime archive the model was linked with (its file name).
+    let runtime_name = runtime.file_name().expect("a file name").to_string_lossy().into_owned();
+    std::fs::write(tmp.join("runtime.txt"), format!("{runtime_name}\n"))?;
 
     // The objects are only needed for linking; keep the generated sources.
     for entry in std::fs::read_dir(&obj)? {

@@ -117,6 +117,20 @@ fn skid64_random_packets_and_cache_reuse() {
     assert_eq!(again.dir(), lib.dir());
 }
 
+/// Two different models built with the same Verilator and settings link one
+/// archive of Verilator's runtime, built once (`build/verilator/runtime-*.a`).
+#[test]
+fn models_share_the_runtime_archive() {
+    let (a, b) = (model("skid64.v", "ts_skid64"), model("skid512.v", "ts_skid512"));
+    assert_ne!(a.dir(), b.dir());
+    let name = |lib: &ModelLib| std::fs::read_to_string(lib.dir().join("runtime.txt")).expect("runtime.txt").trim().to_string();
+    let (ra, rb) = (name(&a), name(&b));
+    assert!(ra.starts_with("runtime-") && ra.ends_with(".a"), "{ra}");
+    assert_eq!(ra, rb, "the two models linked different runtime archives");
+    let archive = a.dir().parent().unwrap().join(&ra);
+    assert!(std::fs::metadata(&archive).is_ok_and(|m| m.len() > 10_000), "{} missing or empty", archive.display());
+}
+
 #[test]
 fn instances_are_independent_across_threads() {
     let lib = model("skid64.v", "ts_skid64");
