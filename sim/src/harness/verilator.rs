@@ -467,6 +467,29 @@ fn verilator_version(prog: &Path) -> Result<String> {
     v.clone().map_err(|e| anyhow!("{e}"))
 }
 
+/// A cache key: SHA-256 over length-prefixed parts, the first 8 bytes in
+/// hex. Every key starts with [`SHIM_VERSION`] and the `--version` of the
+/// Verilator that builds `top`.
+struct Key(Sha256);
+
+impl Key {
+    fn new(top: &str) -> Result<Self> {
+        let mut key = Key(Sha256::new());
+        key.feed(SHIM_VERSION.as_bytes());
+        key.feed(verilator_version(&verilator_program(top))?.as_bytes());
+        Ok(key)
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        self.0.update((bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+    }
+
+    fn hex(self) -> String {
+        self.0.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
 /// Process-wide lock per cache directory, so threads of one test binary
 /// build a given model once instead of racing.
 fn dir_lock(dir: &Path) -> Arc<Mutex<()>> {
@@ -486,29 +509,23 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
     if verilog_files.is_empty() {
         bail!("build_model: no Verilog files given");
     }
-    let mut hasher = Sha256::new();
-    let mut feed = |bytes: &[u8]| {
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    };
-    feed(SHIM_VERSION.as_bytes());
-    feed(verilator_version(&verilator_program(top))?.as_bytes());
-    feed(top.as_bytes());
-    feed(&[opts.trace as u8]);
-    feed(model_opt()?.as_bytes());
+    let mut key = Key::new(top)?;
+    key.feed(top.as_bytes());
+    key.feed(&[opts.trace as u8]);
+    key.feed(model_opt()?.as_bytes());
     for arg in &opts.extra_args {
-        feed(arg.as_bytes());
+        key.feed(arg.as_bytes());
     }
     let mut ports = None;
     for file in verilog_files {
         let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-        feed(text.as_bytes());
+        key.feed(text.as_bytes());
         if ports.is_none() && find_module(&strip_comments(&text), top).is_some() {
             ports = Some(parse_ports(&text, top).with_context(|| format!("in {}", file.display()))?);
         }
     }
     let ports = ports.ok_or_else(|| anyhow!("module `{top}` not found in {verilog_files:?}"))?;
-    let hash: String = hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let hash = key.hex();
     let dir = build_dir().join("verilator").join(format!("{top}-{hash}"));
 
     let lock = dir_lock(&dir);
@@ -723,13 +740,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
 fn runtime_archive(tmp: &Path, obj: &Path, top: &str, opts: &BuildOptions) -> Result<PathBuf> {
     let classes = obj.join(format!("V{top}_classes.mk"));
     let text = std::fs::read_to_string(&classes).with_context(|| format!("reading {}", classes.display()))?;
-    let mut hasher = Sha256::new();
-    let mut feed = |bytes: &[u8]| {
-        hasher.update((bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
-    };
-    feed(SHIM_VERSION.as_bytes());
-    feed(verilator_version(&verilator_program(top))?.as_bytes());
+    let mut key = Key::new(top)?;
     // The settings, and the global (runtime) object lists; not the model's
     // own classes.
     let mut global = false;
@@ -740,19 +751,19 @@ fn runtime_archive(tmp: &Path, obj: &Path, top: &str, opts: &BuildOptions) -> Re
             // (VM_PARALLEL_BUILDS only says how the model's own classes
             // are compiled: one file or several.)
             if !["VM_CLASSES_", "VM_SUPPORT_", "VM_PARALLEL_BUILDS"].iter().any(|p| t.starts_with(p)) {
-                feed(t.as_bytes());
+                key.feed(t.as_bytes());
             }
         } else if global && !t.is_empty() && !t.starts_with('#') {
-            feed(t.as_bytes());
+            key.feed(t.as_bytes());
         }
     }
     for arg in &opts.extra_args {
-        feed(arg.as_bytes());
+        key.feed(arg.as_bytes());
     }
     for var in ["CXX", "CXXFLAGS", "CPPFLAGS"] {
-        feed(std::env::var(var).unwrap_or_default().as_bytes());
+        key.feed(std::env::var(var).unwrap_or_default().as_bytes());
     }
-    let hash: String = hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let hash = key.hex();
     let parent = tmp.parent().expect("the build directory has a parent");
     Ok(parent.join(format!("runtime-{hash}.a")))
 }
