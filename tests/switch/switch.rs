@@ -513,7 +513,8 @@ fn routed_returns_go_back_to_the_sender_mac() -> Result<()> {
 }
 
 /// Port-to-port latency of an unloaded switch: one 64-byte frame at a time
-/// from each port to the next, first beat in to first beat out.
+/// from each port to the next, first beat in to first beat out (at most 48
+/// cycles, issue 14).
 #[test]
 fn unloaded_port_to_port_latency() -> Result<()> {
     unloaded_latency(&config())
@@ -561,7 +562,9 @@ fn unloaded_latency(cfg: &Config) -> Result<()> {
         lat[lat.len() - 1]
     );
     ensure!(lat[0] == lat[lat.len() - 1], "an unloaded switch has one latency per frame size: {lat:?}");
-    ensure!(lat[0] > 10 && lat[0] < 200, "latency {} cycles", lat[0]);
+    // Issue 14's bound: pipelining for the clock may add stages, but an
+    // unloaded 64 B frame stays within 48 cycles port to port.
+    ensure!(lat[0] > 10 && lat[0] <= 48, "latency {} cycles (at most 48)", lat[0]);
     Ok(())
 }
 

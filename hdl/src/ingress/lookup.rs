@@ -15,15 +15,16 @@
 //!
 //! Tables are run-time registers: a change takes effect for PHVs entering after
 //! it (a PHV in flight may see part of it). Which entries have which length
-//! is kept in registers (`dec`, each entry's length one-hot), recomputed from
-//! the route registers only in the cycle after `route_wr` or `reset`: the
-//! length decode is off the packet path in hardware, and the Verilated model
-//! does not redo 33 x N length compares every cycle (issue 14). Stage 2 ORs
-//! the matching entries' `dec` in a 4-ary tree of named signals: a
-//! per-length mask over the entries would need an N x 33 transpose, which
-//! Verilator turns into one C++ function of 75 000 lines (the whole switch
-//! model's build time). A route write takes effect for PHVs entering from the
-//! cycle after its `wrote` pulse.
+//! is kept in registers (`lm`, an entry mask per length), recomputed from the
+//! route registers only in the cycle after `route_wr` or `reset`: the length
+//! decode is off the packet path in hardware, and the Verilated model does not
+//! redo 33 x N length compares every cycle (issue 14). The masks are built from
+//! the lengths bit-sliced (6 vectors of N bits, their 2-bit groups decoded,
+//! three of those ANDed per length): vector operations, where 33 x N
+//! single-bit updates made Verilator write one C++ function of 75 000 lines.
+//! Each entry's compared prefix bits (`care`) are registers recomputed with
+//! them. A route write takes effect for PHVs entering from the second cycle
+//! after its `wrote` pulse.
 use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::shift::{SH_DEST_PORT, SH_MALFORMED, SH_NEXTHOP, SH_PRIO, SH_ROUTED, SH_TC};
@@ -90,7 +91,7 @@ pub mod reg {
 ///   `nh_w1_<i>` in: the tables ([`reg`]).
 /// - `route_wr` in: a route register has changed (a one-cycle pulse in or
 ///   after the cycle its new value appears; the register file's `wrote`).
-///   The per-length masks are recomputed the next cycle; without the pulse a
+///   The per-length masks and compared bits are recomputed the next cycle; without the pulse a
 ///   changed length is not seen.
 /// - Counters out (32 bits, wrap) with `clr_*` inputs: `routed`, `lpm_miss`,
 ///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`. A
@@ -140,14 +141,25 @@ pub struct Lookup {
     v: Vec<DffR<Bit>>,
     phv: Vec<DFF<Bits<PHV_BITS>>>,
     cls: Vec<DFF<Bits<8>>>,
-    /// Recompute `dec` this cycle (after `route_wr` or `reset`).
+    /// Recompute `lm` this cycle (after `route_wr` or `reset`).
     upd: DFF<Bit>,
-    /// Per route entry: its length one-hot (bit `l`: length `l`; lengths
-    /// above 32 count as 32).
-    dec: Vec<DFF<Bits<33>>>,
-    /// `1` and `1 << 32` as 33-bit constants (the length decode).
-    one33: Constant<Bits<33>>,
-    top33: Constant<Bits<33>>,
+    /// Per length `l` (0..=32): bit `i` says route entry `i` has length `l`
+    /// (lengths above 32 count as 32).
+    lm: Vec<DFF<Bits<256>>>,
+    /// Per route entry: the prefix bits its length compares (`!(!0 >> len)`),
+    /// recomputed with `lm`: stage 1 reads a register, not a shifter.
+    care: Vec<DFF<Bits<32>>>,
+    /// Per next hop `h`: the route entries whose next hop is `h`,
+    /// recomputed with `lm` and built the same way (`nsl`, `ndq`).
+    hm: Vec<DFF<Bits<256>>>,
+    nh8: Vec<Signal<Local, Bits<8>>>,
+    nsl: Vec<Signal<Local, Bits<256>>>,
+    ndq: Vec<Signal<Local, Bits<256>>>,
+    /// While `upd`: bit `i` of `sl[k]` is bit `k` of entry `i`'s length.
+    sl: Vec<Signal<Local, Bits<256>>>,
+    /// While `upd`: bit `i` of `dq[4 g + v]` says bits `2g+1:2g` of entry
+    /// `i`'s length equal `v`.
+    dq: Vec<Signal<Local, Bits<256>>>,
     // Stage 1: matches.
     rhit: DFF<Bits<256>>,
     l2hit: DFF<Bits<256>>,
@@ -177,6 +189,10 @@ pub struct Lookup {
     r_port: DFF<Bits<8>>,
     r_ok: DFF<Bit>,
     r_nh: DFF<Bits<8>>,
+    /// The winning entry's next hop, one-hot (zero if it is not in the
+    /// table): stage 7 selects the MAC with an AND-OR, not a multiplexer
+    /// behind a decoder (issue 14).
+    r_nhoh: DFF<Bits<256>>,
     lpm_any5: DFF<Bit>,
     l2_any5: DFF<Bit>,
     l2_port5: DFF<Bits<8>>,
@@ -196,13 +212,8 @@ pub struct Lookup {
     dst: Signal<Local, Bits<32>>,
     rh: Signal<Local, Bits<256>>,
     lh: Signal<Local, Bits<256>>,
-    /// The stage-2 OR tree, 4-ary over 256 leaves: leaf `i` is entry `i`'s
-    /// `dec` if it matches (zero if not, or beyond the table), then levels of
-    /// 64, 16 and 4 nodes; the root is `any_len`'s input.
-    leaf: Vec<Signal<Local, Bits<33>>>,
-    t1: Vec<Signal<Local, Bits<33>>>,
-    t2: Vec<Signal<Local, Bits<33>>>,
-    t3: Vec<Signal<Local, Bits<33>>>,
+    al: Signal<Local, Bits<33>>,
+    len_hit: Vec<Signal<Local, Bit>>,
     bl: Signal<Local, Bits<33>>,
     rev: Signal<Local, Bits<33>>,
     rev_low: Signal<Local, Bits<33>>,
@@ -212,10 +223,12 @@ pub struct Lookup {
     lp: Signal<Local, Bits<8>>,
     rp: Signal<Local, Bits<8>>,
     rn: Signal<Local, Bits<8>>,
+    rnoh: Signal<Local, Bits<256>>,
     /// Per route entry: its port exists (a function of its register alone).
     pok: Vec<Signal<Local, Bit>>,
-    /// Per route entry: its length field.
+    /// Per route entry: its length field, and whether it is above 32.
     len6: Vec<Signal<Local, Bits<6>>>,
+    long: Vec<Signal<Local, Bit>>,
     rok: Signal<Local, Bit>,
     miss_ok: Signal<Local, Bit>,
     port_ok: Signal<Local, Bit>,
@@ -279,9 +292,14 @@ impl Lookup {
             f_malformed: c16(field::MALFORMED),
             c_ipv4: Constant::new((l3::IPV4 as u64).to_bits()),
             upd: Default::default(),
-            dec: vec_of(routes),
-            one33: Constant::new(1u64.to_bits()),
-            top33: Constant::new((1u64 << 32).to_bits()),
+            lm: vec_of(33),
+            care: vec_of(routes),
+            hm: vec_of(nexthops),
+            nh8: vec_of(routes),
+            nsl: vec_of(8),
+            ndq: vec_of(16),
+            sl: vec_of(6),
+            dq: vec_of(12),
             v: vec_of(LATENCY),
             phv: vec_of(LATENCY),
             cls: vec_of(LATENCY - 1),
@@ -307,6 +325,7 @@ impl Lookup {
             r_port: Default::default(),
             r_ok: Default::default(),
             r_nh: Default::default(),
+            r_nhoh: Default::default(),
             lpm_any5: Default::default(),
             l2_any5: Default::default(),
             l2_port5: Default::default(),
@@ -323,10 +342,8 @@ impl Lookup {
             dst: Default::default(),
             rh: Default::default(),
             lh: Default::default(),
-            leaf: vec_of(256),
-            t1: vec_of(64),
-            t2: vec_of(16),
-            t3: vec_of(4),
+            al: Default::default(),
+            len_hit: vec_of(33),
             bl: Default::default(),
             rev: Default::default(),
             rev_low: Default::default(),
@@ -336,8 +353,10 @@ impl Lookup {
             lp: Default::default(),
             rp: Default::default(),
             rn: Default::default(),
+            rnoh: Default::default(),
             pok: vec_of(routes),
             len6: vec_of(routes),
+            long: vec_of(routes),
             rok: Default::default(),
             miss_ok: Default::default(),
             port_ok: Default::default(),
@@ -385,6 +404,7 @@ impl Logic for Lookup {
             r_port,
             r_ok,
             r_nh,
+            r_nhoh,
             lpm_any5,
             l2_any5,
             l2_port5,
@@ -430,10 +450,7 @@ impl Logic for Lookup {
         self.dst.next = self.s_phv.val().get_bits::<32>(self.f_ipv4_dst.val().index());
         self.rh.next = 0.into();
         for i in 0..self.route_w0.len() {
-            if self.route_w1[i].val().get_bit(ROUTE_VALID)
-                & !((self.dst.val() ^ self.route_w0[i].val()) & !(self.all32.val() >> self.route_w1[i].val().get_bits::<6>(ROUTE_LEN)))
-                    .any()
-            {
+            if self.route_w1[i].val().get_bit(ROUTE_VALID) & !((self.dst.val() ^ self.route_w0[i].val()) & self.care[i].q.val()).any() {
                 self.rh.next = self.rh.val().replace_bit(i, true);
             }
         }
@@ -449,47 +466,89 @@ impl Logic for Lookup {
         self.rhit.d.next = self.rh.val();
         self.l2hit.d.next = self.lh.val();
 
-        // ---- each entry's length one-hot, after a route write or reset ----
+        // ---- the per-length entry masks, after a route write or reset ----
+        // Lengths above 32 act as 32 (`long`: bit 5 and any bit below, LUTs
+        // rather than a compare's carry chain).
         for i in 0..self.route_w0.len() {
             self.len6[i].next = self.route_w1[i].val().get_bits::<6>(ROUTE_LEN);
+            self.long[i].next = self.len6[i].val().get_bit(5) & self.len6[i].val().get_bits::<5>(0).any();
         }
         self.upd.d.next = self.reset.val() | self.route_wr.val();
-        for i in 0..self.dec.len() {
-            self.dec[i].clock.next = self.clock.val();
-            self.dec[i].d.next = self.dec[i].q.val();
+        for l in 0..self.lm.len() {
+            self.lm[l].clock.next = self.clock.val();
+            self.lm[l].d.next = self.lm[l].q.val();
+        }
+        for k in 0..self.sl.len() {
+            self.sl[k].next = 0.into();
+        }
+        for j in 0..self.dq.len() {
+            self.dq[j].next = 0.into();
+        }
+        for i in 0..self.care.len() {
+            self.care[i].clock.next = self.clock.val();
+            self.care[i].d.next = self.care[i].q.val();
+            self.nh8[i].next = self.route_w1[i].val().get_bits::<8>(ROUTE_NH);
+        }
+        for h in 0..self.hm.len() {
+            self.hm[h].clock.next = self.clock.val();
+            self.hm[h].d.next = self.hm[h].q.val();
+        }
+        for k in 0..self.nsl.len() {
+            self.nsl[k].next = 0.into();
+        }
+        for j in 0..self.ndq.len() {
+            self.ndq[j].next = 0.into();
         }
         if self.upd.q.val() {
-            for i in 0..self.dec.len() {
-                // Lengths above 32 act as 32.
-                if self.len6[i].val().get_bit(5) {
-                    self.dec[i].d.next = self.top33.val();
-                } else {
-                    self.dec[i].d.next = self.one33.val() << self.len6[i].val().get_bits::<5>(0);
+            for i in 0..self.care.len() {
+                self.care[i].d.next = !(self.all32.val() >> self.len6[i].val());
+            }
+            for i in 0..self.route_w0.len() {
+                for k in 0..6 {
+                    self.sl[k].next = self.sl[k].val().replace_bit(i, self.len6[i].val().get_bit(k));
                 }
+            }
+            for g in 0..3 {
+                self.dq[4 * g].next = !self.sl[2 * g].val() & !self.sl[2 * g + 1].val();
+                self.dq[4 * g + 1].next = self.sl[2 * g].val() & !self.sl[2 * g + 1].val();
+                self.dq[4 * g + 2].next = !self.sl[2 * g].val() & self.sl[2 * g + 1].val();
+                self.dq[4 * g + 3].next = self.sl[2 * g].val() & self.sl[2 * g + 1].val();
+            }
+            // Length `l` below 32: its three 2-bit groups (bit 5 clear).
+            for l in 0..32 {
+                self.lm[l].d.next = self.dq[l % 4].val() & self.dq[4 + (l / 4) % 4].val() & self.dq[8 + l / 16].val();
+            }
+            self.lm[32].d.next = self.sl[5].val();
+            for i in 0..self.route_w0.len() {
+                for k in 0..8 {
+                    self.nsl[k].next = self.nsl[k].val().replace_bit(i, self.nh8[i].val().get_bit(k));
+                }
+            }
+            for g in 0..4 {
+                self.ndq[4 * g].next = !self.nsl[2 * g].val() & !self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 1].next = self.nsl[2 * g].val() & !self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 2].next = !self.nsl[2 * g].val() & self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 3].next = self.nsl[2 * g].val() & self.nsl[2 * g + 1].val();
+            }
+            for h in 0..self.hm.len() {
+                self.hm[h].d.next = self.ndq[h % 4].val()
+                    & self.ndq[4 + (h / 4) % 4].val()
+                    & self.ndq[8 + (h / 16) % 4].val()
+                    & self.ndq[12 + h / 64].val();
             }
         }
 
         // ---- stage 2: which lengths match; lowest L2 match ----
-        // The matching entries' one-hot lengths ORed in a 4-ary tree (an
-        // AND-OR per length over the entries, 4 entries a node).
-        for i in 0..self.leaf.len() {
-            self.leaf[i].next = 0.into();
+        // One AND-OR per length over the entries (independent signals: a
+        // single vector updated entry by entry would chain 33 x N muxes).
+        for l in 0..self.len_hit.len() {
+            self.len_hit[l].next = (self.rhit.q.val() & self.lm[l].q.val()).any();
         }
-        for i in 0..self.dec.len() {
-            if self.rhit.q.val().get_bit(i) {
-                self.leaf[i].next = self.dec[i].q.val();
-            }
+        self.al.next = 0.into();
+        for l in 0..self.len_hit.len() {
+            self.al.next = self.al.val().replace_bit(l, self.len_hit[l].val());
         }
-        for j in 0..self.t1.len() {
-            self.t1[j].next = self.leaf[4 * j].val() | self.leaf[4 * j + 1].val() | self.leaf[4 * j + 2].val() | self.leaf[4 * j + 3].val();
-        }
-        for j in 0..self.t2.len() {
-            self.t2[j].next = self.t1[4 * j].val() | self.t1[4 * j + 1].val() | self.t1[4 * j + 2].val() | self.t1[4 * j + 3].val();
-        }
-        for j in 0..self.t3.len() {
-            self.t3[j].next = self.t2[4 * j].val() | self.t2[4 * j + 1].val() | self.t2[4 * j + 2].val() | self.t2[4 * j + 3].val();
-        }
-        self.any_len.d.next = self.t3[0].val() | self.t3[1].val() | self.t3[2].val() | self.t3[3].val();
+        self.any_len.d.next = self.al.val();
         self.rhit2.d.next = self.rhit.q.val();
         self.l2lowest.next = self.l2hit.q.val() & (!self.l2hit.q.val() + 1);
         self.l2sel.d.next = self.l2lowest.val();
@@ -522,8 +581,14 @@ impl Logic for Lookup {
         // ---- stage 4: the matching entries of the winning length ----
         self.rs.next = 0.into();
         for i in 0..self.route_w0.len() {
-            if self.rhit3.q.val().get_bit(i) & (self.dec[i].q.val() & self.best.q.val()).any() {
-                self.rs.next = self.rs.val().replace_bit(i, true);
+            if self.rhit3.q.val().get_bit(i) {
+                if self.long[i].val() {
+                    if self.best.q.val().get_bit(32) {
+                        self.rs.next = self.rs.val().replace_bit(i, true);
+                    }
+                } else if self.best.q.val().get_bit(self.len6[i].val().index()) {
+                    self.rs.next = self.rs.val().replace_bit(i, true);
+                }
             }
         }
         self.rs_q.d.next = self.rs.val();
@@ -555,6 +620,11 @@ impl Logic for Lookup {
         self.r_port.d.next = self.rp.val();
         self.r_ok.d.next = self.rok.val();
         self.r_nh.d.next = self.rn.val();
+        self.rnoh.next = 0.into();
+        for h in 0..self.hm.len() {
+            self.rnoh.next = self.rnoh.val().replace_bit(h, (self.rsel.q.val() & self.hm[h].q.val()).any());
+        }
+        self.r_nhoh.d.next = self.rnoh.val();
         self.lpm_any5.d.next = self.lpm_any4b.q.val();
         self.l2_any5.d.next = self.l2_any4b.q.val();
         self.l2_port5.d.next = self.l2_port4b.q.val();
@@ -564,9 +634,9 @@ impl Logic for Lookup {
         self.nh_lo.next = 0.into();
         self.nh_hi.next = 0.into();
         for h in 0..self.nh_w0.len() {
-            if self.r_nh.q.val().index() == h {
-                self.nh_lo.next = self.nh_w0[h].val();
-                self.nh_hi.next = self.nh_w1[h].val().get_bits::<16>(0);
+            if self.r_nhoh.q.val().get_bit(h) {
+                self.nh_lo.next = self.nh_lo.val() | self.nh_w0[h].val();
+                self.nh_hi.next = self.nh_hi.val() | self.nh_w1[h].val().get_bits::<16>(0);
             }
         }
         self.nh_mac.next = bit_cast::<48, 32>(self.nh_lo.val()) | (bit_cast::<48, 16>(self.nh_hi.val()) << 32);

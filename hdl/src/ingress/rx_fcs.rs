@@ -2,7 +2,8 @@
 //! IFG): CRC-32, runts, oversize and empty frames, FCS strip, and the port's
 //! receive buffer. Behaviour: `docs/ingress.md`, "rx_fcs".
 //!
-//! Structure: the input beat goes to a [`Crc32Beat`] and, one beat behind, to a
+//! Structure: the input beat is registered with its byte count (one cycle), then
+//! goes to a [`Crc32Beat`] and, one beat behind, to a
 //! store-and-forward [`PktFifo`]. The one-beat hold is what makes the FCS strip
 //! work when the FCS spans a beat boundary (a last beat of at most 4 bytes
 //! vanishes and the beat before becomes the last), and it lines the frame's
@@ -69,6 +70,14 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     fcs_crc: Crc32Beat<D, K>,
     keep_count: KeepCount<K, M>,
     fifo: PktFifo<D, K, U, M, W>,
+    // The input beat, registered with its byte count and `few` (issue 14:
+    // the count's LUT levels in front of the 32-bit length checks).
+    i_valid: DffR<Bit>,
+    i_data: DFF<Bits<D>>,
+    i_keep: DFF<Bits<K>>,
+    i_last: DFF<Bit>,
+    i_nb: DFF<Bits<M>>,
+    i_few: DFF<Bit>,
     first: DffR<Bit>,
     len: DffR<Bits<32>>,
     over: DffR<Bit>,
@@ -104,6 +113,8 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     lt_min: SumLe<32>,
     at_most_4: SumLe<32>,
     four: Constant<Bits<32>>,
+    /// Lanes 4 and up of `tkeep`: a last beat of at most 4 bytes has none.
+    keep_hi: Constant<Bits<K>>,
     merge: Signal<Local, Bit>,
     out_valid: Signal<Local, Bit>,
     bad_last: Signal<Local, Bit>,
@@ -149,6 +160,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             first: DffR::new(true),
             lt_min: SumLe::lt(),
             four: Constant::new(4u64.to_bits()),
+            keep_hi: Constant::new(Bits::<K>::mask() & !0xFu64.to_bits::<K>()),
+            i_valid: Default::default(),
+            i_data: Default::default(),
+            i_keep: Default::default(),
+            i_last: Default::default(),
+            i_nb: Default::default(),
+            i_few: Default::default(),
             len: Default::default(),
             over: Default::default(),
             h_valid: Default::default(),
@@ -191,10 +209,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last,
-            f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
+            self, clock, i_valid, i_data, i_keep, i_last, i_nb, i_few, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt,
+            v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
         );
         self.f_valid.reset.next = self.reset.val();
+        self.i_valid.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
         self.len.reset.next = self.reset.val();
         self.over.reset.next = self.reset.val();
@@ -213,12 +232,25 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- input: length, CRC ----
         self.s.tready.next = !self.reset.val();
-        self.beat_in.next = self.s.tvalid.val() & !self.reset.val();
+        self.i_valid.d.next = self.s.tvalid.val() & !self.reset.val();
+        self.i_data.d.next = self.s.tdata.val();
+        self.i_keep.d.next = self.s.tkeep.val();
+        self.i_last.d.next = self.s.tlast.val();
         self.keep_count.keep.next = self.s.tkeep.val();
-        self.nb_in.next = self.lanes.val();
+        self.i_nb.d.next = self.lanes.val();
         if self.s.tlast.val() {
-            self.nb_in.next = self.keep_count.count.val();
+            self.i_nb.d.next = self.keep_count.count.val();
         }
+        // A last beat holding only (part of) the FCS folds into the beat
+        // before. Its count (`keep_count`) is at most 4 iff no lane from 4 up
+        // is set, and 0 iff none is.
+        if self.strip_fcs.val() {
+            self.i_few.d.next = !(self.s.tkeep.val() & self.keep_hi.val()).any();
+        } else {
+            self.i_few.d.next = !self.s.tkeep.val().any();
+        }
+        self.beat_in.next = self.i_valid.q.val() & !self.reset.val();
+        self.nb_in.next = self.i_nb.q.val();
         // The frame's length with this beat: `len_before + nb_in`.
         self.nb32.next = bit_cast::<32, M>(self.nb_in.val());
         self.len_before.next = self.len.q.val();
@@ -240,28 +272,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         if !self.gt_max.sum_le.val() {
             self.over_next.next = true;
         }
-        self.fcs_crc.valid.next = self.beat_in.val();
-        self.fcs_crc.start.next = self.first.q.val();
-        self.fcs_crc.data.next = self.s.tdata.val();
-        self.fcs_crc.keep.next = self.s.tkeep.val();
 
         // ---- one-beat hold, FCS strip ----
         self.strip_n.next = 0.into();
         if self.strip_fcs.val() {
             self.strip_n.next = 4.into();
         }
-        // A last beat holding only (part of) the FCS folds into the beat before.
-        self.merge.next = self.beat_in.val()
-            & self.s.tlast.val()
-            & self.h_valid.q.val()
-            & !self.h_last.q.val()
-            & (self.nb_in.val() <= self.strip_n.val());
+        self.merge.next = self.beat_in.val() & self.i_last.q.val() & self.h_valid.q.val() & !self.h_last.q.val() & self.i_few.q.val();
         self.out_valid.next = self.h_valid.q.val() & (self.beat_in.val() | self.h_last.q.val()) & !self.merge.val();
         if self.beat_in.val() {
-            self.first.d.next = self.s.tlast.val();
+            self.first.d.next = self.i_last.q.val();
             self.len.d.next = self.len_next.val();
             self.over.d.next = self.over_next.val();
-            if self.s.tlast.val() {
+            if self.i_last.q.val() {
                 self.v_empty.d.next = !self.len_before.val().any() & !self.nb_in.val().any();
                 self.v_runt.d.next = self.lt_min.sum_le.val() | self.at_most_4.sum_le.val();
                 self.v_over.d.next = self.over_next.val();
@@ -271,10 +294,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.h_nb.d.next = self.h_nb.q.val() + self.nb_in.val() - self.strip_n.val();
             } else {
                 self.h_valid.d.next = true;
-                self.h_data.d.next = self.s.tdata.val();
-                self.h_last.d.next = self.s.tlast.val();
+                self.h_data.d.next = self.i_data.q.val();
+                self.h_last.d.next = self.i_last.q.val();
                 self.h_nb.d.next = self.nb_in.val();
-                if self.s.tlast.val() {
+                if self.i_last.q.val() {
                     if self.nb_in.val() > self.strip_n.val() {
                         self.h_nb.d.next = self.nb_in.val() - self.strip_n.val();
                     } else {
@@ -285,6 +308,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         } else if self.out_valid.val() {
             self.h_valid.d.next = false;
         }
+
+        self.fcs_crc.valid.next = self.beat_in.val();
+        self.fcs_crc.start.next = self.first.q.val();
+        self.fcs_crc.data.next = self.i_data.q.val();
+        self.fcs_crc.keep.next = self.i_keep.q.val();
 
         // ---- verdict on the last beat, into the FIFO ----
         self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();

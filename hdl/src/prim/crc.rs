@@ -14,7 +14,7 @@
 //!   the verdict comes one cycle after the last beat. Comparing the XOR network's
 //!   output directly makes Yosys/ABC spend minutes on the joint cone (measured:
 //!   183 s for 64 bits, 500 s for 512, against 13 s without it).
-use crate::prim::widgets::{DffR, KeepCount, KeepExpand};
+use crate::prim::widgets::{DffR, KeepExpand};
 use rust_hdl::prelude::*;
 
 /// Reflected polynomial 0x04C11DB7.
@@ -62,9 +62,11 @@ pub fn crc32_update(mut state: u32, data: &[u8]) -> u32 {
 ///   past the packed `keep` are ignored (treated as zero).
 /// - `crc` out: the register after the beats so far (registered).
 /// - `next` out: the register value this beat produces (combinational).
-/// - `residue_ok` out: registered. In the cycle after a packet's last beat was
-///   processed, high iff that frame's FCS was correct (it compares `crc` with the
-///   residue for that beat's padding).
+/// - `residue_ok` out: in the cycle after a packet's last beat was processed,
+///   high iff that frame's FCS was correct: `crc` equals the residue for that
+///   beat's padding, which was selected and registered with the beat (one
+///   32-bit equality after the registers, no count or multiplexer in front;
+///   issue 14).
 #[derive(LogicBlock)]
 pub struct Crc32Beat<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -77,17 +79,22 @@ pub struct Crc32Beat<const D: usize, const K: usize> {
     pub next: Signal<Out, Bits<32>>,
     pub residue_ok: Signal<Out, Bit>,
     state: DffR<Bits<32>>,
-    pad_q: DffR<Bits<8>>,
-    keep_count: KeepCount<K, 8>,
+    /// The residue a good frame leaves with the last beat's padding, and
+    /// whether there is one (`tkeep` not empty).
+    exp_q: DFF<Bits<32>>,
+    exp_v: DffR<Bit>,
     keep_expand: KeepExpand<K, D>,
     state_masks: Vec<Constant<Bits<32>>>,
     data_masks: Vec<Constant<Bits<D>>>,
-    residues: Vec<Constant<Bits<32>>>,
+    /// Per bit `j` of the residue: the lanes `i` for which a beat ending in
+    /// lane `i` (`K - 1 - i` zero bytes of padding) leaves bit `j` set.
+    res_masks: Vec<Constant<Bits<K>>>,
+    /// The lane `tkeep`'s run ends in (one-hot for a packed `tkeep`).
+    last_lane: Signal<Local, Bits<K>>,
+    exp: Signal<Local, Bits<32>>,
     init: Constant<Bits<32>>,
-    lanes: Constant<Bits<8>>,
     base: Signal<Local, Bits<32>>,
     masked: Signal<Local, Bits<D>>,
-    pad: Signal<Local, Bits<8>>,
 }
 
 impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
@@ -124,17 +131,22 @@ impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
             next: Default::default(),
             residue_ok: Default::default(),
             state: DffR::new(0xFFFF_FFFFu64.to_bits()),
-            pad_q: Default::default(),
-            keep_count: Default::default(),
+            exp_q: Default::default(),
+            exp_v: Default::default(),
             keep_expand: Default::default(),
             state_masks: (0..32).map(|j| Constant::new(to_bits32(bits_of(&state_cols, j)))).collect(),
             data_masks: (0..32).map(|j| Constant::new(to_bits_d(bits_of(&data_cols, j)))).collect(),
-            residues: (0..K).map(|p| Constant::new((step(RESIDUE, &vec![0u8; p]) as u64).to_bits())).collect(),
+            res_masks: (0..32)
+                .map(|j| {
+                    let m = (0..K).filter(|&i| step(RESIDUE, &vec![0u8; K - 1 - i]) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
+                    Constant::new(m.to_bits())
+                })
+                .collect(),
+            last_lane: Default::default(),
+            exp: Default::default(),
             init: Constant::new(0xFFFF_FFFFu64.to_bits()),
-            lanes: Constant::new((K as u64).to_bits()),
             base: Default::default(),
             masked: Default::default(),
-            pad: Default::default(),
         }
     }
 }
@@ -142,10 +154,9 @@ impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
 impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pad_q);
+        dff_setup!(self, clock, state, exp_q, exp_v);
         self.state.reset.next = self.reset.val();
-        self.pad_q.reset.next = self.reset.val();
-        self.keep_count.keep.next = self.keep.val();
+        self.exp_v.reset.next = self.reset.val();
         if self.start.val() {
             self.base.next = self.init.val();
         } else {
@@ -160,16 +171,20 @@ impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
                 .val()
                 .replace_bit(j, (self.base.val() & self.state_masks[j].val()).xor() ^ (self.masked.val() & self.data_masks[j].val()).xor());
         }
-        self.pad.next = self.lanes.val() - self.keep_count.count.val();
-        self.residue_ok.next = false;
-        for p in 0..K {
-            if (self.pad_q.q.val().index() == p) & (self.state.q.val() == self.residues[p].val()) {
-                self.residue_ok.next = true;
-            }
+        // The residue of a beat ending in lane `i`, as an AND-OR over the
+        // lanes (two LUT levels, no count in front). A `tkeep` with holes ORs
+        // the residues of its runs' ends, which a good frame's register
+        // matches only by chance (2^-32): such a frame is counted as a bad FCS.
+        self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
+        self.exp.next = 0.into();
+        for j in 0..32 {
+            self.exp.next = self.exp.val().replace_bit(j, (self.last_lane.val() & self.res_masks[j].val()).any());
         }
+        self.residue_ok.next = self.exp_v.q.val() & (self.state.q.val() == self.exp_q.q.val());
         if self.valid.val() {
             self.state.d.next = self.next.val();
-            self.pad_q.d.next = self.pad.val();
+            self.exp_v.d.next = self.keep.val().any();
+            self.exp_q.d.next = self.exp.val();
         }
         self.crc.next = self.state.q.val();
     }

@@ -138,6 +138,13 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     fix6: DFF<Bit>,
     // Emit (overlaps the next packet's processing).
     emitting: DffR<Bit>,
+    /// Registered copies of the emit register's two enables, computed from
+    /// next-state values: `adv` = `emitting & out.s_tready` (shift a beat
+    /// out), `ld` = `phase == 8 & !emitting` (load the packet). The enables
+    /// fan out to every bit of `e2`; from a flip-flop rather than from the
+    /// output slice's ready through logic (issue 14).
+    adv: DffR<Bit>,
+    ld: DffR<Bit>,
     e2: DFF<Bits<BUF_BITS>>,
     erem: DffR<Bits<8>>,
     etuser: DFF<Bits<U>>,
@@ -240,6 +247,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             fix4: Default::default(),
             fix6: Default::default(),
             emitting: Default::default(),
+            adv: Default::default(),
+            ld: Default::default(),
             e2: Default::default(),
             erem: Default::default(),
             etuser: Default::default(),
@@ -272,8 +281,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     fn update(&mut self) {
         dff_setup!(
             self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
-            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, e2, erem, etuser,
-            elkeep, cut_count
+            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, adv, ld, e2, erem,
+            etuser, elkeep, cut_count
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -288,6 +297,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.cut.reset.next = self.reset.val();
         self.erem.reset.next = self.reset.val();
         self.emitting.reset.next = self.reset.val();
+        self.adv.reset.next = self.reset.val();
+        self.ld.reset.next = self.reset.val();
         self.cut_count.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
@@ -487,8 +498,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.phase.d.next = 8.into();
         }
         // Phase 8 hands the packet to the emit once the previous one is out.
-        if (self.phase.q.val() == 8) & !self.emitting.q.val() {
+        if self.ld.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
+        }
+        if (self.phase.q.val() == 8) & !self.emitting.q.val() {
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
             // The last beat's tkeep (used only when keep is not a multiple of K).
@@ -509,13 +522,24 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.out.s.tuser.next = self.etuser.q.val();
             self.out.s.tvalid.next = true;
             if self.out.s.tready.val() {
-                self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
                 self.erem.d.next = self.erem.q.val() - self.k_bytes.val();
                 if self.erem.q.val() <= self.k_bytes.val() {
                     self.emitting.d.next = false;
                 }
             }
         }
+        if self.adv.q.val() {
+            self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
+        }
+        // The enables' copies for the next cycle (their next-state values).
+        // The slice is offered a beat now iff `emitting` (a load happens only
+        // while neither an emit nor a passing packet is under way).
+        if self.emitting.q.val() {
+            self.adv.d.next = self.emitting.d.val() & self.out.ready_next.val();
+        } else {
+            self.adv.d.next = self.emitting.d.val() & (self.out.s.tready.val() | self.m.tready.val());
+        }
+        self.ld.d.next = (self.phase.d.val() == 8) & !self.emitting.d.val();
         if self.cut_clear.val() {
             self.cut_count.d.next = 0.into();
         }
