@@ -19,20 +19,12 @@ use rust_hdl::prelude::*;
 ///   (registered: high exactly when the skid entry is empty).
 /// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out (all registered),
 ///   `m_tready` in.
-/// - `ready_next` out: the value `s_tready` takes in the next cycle if
-///   `s_tvalid` is high in this one (`m_tready | !(skid full | output full)`;
-///   with `s_tvalid` low it is `s_tready | m_tready`), ignoring `reset` (after
-///   which it is high). From the registers and `m_tready` only, so a source
-///   can keep its own registered copy of the handshake without a
-///   combinational loop through the slice (the trimmer's emit: a flip-flop
-///   instead of logic in front of a thousand enables; issue 14).
 #[derive(LogicBlock)]
 pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
-    pub ready_next: Signal<Out, Bit>,
     out_valid: DffR<Bit>,
     out_data: DFF<Bits<D>>,
     out_keep: DFF<Bits<K>>,
@@ -66,7 +58,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
             reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
-            ready_next: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
@@ -124,7 +115,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
         } else if self.m.tready.val() {
             self.out_valid.d.next = false;
         }
-        self.ready_next.next = self.m.tready.val() | (!self.skid_valid.q.val() & !self.out_valid.q.val());
     }
 }
 

@@ -532,12 +532,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.e2.d.next = self.e2.q.val() >> self.d_shift.val();
         }
         // The enables' copies for the next cycle (their next-state values).
-        // The slice is offered a beat now iff `emitting` (a load happens only
-        // while neither an emit nor a passing packet is under way).
+        // The output slice (`AxisSkid`: two entries, `s_tready` = skid entry
+        // empty) is ready next cycle iff its output moves now, or its skid
+        // entry is empty and stays so: it was empty and no beat arrives while
+        // the output entry is full. A beat is offered now iff `emitting` (a
+        // load happens only while neither an emit nor a passing packet is
+        // under way). From ports that are registers or `m_tready`: no loop.
         if self.emitting.q.val() {
-            self.adv.d.next = self.emitting.d.val() & self.out.ready_next.val();
+            self.adv.d.next = self.emitting.d.val() & (self.m.tready.val() | (self.out.s.tready.val() & !self.m.tvalid.val()));
         } else {
-            self.adv.d.next = self.emitting.d.val() & (self.out.s.tready.val() | self.m.tready.val());
+            self.adv.d.next = self.emitting.d.val() & (self.m.tready.val() | self.out.s.tready.val());
         }
         self.ld.d.next = (self.phase.d.val() == 8) & !self.emitting.d.val();
         if self.cut_clear.val() {
