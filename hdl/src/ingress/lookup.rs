@@ -150,15 +150,15 @@ pub struct Lookup {
     /// recomputed with `lm`: stage 1 reads a register, not a shifter.
     care: Vec<DFF<Bits<32>>>,
     /// Per next hop `h`: the route entries whose next hop is `h`,
-    /// recomputed with `lm` and built the same way.
+    /// recomputed with `lm` and built the same way (`nsl`, `ndq`).
     hm: Vec<DFF<Bits<256>>>,
     nh8: Vec<Signal<Local, Bits<8>>>,
-    /// While `upd`, the route entries' fields bit-sliced: bit `i` of `sl[k]`
-    /// is bit `k` of entry `i`'s length (`k` < 6) or bit `k - 6` of its next
-    /// hop (`k` = 6..14).
+    nsl: Vec<Signal<Local, Bits<256>>>,
+    ndq: Vec<Signal<Local, Bits<256>>>,
+    /// While `upd`: bit `i` of `sl[k]` is bit `k` of entry `i`'s length.
     sl: Vec<Signal<Local, Bits<256>>>,
-    /// While `upd`: bit `i` of `dq[4 g + v]` says bits `2g+1:2g` of `sl`
-    /// (groups 0-2 the length, 3-6 the next hop) are `v` for entry `i`.
+    /// While `upd`: bit `i` of `dq[4 g + v]` says bits `2g+1:2g` of entry
+    /// `i`'s length equal `v`.
     dq: Vec<Signal<Local, Bits<256>>>,
     // Stage 1: matches.
     rhit: DFF<Bits<256>>,
@@ -296,8 +296,10 @@ impl Lookup {
             care: vec_of(routes),
             hm: vec_of(nexthops),
             nh8: vec_of(routes),
-            sl: vec_of(14),
-            dq: vec_of(28),
+            nsl: vec_of(8),
+            ndq: vec_of(16),
+            sl: vec_of(6),
+            dq: vec_of(12),
             v: vec_of(LATENCY),
             phv: vec_of(LATENCY),
             cls: vec_of(LATENCY - 1),
@@ -491,6 +493,12 @@ impl Logic for Lookup {
             self.hm[h].clock.next = self.clock.val();
             self.hm[h].d.next = self.hm[h].q.val();
         }
+        for k in 0..self.nsl.len() {
+            self.nsl[k].next = 0.into();
+        }
+        for j in 0..self.ndq.len() {
+            self.ndq[j].next = 0.into();
+        }
         if self.upd.q.val() {
             for i in 0..self.care.len() {
                 self.care[i].d.next = !(self.all32.val() >> self.len6[i].val());
@@ -499,11 +507,8 @@ impl Logic for Lookup {
                 for k in 0..6 {
                     self.sl[k].next = self.sl[k].val().replace_bit(i, self.len6[i].val().get_bit(k));
                 }
-                for k in 0..8 {
-                    self.sl[6 + k].next = self.sl[6 + k].val().replace_bit(i, self.nh8[i].val().get_bit(k));
-                }
             }
-            for g in 0..7 {
+            for g in 0..3 {
                 self.dq[4 * g].next = !self.sl[2 * g].val() & !self.sl[2 * g + 1].val();
                 self.dq[4 * g + 1].next = self.sl[2 * g].val() & !self.sl[2 * g + 1].val();
                 self.dq[4 * g + 2].next = !self.sl[2 * g].val() & self.sl[2 * g + 1].val();
@@ -514,12 +519,22 @@ impl Logic for Lookup {
                 self.lm[l].d.next = self.dq[l % 4].val() & self.dq[4 + (l / 4) % 4].val() & self.dq[8 + l / 16].val();
             }
             self.lm[32].d.next = self.sl[5].val();
-            // Next hop `h`: its four 2-bit groups.
+            for i in 0..self.route_w0.len() {
+                for k in 0..8 {
+                    self.nsl[k].next = self.nsl[k].val().replace_bit(i, self.nh8[i].val().get_bit(k));
+                }
+            }
+            for g in 0..4 {
+                self.ndq[4 * g].next = !self.nsl[2 * g].val() & !self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 1].next = self.nsl[2 * g].val() & !self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 2].next = !self.nsl[2 * g].val() & self.nsl[2 * g + 1].val();
+                self.ndq[4 * g + 3].next = self.nsl[2 * g].val() & self.nsl[2 * g + 1].val();
+            }
             for h in 0..self.hm.len() {
-                self.hm[h].d.next = self.dq[12 + h % 4].val()
-                    & self.dq[16 + (h / 4) % 4].val()
-                    & self.dq[20 + (h / 16) % 4].val()
-                    & self.dq[24 + h / 64].val();
+                self.hm[h].d.next = self.ndq[h % 4].val()
+                    & self.ndq[4 + (h / 4) % 4].val()
+                    & self.ndq[8 + (h / 16) % 4].val()
+                    & self.ndq[12 + h / 64].val();
             }
         }
 
