@@ -15,7 +15,11 @@ fn pkt_fifo_proofs_pass_and_mutants_fail() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("formal");
     let jobs = jobs();
     assert!(jobs.iter().any(|j| j.expect == Expect::Pass) && jobs.iter().any(|j| j.expect == Expect::Fail));
-    let results = run_jobs(&jobs, &work, Duration::from_secs(420)).expect("jobs ran");
+    // A job's limit only guards against a hung solver: the slowest (tm_bmc,
+    // about 100 s of CPU alone) took over 420 s of wall time beside other
+    // tests and place-and-route on 2 cores (2026-11-27), so a loaded machine
+    // must not fail it. nextest stops the whole test after 20 minutes.
+    let results = run_jobs(&jobs, &work, Duration::from_secs(900)).expect("jobs ran");
     let mut bad = vec![];
     for (j, r) in jobs.iter().zip(&results) {
         println!("{:<22} {:?} depth {:<3} {:<8} {:>6.1} s  failed: {:?}", r.name, r.mode, r.depth, r.status, r.seconds, r.failed);
