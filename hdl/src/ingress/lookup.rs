@@ -22,8 +22,9 @@
 //! the lengths bit-sliced (6 vectors of N bits, their 2-bit groups decoded,
 //! three of those ANDed per length): vector operations, where 33 x N
 //! single-bit updates made Verilator write one C++ function of 75 000 lines.
-//! Each entry's compared prefix bits (`care`) are registers recomputed with
-//! them. A route write takes effect for PHVs entering from the second cycle
+//! Each entry's compared prefix bits (`care`) and, per next hop, the entries
+//! that name it (`hm`, so stage 7 selects the next-hop MAC by a registered
+//! one-hot) are registers recomputed with them. A route write takes effect for PHVs entering from the second cycle
 //! after its `wrote` pulse.
 use crate::ingress::classify::class::{CLASS_PRIO, CLASS_ROUTER_HIT, CLASS_TC};
 use crate::ingress::phv::{field, l3, PHV_BITS};
