@@ -260,6 +260,17 @@ pub fn timing_reduction(base: &Config, level: usize) -> Vec<String> {
     v
 }
 
+/// The emitted file holding `block`: a block of the catalogue `all` is its own
+/// file; a module inside one (`ts_trimmer__sum_a`: a pipeline stage, timed
+/// between registers like a block) is in the file of its longest catalogue
+/// prefix followed by `__`.
+fn file_of_block<'a>(block: &str, all: &'a [String]) -> Option<&'a str> {
+    all.iter()
+        .filter(|b| block == b.as_str() || block.strip_prefix(b.as_str()).is_some_and(|rest| rest.len() > 2 && rest.starts_with("__")))
+        .max_by_key(|b| b.len())
+        .map(|b| b.as_str())
+}
+
 /// Place-and-route timing of `blocks` (every block of the catalogue when
 /// empty) for the configuration `path` with `overrides`, in `workdir`, two
 /// blocks at a time (synthesis and nextpnr are single-threaded). A block
@@ -278,9 +289,12 @@ pub fn timing(
     use crate::timing::{path_summary, place_and_route, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
     use std::sync::Mutex;
     let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
-    let unknown: Vec<_> = blocks.iter().filter(|b| !all.contains(b)).collect();
-    anyhow::ensure!(unknown.is_empty(), "unknown block(s) {unknown:?}; blocks are {all:?}");
-    let blocks = if blocks.is_empty() { all } else { blocks.to_vec() };
+    let unknown: Vec<_> = blocks.iter().filter(|b| file_of_block(b, &all).is_none()).collect();
+    anyhow::ensure!(
+        unknown.is_empty(),
+        "unknown block(s) {unknown:?}; blocks are {all:?}, or a stage inside one, named `<block>__<instance>` as in the emitted Verilog"
+    );
+    let blocks = if blocks.is_empty() { all.clone() } else { blocks.to_vec() };
     let base = Config::load_with(path, overrides)?;
     // The overrides of each reduction level (0 = none), and the emitted
     // configuration of each level once a block needs it.
@@ -301,7 +315,8 @@ pub fn timing(
                 e[level].clone().expect("emitted above")
             };
             let work = workdir.join(format!("{block}-{level}"));
-            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{block}.v")), block, &work, flow)?;
+            let file = file_of_block(block, &all).expect("checked above");
+            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{file}.v")), block, &work, flow)?;
             if cells.lut_slots() as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
                 level += 1;
                 continue;
@@ -358,5 +373,17 @@ mod tests {
         assert_eq!(at(0), "1970-01-01 00:00 UTC");
         assert_eq!(at(1_700_000_000), "2023-11-14 22:13 UTC");
         assert_eq!(at(951_782_400), "2000-02-29 00:00 UTC");
+    }
+
+    #[test]
+    fn a_stage_is_timed_from_its_blocks_file() {
+        let all: Vec<String> = ["ts_tm", "ts_tm_admit", "ts_trimmer"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(file_of_block("ts_tm", &all), Some("ts_tm"));
+        assert_eq!(file_of_block("ts_trimmer__sum_a", &all), Some("ts_trimmer"));
+        // The longest prefix: `ts_tm_admit__x` is in ts_tm_admit.v, not ts_tm.v.
+        assert_eq!(file_of_block("ts_tm_admit__x", &all), Some("ts_tm_admit"));
+        assert_eq!(file_of_block("ts_tm__", &all), None);
+        assert_eq!(file_of_block("ts_tmx", &all), None);
+        assert_eq!(file_of_block("ts_parser", &all), None);
     }
 }

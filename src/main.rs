@@ -110,7 +110,10 @@ enum Cmd {
     Timing {
         #[command(flatten)]
         c: ConfigArgs,
-        /// Only these blocks (comma-separated) [default: every block].
+        /// Only these blocks (comma-separated) [default: every block]; a
+        /// module inside a block, named as in the emitted Verilog
+        /// (`ts_trimmer__sum_a`), is timed alone between registers: one
+        /// pipeline stage in a minute instead of the whole block.
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
         /// Clock target for nextpnr, MHz.
