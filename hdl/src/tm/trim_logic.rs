@@ -2,7 +2,7 @@
 //! (`docs/trimming.md`, "Trim length and the trimmer"): [`TrimThermo`] codes
 //! the header offsets and the keep length as thermometers, [`TrimEdit`]
 //! rewrites fields, [`TrimMask`] marks the bytes each checksum covers,
-//! [`TrimSumA`] and [`TrimSumB`] sum them, [`TrimFoldA`] and [`TrimFoldB`]
+//! [`TrimSumA`] and two [`TrimAdd`] stages sum them, [`TrimFoldA`] and [`TrimFoldB`]
 //! make the checksums, [`TrimInsert`] puts them in place. `ts_trimmer`
 //! ([`crate::tm::trimmer`]) registers between every two, so each stage is a few
 //! LUT levels (issue 14).
@@ -130,12 +130,11 @@ fn b(i: usize) -> String {
 ///   40`, `[47:32]` UDP length `keep - l4_off` (16 bits each, modulo 2^16),
 ///   from registers (issue 14: the subtractions in front of the byte
 ///   multiplexers were the trimmer's critical path).
-/// - `ge3`, `ge4`, `kt` (128 each): [`TrimThermo`]'s thermometer codes of
-///   `l3_off`, `l4_off` and `keep` for the same packet, and `fl` (10) its
-///   flag combinations ([`FLAGS`]), registered by the caller, so every byte's
-///   conditions are one LUT deep (issue 14). The Verilog decides by these and
-///   `lens`; `keep`, `cut`, `rts`, `info` and `dscp_en` must agree with them
-///   (the Rust model decides by those).
+/// - `ec` ([`COND_BITS`]): [`TrimCond`]'s conditions of every byte for the
+///   same packet, registered by the caller, so a byte is an AND-OR of
+///   flip-flops (issue 14). The Verilog decides by these, `lens`, `dscp`,
+///   `rts` and `cut`; `keep`, `info` and `dscp_en` must agree with them (the
+///   Rust model decides by those).
 /// - `buf_out` (1024): the rewritten bytes; the IPv4 header checksum field is
 ///   zeroed whenever the header changes (`cut` or `rts`), for the checksum stages.
 #[derive(LogicBlock, Default)]
@@ -148,11 +147,110 @@ pub struct TrimEdit {
     pub dscp_en: Signal<In, Bit>,
     pub dscp: Signal<In, Bits<6>>,
     pub lens: Signal<In, Bits<48>>,
+    pub ec: Signal<In, Bits<COND_BITS>>,
+    pub buf_out: Signal<Out, Bits<BUF_BITS>>,
+}
+
+/// A rewrite of [`TrimEdit`]: flag [`FLAGS`]`[f]` and the byte at offset `c`
+/// from the L3 header (`l3`) or the L4 header.
+pub struct At {
+    pub f: usize,
+    pub l3: bool,
+    pub c: usize,
+}
+
+/// [`TrimEdit`]'s rewrites in [`TrimCond`]'s order: NDP flags; DSCP over
+/// IPv4, over IPv6 (two bytes); IPv4 total length, IPv6 payload length, UDP
+/// length (two bytes each). Then two conditions that are not one offset:
+/// zeroed (the UDP checksum of a cut packet, the IPv4 header checksum of a
+/// changed header) and kept.
+pub const EDIT_AT: [At; 10] = [
+    At { f: 3, l3: false, c: 0 },
+    At { f: 4, l3: true, c: 1 },
+    At { f: 5, l3: true, c: 0 },
+    At { f: 5, l3: true, c: 1 },
+    At { f: 6, l3: true, c: 2 },
+    At { f: 6, l3: true, c: 3 },
+    At { f: 7, l3: true, c: 4 },
+    At { f: 7, l3: true, c: 5 },
+    At { f: 8, l3: false, c: 4 },
+    At { f: 8, l3: false, c: 5 },
+];
+/// Conditions per byte: the [`EDIT_AT`] rewrites, zeroed, kept.
+pub const CONDS: usize = EDIT_AT.len() + 2;
+/// Bits of [`TrimCond`]'s output: condition `k` of byte `i` in bit `CONDS i + k`.
+pub const COND_BITS: usize = CONDS * BUF_BYTES;
+
+/// The conditions of [`TrimEdit`]'s bytes, one flip-flop each once the
+/// caller registers them (phase 2 of the trimmer, beside the swap), so the
+/// edit is an AND-OR of registers and the flags do not fan out into it
+/// (issue 14).
+///
+/// Ports (all combinational): `ge3`, `ge4`, `kt` (128 each), `fl` (10):
+/// [`TrimThermo`]'s codes (registered); `ec` ([`COND_BITS`]): for byte `i`,
+/// bits `CONDS i ..`: the [`EDIT_AT`] rewrites, then "zeroed", then "kept"
+/// (none of the others), each false from `keep` on (the byte is zeroed).
+#[derive(LogicBlock, Default)]
+pub struct TrimCond {
     pub ge3: Signal<In, Bits<BUF_BYTES>>,
     pub ge4: Signal<In, Bits<BUF_BYTES>>,
     pub kt: Signal<In, Bits<BUF_BYTES>>,
     pub fl: Signal<In, Bits<10>>,
-    pub buf_out: Signal<Out, Bits<BUF_BITS>>,
+    pub ec: Signal<Out, Bits<COND_BITS>>,
+}
+
+/// "Byte `i` is at offset `c` from the header whose thermometer code is `t`"
+/// (the Rust form of [`at_t`]).
+fn at(t: u128, i: usize, c: usize) -> bool {
+    i >= c && t >> (i - c) & 1 == 1 && (i - c + 1 >= BUF_BYTES || t >> (i - c + 1) & 1 == 0)
+}
+
+/// [`TrimCond`]'s function: per byte, bit `k` condition `k`.
+pub fn trim_conds(ge3: u128, ge4: u128, kt: u128, fl: u16) -> [u16; BUF_BYTES] {
+    let f = |k: usize| fl >> k & 1 == 1;
+    let mut out = [0u16; BUF_BYTES];
+    for (i, o) in out.iter_mut().enumerate() {
+        let inside = kt >> i & 1 == 1;
+        let mut any = false;
+        for (k, a) in EDIT_AT.iter().enumerate() {
+            let e = f(a.f) && at(if a.l3 { ge3 } else { ge4 }, i, a.c);
+            any |= e;
+            *o |= ((e && inside) as u16) << k;
+        }
+        let zero = (f(8) && (at(ge4, i, 6) || at(ge4, i, 7))) || (f(9) && (at(ge3, i, 10) || at(ge3, i, 11)));
+        *o |= ((zero && !any && inside) as u16) << EDIT_AT.len();
+        *o |= ((!zero && !any && inside) as u16) << (EDIT_AT.len() + 1);
+    }
+    out
+}
+
+/// [`TrimEdit`]'s Verilog as a Rust function: the byte's AND-OR over
+/// [`TrimCond`]'s conditions; equal to [`trim_edit`] (`edit_by_conds_matches_the_model`).
+pub fn edit_of_conds(x: &[u8; BUF_BYTES], ec: &[u16; BUF_BYTES], lens: [u16; 3], dscp: u8, rts: bool, cut: bool) -> [u8; BUF_BYTES] {
+    let mut o = [0u8; BUF_BYTES];
+    for i in 0..BUF_BYTES {
+        let vals = edit_values(x[i], lens, dscp, rts, cut);
+        o[i] = (0..CONDS).filter(|k| ec[i] >> k & 1 == 1).fold(0, |acc, k| acc | vals[k]);
+    }
+    o
+}
+
+/// A byte's value under each of [`TrimCond`]'s conditions.
+fn edit_values(x: u8, [l3, l6, l4]: [u16; 3], dscp: u8, rts: bool, cut: bool) -> [u8; CONDS] {
+    [
+        x | (rts as u8) << 5 | (cut as u8) << 4,
+        dscp << 2 | (x & 3),
+        (x & 0xf0) | dscp >> 2,
+        (dscp & 3) << 6 | (x & 0x3f),
+        (l3 >> 8) as u8,
+        l3 as u8,
+        (l6 >> 8) as u8,
+        l6 as u8,
+        (l4 >> 8) as u8,
+        l4 as u8,
+        0,
+        x,
+    ]
 }
 
 /// [`TrimThermo`]'s `fl`, bit by bit: which rewrites apply (`mark`: DSCP
@@ -315,6 +413,41 @@ impl Logic for TrimSwap {
     }
 }
 
+impl Logic for TrimCond {
+    fn update(&mut self) {
+        let t = |b: &Bits<BUF_BYTES>| u128_of(b);
+        let c = trim_conds(t(&self.ge3.val()), t(&self.ge4.val()), t(&self.kt.val()), self.fl.val().index() as u16);
+        self.ec.next = pack(&c, CONDS);
+    }
+    fn connect(&mut self) {
+        self.ec.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire _unused_ok = &{1'b0, fl[2:0]};\n");
+        v.push_str(&flag_wires(3..FLAGS.len()));
+        for i in 0..BUF_BYTES {
+            let mut any = vec![];
+            for (k, a) in EDIT_AT.iter().enumerate() {
+                let e = format!("c{i}_{k}");
+                v.push_str(&format!("wire {e} = f_{} & {};\n", FLAGS[a.f], at_t(if a.l3 { "ge3" } else { "ge4" }, i, a.c)));
+                v.push_str(&format!("assign ec[{}] = {e} & kt[{i}];\n", CONDS * i + k));
+                any.push(e);
+            }
+            v.push_str(&format!(
+                "wire z{i} = (f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}));\n",
+                at_t("ge4", i, 6),
+                at_t("ge4", i, 7),
+                at_t("ge3", i, 10),
+                at_t("ge3", i, 11)
+            ));
+            let none = any.join(" | ");
+            v.push_str(&format!("assign ec[{}] = z{i} & ~({none}) & kt[{i}];\n", CONDS * i + CONDS - 2));
+            v.push_str(&format!("assign ec[{}] = ~z{i} & ~({none}) & kt[{i}];\n", CONDS * i + CONDS - 1));
+        }
+        Verilog::Custom(v)
+    }
+}
+
 impl Logic for TrimEdit {
     fn update(&mut self) {
         let dscp = self.dscp_en.val().then_some(self.dscp.val().index() as u8);
@@ -333,35 +466,40 @@ impl Logic for TrimEdit {
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::from("wire [15:0] len3 = lens[15:0];\nwire [15:0] len6 = lens[31:16];\nwire [15:0] len4 = lens[47:32];\n");
-        // `keep`, `info` and `dscp_en` reach the Verilog through `kt`, `lens`,
-        // the thermometer codes and `fl`; the Rust model reads them.
-        v.push_str("wire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\nwire _unused_ok = &{1'b0, dscp_en, info, keep, fl[2:0]};\n");
-        v.push_str(&flag_wires(3..FLAGS.len()));
+        // `keep`, `info` and `dscp_en` reach the Verilog through `ec` and
+        // `lens`; the Rust model reads them.
+        v.push_str("wire [7:0] flagbits = {2'b00, rts, cut, 4'b0000};\n");
+        // Bits of `ec` the AND-OR does not read: "zeroed" (no term), and the
+        // rewrites a byte is too near the start for (constant 0).
+        let mut unused: Vec<String> = ["1'b0", "dscp_en", "info", "keep"].iter().map(|s| s.to_string()).collect();
+        for i in 0..BUF_BYTES {
+            unused.push(format!("ec[{}]", CONDS * i + CONDS - 2));
+            unused.extend((0..EDIT_AT.len()).filter(|k| EDIT_AT[*k].c > i).map(|k| format!("ec[{}]", CONDS * i + k)));
+        }
+        v.push_str(&format!("wire _unused_ok = &{{{}}};\n", unused.join(", ")));
         for i in 0..BUF_BYTES {
             let x = b(i);
-            let alt: Vec<(String, String)> = vec![
-                (format!("f_ndp & {}", at_t("ge4", i, 0)), format!("{x} | flagbits")),
-                (format!("f_mark_v4 & {}", at_t("ge3", i, 1)), format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i)),
-                (format!("f_mark_v6 & {}", at_t("ge3", i, 0)), format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4)),
-                (format!("f_mark_v6 & {}", at_t("ge3", i, 1)), format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i)),
-                (format!("f_cut_v4 & {}", at_t("ge3", i, 2)), "len3[15:8]".into()),
-                (format!("f_cut_v4 & {}", at_t("ge3", i, 3)), "len3[7:0]".into()),
-                (format!("f_cut_v6 & {}", at_t("ge3", i, 4)), "len6[15:8]".into()),
-                (format!("f_cut_v6 & {}", at_t("ge3", i, 5)), "len6[7:0]".into()),
-                (format!("f_cut_udp & {}", at_t("ge4", i, 4)), "len4[15:8]".into()),
-                (format!("f_cut_udp & {}", at_t("ge4", i, 5)), "len4[7:0]".into()),
-                (
-                    format!(
-                        "(f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}))",
-                        at_t("ge4", i, 6),
-                        at_t("ge4", i, 7),
-                        at_t("ge3", i, 10),
-                        at_t("ge3", i, 11)
-                    ),
-                    "8'd0".into(),
-                ),
+            // The values in `edit_values`' order; "zeroed" adds no term.
+            let vals = [
+                format!("{x} | flagbits"),
+                format!("{{dscp, buf_in[{}:{}]}}", 8 * i + 1, 8 * i),
+                format!("{{buf_in[{}:{}], dscp[5:2]}}", 8 * i + 7, 8 * i + 4),
+                format!("{{dscp[1:0], buf_in[{}:{}]}}", 8 * i + 5, 8 * i),
+                "len3[15:8]".into(),
+                "len3[7:0]".into(),
+                "len6[15:8]".into(),
+                "len6[7:0]".into(),
+                "len4[15:8]".into(),
+                "len4[7:0]".into(),
             ];
-            and_or(&mut v, i, Some(&format!("~kt[{i}]")), &alt);
+            let mut terms: Vec<String> = vals
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| EDIT_AT[*k].c <= i)
+                .map(|(k, val)| format!("({{8{{ec[{}]}}}} & ({val}))", CONDS * i + k))
+                .collect();
+            terms.push(format!("({{8{{ec[{}]}}}} & {x})", CONDS * i + CONDS - 1));
+            v.push_str(&format!("assign buf_out[{}:{}] = {};\n", 8 * i + 7, 8 * i, terms.join("\n    | ")));
         }
         Verilog::Custom(v)
     }
@@ -371,12 +509,14 @@ impl Logic for TrimEdit {
 ///
 /// Ports (all combinational):
 /// - `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
-/// - `want` (16), `total` (16): the wanted keep length and the bytes that
-///   arrived (`keep = min(want, total)`).
+/// - `want` (16, at most 128), `total` (16): the wanted keep length and the
+///   bytes that arrived (`keep = min(want, total)`).
 /// - `ge3`, `ge4` (128): bit `k` is `l3_off >= k`, `l4_off >= k`.
-/// - `kt` (128): bit `i` is `i < keep`, i.e. `i < want` and `i < total`.
-/// - `ihl` (4): the IPv4 header length in words; `ipt` (128): bit `i` is
-///   `i < l3_off + 4 * ihl` (the end of the IPv4 header).
+/// - `kt` (128): bit `i` is `i < keep`, i.e. `i < want` and `i < total`
+///   (7-bit compares: `want <= 128`, and `total >= 128` is one OR).
+/// - `ipend` (9): the end of the IPv4 header, `l3_off + 4 * ihl`, from a
+///   register (issue 14: the add was in series with the 128 compares);
+///   `ipt` (128): bit `i` is `i < ipend`.
 /// - `kind` (4): `tuser` bits 56..60 (`l3`, `l4`); `rts`, `dscp_en`; `fl`
 ///   (10): the [`FLAGS`] combinations, with `cut = total > want`.
 #[derive(LogicBlock, Default)]
@@ -386,7 +526,7 @@ pub struct TrimThermo {
     pub dscp_en: Signal<In, Bit>,
     pub fl: Signal<Out, Bits<10>>,
     pub info: Signal<In, Bits<14>>,
-    pub ihl: Signal<In, Bits<4>>,
+    pub ipend: Signal<In, Bits<9>>,
     pub ipt: Signal<Out, Bits<BUF_BYTES>>,
     pub want: Signal<In, Bits<16>>,
     pub total: Signal<In, Bits<16>>,
@@ -397,14 +537,14 @@ pub struct TrimThermo {
 
 /// [`TrimThermo`]'s function: `(ge3, ge4, kt)`. `info` in [`TrimEdit`]'s
 /// layout (the caller shifts the 14-bit slice left by 4).
-pub fn trim_thermo(info: u64, want: usize, total: usize, ihl: usize) -> [u128; 4] {
+pub fn trim_thermo(info: u64, want: usize, total: usize, ipend: usize) -> [u128; 4] {
     let n = info_of(info);
     let mut t = [0u128; 4];
     for k in 0..BUF_BYTES {
         t[0] |= ((n.l3o >= k) as u128) << k;
         t[1] |= ((n.l4o >= k) as u128) << k;
         t[2] |= ((k < want && k < total) as u128) << k;
-        t[3] |= ((k < n.l3o + 4 * ihl) as u128) << k;
+        t[3] |= ((k < ipend) as u128) << k;
     }
     t
 }
@@ -422,30 +562,26 @@ pub fn masks_of_thermo(ge3: u128, ge4: u128, kt: u128, ipt: u128) -> (u128, u128
     (le(ge3) & ipt, addr | (le(ge4) & kt))
 }
 
+/// [`TrimThermo`]'s `fl`: the [`FLAGS`] of a packet of `kind` (`tuser`
+/// bits 56..60).
+pub fn trim_flags(kind: u64, rts: bool, cut: bool, dscp_en: bool) -> u16 {
+    let n = info_of(kind);
+    let mark = cut && dscp_en && !n.ndp;
+    let f =
+        [rts, rts && n.v4, rts && n.v6, n.ndp, mark && n.v4, mark && n.v6, cut && n.v4, cut && n.v6, cut && n.udp, n.v4 && (cut || rts)];
+    f.iter().enumerate().fold(0, |acc, (k, b)| acc | (*b as u16) << k)
+}
+
 impl Logic for TrimThermo {
     fn update(&mut self) {
         let [ge3, ge4, kt, ipt] =
-            trim_thermo((self.info.val().index() as u64) << 4, self.want.val().index(), self.total.val().index(), self.ihl.val().index());
+            trim_thermo((self.info.val().index() as u64) << 4, self.want.val().index(), self.total.val().index(), self.ipend.val().index());
         self.ge3.next = bits128(ge3);
         self.ge4.next = bits128(ge4);
         self.kt.next = bits128(kt);
         self.ipt.next = bits128(ipt);
-        let n = info_of(self.kind.val().index() as u64);
-        let (rts, cut) = (self.rts.val(), self.total.val().index() > self.want.val().index());
-        let mark = cut && self.dscp_en.val() && !n.ndp;
-        let f = [
-            rts,
-            rts && n.v4,
-            rts && n.v6,
-            n.ndp,
-            mark && n.v4,
-            mark && n.v6,
-            cut && n.v4,
-            cut && n.v6,
-            cut && n.udp,
-            n.v4 && (cut || rts),
-        ];
-        self.fl.next = (f.iter().enumerate().fold(0u64, |acc, (k, b)| acc | (*b as u64) << k)).to_bits();
+        let cut = self.total.val().index() > self.want.val().index();
+        self.fl.next = (trim_flags(self.kind.val().index() as u64, self.rts.val(), cut, self.dscp_en.val()) as u64).to_bits();
     }
     fn connect(&mut self) {
         self.ge3.connect();
@@ -456,29 +592,45 @@ impl Logic for TrimThermo {
     }
     fn hdl(&self) -> Verilog {
         let mut v = offset_wires();
-        v.push_str("wire [8:0] ipend = {2'd0, l3o[6:0]} + {3'd0, ihl, 2'd0};\n");
+        // `want` is at most 128: bits 8.. are zero (the caller clamps it).
+        v.push_str("wire tbig = |total[15:7];\nwire _unused_want = &{1'b0, want[15:8]};\n");
         v.push_str(
             "wire v4 = kind[1:0] == 2'd1;\nwire v6 = kind[1:0] == 2'd2;\nwire udp = kind[3:2] == 2'd1;\nwire ndp = kind[3:2] == 2'd2;\n\
              wire cut = total > want;\nwire mark = cut & dscp_en & ~ndp;\n\
              assign fl = {v4 & (cut | rts), cut & udp, cut & v6, cut & v4, mark & v6, mark & v4, ndp, rts & v6, rts & v4, rts};\n",
         );
         for k in 0..BUF_BYTES {
+            // `v > k` for a 7-bit `v` (never, for the last byte).
+            let gt7 = |v: &str| if k + 1 < BUF_BYTES { format!("({v}[6:0] > 7'd{k})") } else { "1'b0".into() };
             v.push_str(&format!(
-                "assign ge3[{k}] = {};\nassign ge4[{k}] = {};\nassign kt[{k}] = (want > 16'd{k}) & (total > 16'd{k});\nassign ipt[{k}] = ipend > 9'd{k};\n",
+                "assign ge3[{k}] = {};\nassign ge4[{k}] = {};\nassign kt[{k}] = (want[7] | {}) & (tbig | {});\nassign ipt[{k}] = ipend > 9'd{k};\n",
                 if k == 0 { "1'b1".into() } else { format!("l3o >= 8'd{k}") },
-                if k == 0 { "1'b1".into() } else { format!("l4o >= 8'd{k}") }
+                if k == 0 { "1'b1".into() } else { format!("l4o >= 8'd{k}") },
+                gt7("want"),
+                gt7("total")
             ));
         }
         Verilog::Custom(v)
     }
 }
 
-/// Bits of one partial sum of [`TrimSumA`]: eight bytes (at most 2040).
-pub const PART_BITS: usize = 11;
-/// Partial sums per checksum sum: each covers 8 bytes of one parity.
-pub const GROUPS: usize = 8;
+/// Bytes in one partial sum of [`TrimSumA`]: two levels of adders after the
+/// mask (issue 14: eight bytes, three levels, were the trimmer's critical path).
+pub const PART_BYTES: usize = 4;
+/// Bits of one partial sum of [`TrimSumA`]: four bytes (at most 1020).
+pub const PART_BITS: usize = 10;
+/// Partial sums per checksum sum: each covers [`PART_BYTES`] bytes of one
+/// parity, so the 128-byte buffer's 64 bytes of that parity.
+pub const GROUPS: usize = BUF_BYTES / 2 / PART_BYTES;
 /// Width of [`TrimSumA`]'s output: four sums of [`GROUPS`] partials.
 pub const PARTS_BITS: usize = 4 * GROUPS * PART_BITS;
+/// Terms each [`TrimAdd`] stage adds into one: two levels of adders.
+pub const ADD_GROUP: usize = 4;
+/// Bits of one of the middle sums ([`TrimAdd`] after [`TrimSumA`]): four
+/// partials (at most 4080).
+pub const MID_BITS: usize = 12;
+/// Width of the middle sums: four sums of `GROUPS / ADD_GROUP` terms.
+pub const MIDS_BITS: usize = 4 * GROUPS / ADD_GROUP * MID_BITS;
 
 /// Which bytes the checksums cover, as masks over the buffer (the first stage
 /// of the sums; registered by the caller, so the sums start from flip-flops).
@@ -517,17 +669,19 @@ pub fn trim_masks(keep: usize, info: u64, ipend: usize) -> (u128, u128) {
 }
 
 /// The bytes of [`TrimSumA`]'s group `g` of sum `s` (0 IPv4 even-indexed, 1
-/// IPv4 odd, 2 UDP even, 3 UDP odd): the 8 bytes of parity `s & 1` from `16 g`.
+/// IPv4 odd, 2 UDP even, 3 UDP odd): the [`PART_BYTES`] bytes of parity
+/// `s & 1` from byte `2 PART_BYTES g`.
 fn group(s: usize, g: usize) -> impl Iterator<Item = usize> {
-    (0..8).map(move |j| 16 * g + (s & 1) + 2 * j)
+    (0..PART_BYTES).map(move |j| 2 * PART_BYTES * g + (s & 1) + 2 * j)
 }
 
-/// The byte sums, first half: per sum eight partial sums of 8 masked bytes
-/// each (group `g` of sum `s`: the 8 bytes of parity `s & 1` from byte `16 g`).
+/// The byte sums, first stage: per sum [`GROUPS`] partial sums of
+/// [`PART_BYTES`] masked bytes each (group `g` of sum `s`: the bytes of parity
+/// `s & 1` from byte `2 PART_BYTES g`). Two [`TrimAdd`] stages add them up.
 ///
 /// Ports (all combinational): `buf_in` (1024, [`TrimEdit`]'s output), `m_ip`,
 /// `m_ud` (128, [`TrimMask`]'s, registered); `parts` ([`PARTS_BITS`]): partial
-/// `g` of sum `s` in bits `11 (8 s + g) ..`.
+/// `g` of sum `s` in bits `PART_BITS (GROUPS s + g) ..`.
 #[derive(LogicBlock, Default)]
 pub struct TrimSumA {
     pub buf_in: Signal<In, Bits<BUF_BITS>>,
@@ -536,7 +690,7 @@ pub struct TrimSumA {
     pub parts: Signal<Out, Bits<PARTS_BITS>>,
 }
 
-/// [`TrimSumA`]'s function: partial `8 s + g`.
+/// [`TrimSumA`]'s function: partial `GROUPS s + g`.
 pub fn trim_parts(x: &[u8; BUF_BYTES], m_ip: u128, m_ud: u128) -> [u16; 4 * GROUPS] {
     let mut p = [0u16; 4 * GROUPS];
     for s in 0..4 {
@@ -548,28 +702,43 @@ pub fn trim_parts(x: &[u8; BUF_BYTES], m_ip: u128, m_ud: u128) -> [u16; 4 * GROU
     p
 }
 
-/// The byte sums, second half: each sum's eight partials added.
+/// The byte sums, later stages: every [`ADD_GROUP`] consecutive terms of `W`
+/// bits in `parts` (`I` bits) added into one term of `O / (I / W /
+/// ADD_GROUP)` bits in `sums` (`O` bits), two levels of adders. After
+/// [`TrimSumA`], `TrimAdd<PARTS_BITS, PART_BITS, MIDS_BITS>` gives four
+/// middle sums per checksum sum, then `TrimAdd<MIDS_BITS, MID_BITS, 64>` the
+/// byte sums: `[15:0]` the even-indexed and `[31:16]` the odd-indexed bytes of
+/// the IPv4 header, `[47:32]` and `[63:48]` the same of the UDP-over-IPv6
+/// coverage.
 ///
-/// Ports (all combinational): `parts` ([`TrimSumA`]'s, registered); `sums`
-/// (64): `[15:0]` the even-indexed and `[31:16]` the odd-indexed bytes of the
-/// IPv4 header, `[47:32]` and `[63:48]` the same of the UDP-over-IPv6 coverage.
+/// Ports (all combinational): `parts` (`I`, the previous stage's, registered);
+/// `sums` (`O`).
 ///
 /// The sums add bytes, not words: [`TrimFoldA`] weighs even- and odd-indexed
 /// bytes by the parity of `l3_off`, so the odd `l3_off` of a Protego-tagged
 /// frame costs nothing.
 #[derive(LogicBlock, Default)]
-pub struct TrimSumB {
-    pub parts: Signal<In, Bits<PARTS_BITS>>,
-    pub sums: Signal<Out, Bits<64>>,
+pub struct TrimAdd<const I: usize, const W: usize, const O: usize> {
+    pub parts: Signal<In, Bits<I>>,
+    pub sums: Signal<Out, Bits<O>>,
 }
 
-/// [`TrimSumB`]'s function.
-pub fn trim_sum_parts(p: &[u16; 4 * GROUPS]) -> [u16; 4] {
-    let mut s = [0u16; 4];
-    for (k, v) in s.iter_mut().enumerate() {
-        *v = p[k * GROUPS..(k + 1) * GROUPS].iter().sum();
-    }
-    s
+/// [`TrimAdd`]'s function: every [`ADD_GROUP`] consecutive terms added.
+pub fn trim_add(p: &[u16]) -> Vec<u16> {
+    p.chunks(ADD_GROUP).map(|c| c.iter().sum()).collect()
+}
+
+impl<const I: usize, const W: usize, const O: usize> TrimAdd<I, W, O> {
+    /// Terms in and bits of one term out.
+    const SHAPE: (usize, usize) = {
+        assert!(
+            I.is_multiple_of(W) && (I / W).is_multiple_of(ADD_GROUP) && O.is_multiple_of(I / W / ADD_GROUP),
+            "TrimAdd: I = W x terms, terms a multiple of 4"
+        );
+        let out_bits = O / (I / W / ADD_GROUP);
+        assert!(out_bits >= W + 2 && out_bits <= 16, "TrimAdd: the sums need W + 2 bits, at most 16");
+        (I / W, out_bits)
+    };
 }
 
 /// The checksums' one's-complement sums, first half: the byte sums weighed
@@ -577,7 +746,7 @@ pub fn trim_sum_parts(p: &[u16; 4 * GROUPS]) -> [u16; 4] {
 /// `{hi[7:0], hi[15:8]} + lo` since `2^16` is 1), plus for UDP the pseudo
 /// header's next header and length.
 ///
-/// Ports (all combinational): `sums` (64, [`TrimSumB`]'s, registered); `odd`:
+/// Ports (all combinational): `sums` (64, the last [`TrimAdd`]'s, registered); `odd`:
 /// `l3_off` is odd (the odd-indexed bytes are the words' high bytes);
 /// `extra` (17): `keep - l4_off + 17` (the UDP length, 16 bits, plus next
 /// header 17); `t` (36): `[17:0]` the IPv4 header's, `[35:18]` UDP's
@@ -680,6 +849,17 @@ fn tree(terms: &[String]) -> String {
     }
 }
 
+/// `vals` as consecutive fields of `w` bits, the first at bit 0.
+fn pack<const N: usize>(vals: &[u16], w: usize) -> Bits<N> {
+    let mut out = Bits::<N>::default();
+    for (k, v) in vals.iter().enumerate() {
+        for bit in 0..w {
+            out = out.replace_bit(k * w + bit, v >> bit & 1 == 1);
+        }
+    }
+    out
+}
+
 fn bits128(v: u128) -> Bits<BUF_BYTES> {
     (0..BUF_BYTES).fold(Bits::default(), |b, i| b.replace_bit(i, v >> i & 1 == 1))
 }
@@ -719,13 +899,7 @@ impl Logic for TrimMask {
 impl Logic for TrimSumA {
     fn update(&mut self) {
         let p = trim_parts(&bytes_of(&self.buf_in.val()), u128_of(&self.m_ip.val()), u128_of(&self.m_ud.val()));
-        let mut out = Bits::<PARTS_BITS>::default();
-        for (k, v) in p.iter().enumerate() {
-            for bit in 0..PART_BITS {
-                out = out.replace_bit(k * PART_BITS + bit, v >> bit & 1 == 1);
-            }
-        }
-        self.parts.next = out;
+        self.parts.next = pack(&p, PART_BITS);
     }
     fn connect(&mut self) {
         self.parts.connect();
@@ -735,7 +909,8 @@ impl Logic for TrimSumA {
         for s in 0..4 {
             let m = if s < 2 { "m_ip" } else { "m_ud" };
             for g in 0..GROUPS {
-                let terms: Vec<String> = group(s, g).map(|i| format!("({m}[{i}] ? {{3'd0, {}}} : 11'd0)", b(i))).collect();
+                let terms: Vec<String> =
+                    group(s, g).map(|i| format!("({m}[{i}] ? {{{}'d0, {}}} : {PART_BITS}'d0)", PART_BITS - 8, b(i))).collect();
                 let lo = (s * GROUPS + g) * PART_BITS;
                 v.push_str(&format!("assign parts[{}:{lo}] = {};\n", lo + PART_BITS - 1, tree(&terms)));
             }
@@ -744,30 +919,27 @@ impl Logic for TrimSumA {
     }
 }
 
-impl Logic for TrimSumB {
+impl<const I: usize, const W: usize, const O: usize> Logic for TrimAdd<I, W, O> {
     fn update(&mut self) {
+        let (n, ob) = Self::SHAPE;
         let p = self.parts.val();
-        let mut parts = [0u16; 4 * GROUPS];
-        for (k, v) in parts.iter_mut().enumerate() {
-            *v = (0..PART_BITS).fold(0, |acc, bit| acc | (p.get_bit(k * PART_BITS + bit) as u16) << bit);
-        }
-        let s = trim_sum_parts(&parts);
-        let packed = s.iter().enumerate().fold(0u64, |acc, (k, x)| acc | (*x as u64) << (16 * k));
-        self.sums.next = packed.to_bits();
+        let terms: Vec<u16> = (0..n).map(|k| (0..W).fold(0, |acc, bit| acc | (p.get_bit(k * W + bit) as u16) << bit)).collect();
+        self.sums.next = pack(&trim_add(&terms), ob);
     }
     fn connect(&mut self) {
         self.sums.connect();
     }
     fn hdl(&self) -> Verilog {
+        let (n, ob) = Self::SHAPE;
         let mut v = String::new();
-        for s in 0..4 {
-            let terms: Vec<String> = (0..GROUPS)
-                .map(|g| {
-                    let lo = (s * GROUPS + g) * PART_BITS;
-                    format!("{{5'd0, parts[{}:{lo}]}}", lo + PART_BITS - 1)
+        for k in 0..n / ADD_GROUP {
+            let terms: Vec<String> = (0..ADD_GROUP)
+                .map(|j| {
+                    let lo = (k * ADD_GROUP + j) * W;
+                    format!("{{{}'d0, parts[{}:{lo}]}}", ob - W, lo + W - 1)
                 })
                 .collect();
-            v.push_str(&format!("assign sums[{}:{}] = {};\n", 16 * s + 15, 16 * s, tree(&terms)));
+            v.push_str(&format!("assign sums[{}:{}] = {};\n", ob * k + ob - 1, ob * k, tree(&terms)));
         }
         Verilog::Custom(v)
     }
@@ -911,6 +1083,42 @@ mod tests {
         (!fold(ip), if c_ud == 0 { 0xffff } else { c_ud })
     }
 
+    /// The edit as the Verilog builds it (registered per-byte conditions,
+    /// then an AND-OR) gives the model's rewrites, on random buffers, header
+    /// kinds and layouts, keep lengths, return and DSCP settings.
+    #[test]
+    fn edit_by_conds_matches_the_model() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut rewritten = 0;
+        for _ in 0..20_000 {
+            let mut x = [0u8; BUF_BYTES];
+            for v in x.iter_mut() {
+                *v = rng.next() as u8;
+            }
+            let kind = rng.range(0, 16) as u64;
+            let l3o = rng.range(0, 64);
+            let l4o = rng.range(l3o + 20, 128);
+            let (want, total) = (rng.range(1, 129), rng.range(1, 200));
+            let keep = want.min(total);
+            let (rts, dscp_en, dscp) = (rng.next() & 1 == 1, rng.next() & 1 == 1, rng.range(0, 64) as u8);
+            let info = kind | (l3o as u64) << 4 | (l4o as u64) << 11;
+            let cut = total > want;
+            let [ge3, ge4, kt, _] = trim_thermo(info, want, total, l3o + 20);
+            let ec = trim_conds(ge3, ge4, kt, trim_flags(kind, rts, cut, dscp_en));
+            let len3 = keep.wrapping_sub(l3o) as u16;
+            let lens = [len3, len3.wrapping_sub(40), keep.wrapping_sub(l4o) as u16];
+            let want_o = trim_edit(&x, keep, cut, rts, info, dscp_en.then_some(dscp));
+            let got = edit_of_conds(&x, &ec, lens, dscp, rts, cut);
+            assert_eq!(got, want_o, "kind {kind} l3o {l3o} l4o {l4o} want {want} total {total} rts {rts} dscp_en {dscp_en}");
+            // Exactly one condition per byte below `keep`, none from it on.
+            for (i, c) in ec.iter().enumerate() {
+                assert_eq!(c.count_ones(), (i < keep) as u32, "byte {i}: conditions {c:#x}");
+            }
+            rewritten += (0..keep).filter(|i| ec[*i] >> (CONDS - 1) & 1 == 0).count();
+        }
+        assert!(rewritten > 10_000, "rewrites exercised: {rewritten}");
+    }
+
     /// The four stages (masks, partial sums, sums, fold in two) give the
     /// one-step checksums on random buffers and header layouts, including
     /// buffers of 0xFF bytes (the largest sums, carries in every fold) and of
@@ -939,9 +1147,9 @@ mod tests {
             // The thermometer codes give the same masks, with keep = min(want, total).
             let (want, total) = (rng.range(1, 129), rng.range(1, 200));
             let keep_t = want.min(total);
-            let [ge3, ge4, kt, ipt] = trim_thermo(info, want, total, (ipend - l3o) / 4);
+            let [ge3, ge4, kt, ipt] = trim_thermo(info, want, total, ipend);
             assert_eq!(masks_of_thermo(ge3, ge4, kt, ipt), trim_masks(keep_t, info, ipend), "thermometer masks: l3o {l3o} l4o {l4o}");
-            let sums = trim_sum_parts(&trim_parts(&x, m_ip, m_ud));
+            let sums: [u16; 4] = trim_add(&trim_add(&trim_parts(&x, m_ip, m_ud))).try_into().expect("four byte sums");
             let extra = (keep.wrapping_sub(l4o) as u32 & 0xffff) + 17;
             let (t_ip, t_ud) = trim_fold_a(sums, l3o & 1 == 1, extra);
             assert!(t_ip < 1 << 18 && t_ud < 1 << 18);

@@ -8,7 +8,7 @@
 //! `docs/trimming.md`); RETURNED also swaps its addresses. Every
 //! other packet passes untouched. Packets leave in the order they came.
 //!
-//! A trimmed packet is captured, then processed in eight phases of one cycle
+//! A trimmed packet is captured, then processed in nine phases of one cycle
 //! each (issue 14: every phase is a few LUT levels, so the block meets its
 //! clock), then emitted:
 //! 0. capture: every beat is accepted at once; the first 128 bytes are kept in
@@ -18,13 +18,14 @@
 //!    rewritten length; [`TrimThermo`]'s thermometer codes of the offsets,
 //!    `keep` and the end of the IPv4 header, and the rewrite flags;
 //! 2. [`TrimSwap`] swaps a returned packet's addresses, [`TrimMask`] marks the
-//!    bytes each checksum covers;
+//!    bytes each checksum covers, [`TrimCond`] decides each byte's rewrite;
 //! 3. [`TrimEdit`] rewrites the fields;
-//! 4. [`TrimSumA`]: 8 partial sums of 8 bytes per checksum sum;
-//! 5. [`TrimSumB`]: the partials added;
-//! 6. [`TrimFoldA`]: the byte sums weighed into words (plus the UDP pseudo header);
-//! 7. [`TrimFoldB`]: end-around carry and complement;
-//! 8. [`TrimInsert`] puts the checksums into the emit register, once the
+//! 4. [`TrimSumA`]: 16 partial sums of 4 bytes per checksum sum;
+//! 5. [`TrimAdd`]: the partials added four by four;
+//! 6. [`TrimAdd`]: those added four by four, the byte sums;
+//! 7. [`TrimFoldA`]: the byte sums weighed into words (plus the UDP pseudo header);
+//! 8. [`TrimFoldB`]: end-around carry and complement;
+//! 9. [`TrimInsert`] puts the checksums into the emit register, once the
 //!    previous packet's emit is over;
 //!
 //! then the emit: `ceil(keep / K)` beats, `tuser.length` = bytes kept.
@@ -35,8 +36,8 @@
 //! phase 1 (phase 2 still reads the beat registers). A passing packet waits
 //! until processing and emit are idle (packets leave in the order they came)
 //! and then streams at one beat per cycle. A trimmed packet's first beat out
-//! leaves [`PROC_CYCLES`] = 9 cycles after its last beat in; back to back,
-//! trimmed packets of `n` beats in and `m` out take `max(n + 1, 9, m + 1)`
+//! leaves [`PROC_CYCLES`] = 10 cycles after its last beat in; back to back,
+//! trimmed packets of `n` beats in and `m` out take `max(n + 1, 10, m + 1)`
 //! cycles each (the serial trimmer before issue 14 took `n + 3 + m`).
 //!
 //! Contract with admission: `tuser.length` of a trimmed packet is the keep
@@ -58,13 +59,16 @@ use crate::meta::{
 };
 use crate::prim::widgets::{DffR, KeepCount};
 use crate::tm::trim_logic::{
-    TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSumB, TrimSwap, TrimThermo, BUF_BITS, BUF_BYTES, PARTS_BITS,
+    TrimAdd, TrimCond, TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSwap, TrimThermo, BUF_BITS, BUF_BYTES,
+    COND_BITS, MIDS_BITS, MID_BITS, PARTS_BITS, PART_BITS,
 };
 use rust_hdl::prelude::*;
 
 /// Cycles between a trimmed packet's last beat in and its first beat out,
-/// with the output ready: the hand-off and phases 1-8 (module docs).
-pub const PROC_CYCLES: usize = 9;
+/// with the output ready: the hand-off and phases 1-9 (module docs).
+pub const PROC_CYCLES: usize = 10;
+/// The last processing phase: it loads the emit register.
+const LAST_PHASE: u64 = PROC_CYCLES as u64 - 1;
 
 /// The trimmer. `D` data bits, `K = D / 8` lanes (8..=64, a divisor of 128),
 /// `U` tuser bits (at least 88).
@@ -85,6 +89,8 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     k_bytes: Constant<Bits<8>>,
     k_mask: Constant<Bits<8>>,
     d_shift: Constant<Bits<16>>,
+    /// [`LAST_PHASE`].
+    last_phase: Constant<Bits<4>>,
     len_clear: Constant<Bits<U>>,
     slot_mask: Vec<Constant<Bits<BUF_BITS>>>,
     /// Beat j's bytes, already at their place in the buffer (the flip-flops
@@ -98,7 +104,8 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     bidx: DffR<Bits<8>>,
     total: DffR<Bits<16>>,
     // Processing (the packet handed over at its last beat).
-    /// 0 idle, 1..=8 processing (8 waits while the previous packet is emitted).
+    /// 0 idle, 1..=9 processing (9, [`LAST_PHASE`], waits while the previous
+    /// packet is emitted).
     phase: DffR<Bits<4>>,
     pmeta: DFF<Bits<U>>,
     ptotal: DFF<Bits<16>>,
@@ -108,6 +115,9 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     ipt: DFF<Bits<BUF_BYTES>>,
     /// `l3_off + 40`, following the input while idle like `pmeta`.
     l3o40: DFF<Bits<8>>,
+    /// `l3_off + 4 * ihl` (the end of the IPv4 header), following the input
+    /// like `l3o40`, so no add precedes the thermometer codes' compares.
+    ipend: DFF<Bits<9>>,
     /// Phase 1: the lengths for both outcomes of `keep = min(want, total)`
     /// (`la*` from `want`, `lb*` from `total`) and which one holds.
     la3: DFF<Bits<16>>,
@@ -118,6 +128,12 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     lb4: DFF<Bits<16>>,
     ksel: DFF<Bit>,
     lens: Signal<Local, Bits<48>>,
+    /// Phase 2: `lens` registered for the edit, so the selection by `ksel`
+    /// is not in front of the edit's byte multiplexers, which every bit of
+    /// it fans out to (issue 14).
+    lens_r: DFF<Bits<48>>,
+    /// Phase 2: [`TrimCond`]'s per-byte conditions for the edit.
+    ec: DFF<Bits<COND_BITS>>,
     ge3: DFF<Bits<BUF_BYTES>>,
     ge4: DFF<Bits<BUF_BYTES>>,
     kt: DFF<Bits<BUF_BYTES>>,
@@ -128,10 +144,11 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     m_ud: DFF<Bits<BUF_BYTES>>,
     extra: DFF<Bits<17>>,
     parts: DFF<Bits<PARTS_BITS>>,
+    mids: DFF<Bits<MIDS_BITS>>,
     sums: DFF<Bits<64>>,
     tsum: DFF<Bits<36>>,
     csum: DFF<Bits<32>>,
-    /// Phase 2: which checksums phase 8 inserts (IPv4 header changed; UDP over
+    /// Phase 2: which checksums the last phase inserts (IPv4 header changed; UDP over
     /// IPv6 cut), registered so no logic from `pmeta` (which follows the input
     /// while idle) reaches the emit register's load.
     fix4: DFF<Bit>,
@@ -140,7 +157,7 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     emitting: DffR<Bit>,
     /// Registered copies of the emit register's two enables, computed from
     /// next-state values: `adv` = `emitting & out.s_tready` (shift a beat
-    /// out), `ld` = `phase == 8 & !emitting` (load the packet). The enables
+    /// out), `ld` = `phase == LAST_PHASE & !emitting` (load the packet). The enables
     /// fan out to every bit of `e2`; from a flip-flop rather than from the
     /// output slice's ready through logic (issue 14).
     adv: DffR<Bit>,
@@ -152,10 +169,12 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     cut_count: DffR<Bits<32>>,
     thermo: TrimThermo,
     swap: TrimSwap,
+    cond: TrimCond,
     edit: TrimEdit,
     mask: TrimMask,
     sum_a: TrimSumA,
-    sum_b: TrimSumB,
+    sum_b: TrimAdd<PARTS_BITS, PART_BITS, MIDS_BITS>,
+    sum_c: TrimAdd<MIDS_BITS, MID_BITS, 64>,
     fold_a: TrimFoldA,
     fold_b: TrimFoldB,
     ins: TrimInsert,
@@ -216,6 +235,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             bidx: Default::default(),
             total: Default::default(),
             phase: Default::default(),
+            last_phase: Constant::new(LAST_PHASE.to_bits()),
             pmeta: Default::default(),
             ptotal: Default::default(),
             pwant: Default::default(),
@@ -223,6 +243,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             cut: Default::default(),
             ipt: Default::default(),
             l3o40: Default::default(),
+            ipend: Default::default(),
             la3: Default::default(),
             lb3: Default::default(),
             la6: Default::default(),
@@ -236,11 +257,14 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             kt: Default::default(),
             fl: Default::default(),
             e0: Default::default(),
+            lens_r: Default::default(),
+            ec: Default::default(),
             e1: Default::default(),
             m_ip: Default::default(),
             m_ud: Default::default(),
             extra: Default::default(),
             parts: Default::default(),
+            mids: Default::default(),
             sums: Default::default(),
             tsum: Default::default(),
             csum: Default::default(),
@@ -256,10 +280,12 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             cut_count: Default::default(),
             thermo: Default::default(),
             swap: Default::default(),
+            cond: Default::default(),
             edit: Default::default(),
             mask: Default::default(),
             sum_a: Default::default(),
             sum_b: Default::default(),
+            sum_c: Default::default(),
             fold_a: Default::default(),
             fold_b: Default::default(),
             ins: Default::default(),
@@ -280,9 +306,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, la3, lb3, la6, lb6, la4,
-            lb4, ksel, ge3, ge4, kt, fl, e0, e1, m_ip, m_ud, extra, parts, sums, tsum, csum, fix4, fix6, emitting, adv, ld, e2, erem,
-            etuser, elkeep, cut_count
+            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, ipend, la3, lb3, la6,
+            lb6, la4, lb4, ksel, ge3, ge4, kt, fl, e0, lens_r, ec, e1, m_ip, m_ud, extra, parts, mids, sums, tsum, csum, fix4, fix6,
+            emitting, adv, ld, e2, erem, etuser, elkeep, cut_count
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -308,8 +334,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         for j in 0..self.slot.len() {
             self.buf0.next = self.buf0.val() | (self.slot[j].q.val() & self.slot_mask[j].val());
         }
-        // Phase 2: address swaps (and masks, below); phase 3: the field
-        // rewrites, with the lengths selected by `ksel` from phase 1's candidates.
+        // Phase 2: address swaps (and masks, below), the lengths selected by
+        // `ksel` from phase 1's candidates; phase 3: the field rewrites.
         self.swap.buf_in.next = self.buf0.val();
         self.swap.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
         self.swap.info.next = self.pmeta.q.val().get_bits::<18>(L3_LSB);
@@ -331,16 +357,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
                 | (bit_cast::<48, 16>(self.la6.q.val()) << 16)
                 | (bit_cast::<48, 16>(self.la4.q.val()) << 32);
         }
-        self.edit.lens.next = self.lens.val();
-        self.edit.ge3.next = self.ge3.q.val();
-        self.edit.ge4.next = self.ge4.q.val();
-        self.edit.kt.next = self.kt.q.val();
-        self.edit.fl.next = self.fl.q.val();
+        self.edit.lens.next = self.lens_r.q.val();
+        self.edit.ec.next = self.ec.q.val();
+        self.cond.ge3.next = self.ge3.q.val();
+        self.cond.ge4.next = self.ge4.q.val();
+        self.cond.kt.next = self.kt.q.val();
+        self.cond.fl.next = self.fl.q.val();
         // Phase 1: thermometer codes for the edit.
         self.thermo.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.thermo.want.next = self.pwant.q.val();
         self.thermo.total.next = self.ptotal.q.val();
-        self.thermo.ihl.next = self.pmeta.q.val().get_bits::<4>(IHL_LSB);
+        self.thermo.ipend.next = self.ipend.q.val();
         self.thermo.kind.next = self.pmeta.q.val().get_bits::<4>(L3_LSB);
         self.thermo.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
         self.thermo.dscp_en.next = self.dscp_en.val();
@@ -348,16 +375,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.mask.ge4.next = self.ge4.q.val();
         self.mask.kt.next = self.kt.q.val();
         self.mask.ipt.next = self.ipt.q.val();
-        // Phases 4-7: the sums and the checksums, register to register.
+        // Phases 4-8: the sums and the checksums, register to register.
         self.sum_a.buf_in.next = self.e1.q.val();
         self.sum_a.m_ip.next = self.m_ip.q.val();
         self.sum_a.m_ud.next = self.m_ud.q.val();
         self.sum_b.parts.next = self.parts.q.val();
+        self.sum_c.parts.next = self.mids.q.val();
         self.fold_a.sums.next = self.sums.q.val();
         self.fold_a.odd.next = self.pmeta.q.val().get_bit(L3_OFF_LSB);
         self.fold_a.extra.next = self.extra.q.val();
         self.fold_b.t.next = self.tsum.q.val();
-        // Phase 8: insert. IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
+        // The last phase: insert. IPv4 (l3 = 1) header changed; UDP (l4 = 1) over IPv6 (l3 = 2) cut.
         self.ins.buf_in.next = self.e1.q.val();
         self.ins.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.ins.csum.next = self.csum.q.val();
@@ -420,6 +448,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         if self.idle.val() {
             self.pmeta.d.next = self.cur_meta.val();
             self.l3o40.d.next = bit_cast::<8, 7>(self.cur_meta.val().get_bits::<7>(L3_OFF_LSB)) + 40;
+            self.ipend.d.next = bit_cast::<9, 7>(self.cur_meta.val().get_bits::<7>(L3_OFF_LSB))
+                + (bit_cast::<9, 4>(self.cur_meta.val().get_bits::<4>(IHL_LSB)) << 2);
             self.ptotal.d.next = self.final_bytes.val();
             self.pwant.d.next = self.want.val();
         }
@@ -466,6 +496,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         if self.phase.q.val() == 2 {
             self.e0.d.next = self.swap.buf_out.val();
+            self.lens_r.d.next = self.lens.val();
+            self.ec.d.next = self.cond.ec.val();
             self.m_ip.d.next = self.mask.m_ip.val();
             self.m_ud.d.next = self.mask.m_ud.val();
             // The UDP length (16 bits, as the pseudo header has it) plus next header 17.
@@ -486,22 +518,26 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.phase.d.next = 5.into();
         }
         if self.phase.q.val() == 5 {
-            self.sums.d.next = self.sum_b.sums.val();
+            self.mids.d.next = self.sum_b.sums.val();
             self.phase.d.next = 6.into();
         }
         if self.phase.q.val() == 6 {
-            self.tsum.d.next = self.fold_a.t.val();
+            self.sums.d.next = self.sum_c.sums.val();
             self.phase.d.next = 7.into();
         }
         if self.phase.q.val() == 7 {
-            self.csum.d.next = self.fold_b.csum.val();
+            self.tsum.d.next = self.fold_a.t.val();
             self.phase.d.next = 8.into();
         }
-        // Phase 8 hands the packet to the emit once the previous one is out.
+        if self.phase.q.val() == 8 {
+            self.csum.d.next = self.fold_b.csum.val();
+            self.phase.d.next = self.last_phase.val();
+        }
+        // The last phase hands the packet to the emit once the previous one is out.
         if self.ld.q.val() {
             self.e2.d.next = self.ins.buf_out.val();
         }
-        if (self.phase.q.val() == 8) & !self.emitting.q.val() {
+        if (self.phase.q.val() == self.last_phase.val()) & !self.emitting.q.val() {
             self.erem.d.next = self.keep.q.val();
             self.etuser.d.next = (self.pmeta.q.val() & self.len_clear.val()) | (bit_cast::<U, 8>(self.keep.q.val()) << 16);
             // The last beat's tkeep (used only when keep is not a multiple of K).
@@ -543,7 +579,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         } else {
             self.adv.d.next = self.emitting.d.val() & (self.m.tready.val() | self.out.s.tready.val());
         }
-        self.ld.d.next = (self.phase.d.val() == 8) & !self.emitting.d.val();
+        self.ld.d.next = (self.phase.d.val() == self.last_phase.val()) & !self.emitting.d.val();
         if self.cut_clear.val() {
             self.cut_count.d.next = 0.into();
         }
