@@ -60,6 +60,34 @@ impl<T: Synth> Logic for DffR<T> {
     }
 }
 
+/// A D flip-flop without reset that synthesis keeps apart from its equal
+/// twins: a replica of a register whose fan-out is wide, so each copy drives
+/// a share of the loads and is placed near them (issue 14). Yosys merges
+/// flip-flops with the same inputs (`opt_merge`) unless their process is
+/// marked `keep`, which this one is; Verilator ignores the attribute.
+///
+/// Ports: `clock` (rising edge), `d` (next value), `q` (registered output).
+#[derive(Clone, Debug, LogicBlock, Default)]
+pub struct DffKeep<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Logic for DffKeep<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val();
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("(* keep *) always @(posedge clock) q <= d;\n".into())
+    }
+}
+
 /// Simple dual-port RAM, one clock, registered read with read enable: the shape
 /// that Yosys and Vivado map to block RAM (`RAMB36`/`RAMB18`, ECP5 `DP16KD`).
 ///

@@ -180,23 +180,41 @@ pub const EDIT_AT: [At; 10] = [
 pub const CONDS: usize = EDIT_AT.len() + 2;
 /// Bits of [`TrimCond`]'s output: condition `k` of byte `i` in bit `CONDS i + k`.
 pub const COND_BITS: usize = CONDS * BUF_BYTES;
+/// Copies of the flags [`TrimCond`] reads, each for `BUF_BYTES / FL_COPIES`
+/// consecutive bytes.
+pub const FL_COPIES: usize = 4;
 
 /// The conditions of [`TrimEdit`]'s bytes, one flip-flop each once the
 /// caller registers them (phase 2 of the trimmer, beside the swap), so the
 /// edit is an AND-OR of registers and the flags do not fan out into it
 /// (issue 14).
 ///
-/// Ports (all combinational): `ge3`, `ge4`, `kt` (128 each), `fl` (10):
-/// [`TrimThermo`]'s codes (registered); `ec` ([`COND_BITS`]): for byte `i`,
+/// Ports (all combinational): `ge3`, `ge4`, `kt` (128 each): [`TrimThermo`]'s
+/// codes (registered); `fl[q]` ([`FL_COPIES`] of 10 bits, Verilog `fl$<q>`, `fl_<q>` once emitted):
+/// copies of its flags, copy `q` read by the bytes of the `q`-th part of the buffer (the caller
+/// registers them as replicas, [`crate::prim::widgets::DffKeep`], so no flag
+/// register drives all 128 bytes); `ec` ([`COND_BITS`]): for byte `i`,
 /// bits `CONDS i ..`: the [`EDIT_AT`] rewrites, then "zeroed", then "kept"
 /// (none of the others), each false from `keep` on (the byte is zeroed).
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct TrimCond {
     pub ge3: Signal<In, Bits<BUF_BYTES>>,
     pub ge4: Signal<In, Bits<BUF_BYTES>>,
     pub kt: Signal<In, Bits<BUF_BYTES>>,
-    pub fl: Signal<In, Bits<10>>,
+    pub fl: Vec<Signal<In, Bits<10>>>,
     pub ec: Signal<Out, Bits<COND_BITS>>,
+}
+
+impl Default for TrimCond {
+    fn default() -> Self {
+        Self {
+            ge3: Default::default(),
+            ge4: Default::default(),
+            kt: Default::default(),
+            fl: (0..FL_COPIES).map(|_| Default::default()).collect(),
+            ec: Default::default(),
+        }
+    }
 }
 
 /// "Byte `i` is at offset `c` from the header whose thermometer code is `t`"
@@ -416,25 +434,34 @@ impl Logic for TrimSwap {
 impl Logic for TrimCond {
     fn update(&mut self) {
         let t = |b: &Bits<BUF_BYTES>| u128_of(b);
-        let c = trim_conds(t(&self.ge3.val()), t(&self.ge4.val()), t(&self.kt.val()), self.fl.val().index() as u16);
+        // The copies are equal; the first stands for all.
+        let fl = self.fl[0].val().index() as u16;
+        let c = trim_conds(t(&self.ge3.val()), t(&self.ge4.val()), t(&self.kt.val()), fl);
         self.ec.next = pack(&c, CONDS);
     }
     fn connect(&mut self) {
         self.ec.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut v = String::from("wire _unused_ok = &{1'b0, fl[2:0]};\n");
-        v.push_str(&flag_wires(3..FLAGS.len()));
+        // The swap's flags (0..3) are not read here.
+        let unused: Vec<String> = (0..FL_COPIES).map(|q| format!("fl${q}[2:0]")).collect();
+        let mut v = format!("wire _unused_ok = &{{1'b0, {}}};\n", unused.join(", "));
+        for q in 0..FL_COPIES {
+            for (k, name) in FLAGS.iter().enumerate().skip(3) {
+                v.push_str(&format!("wire f{q}_{name} = fl${q}[{k}];\n"));
+            }
+        }
         for i in 0..BUF_BYTES {
+            let q = i * FL_COPIES / BUF_BYTES;
             let mut any = vec![];
             for (k, a) in EDIT_AT.iter().enumerate() {
                 let e = format!("c{i}_{k}");
-                v.push_str(&format!("wire {e} = f_{} & {};\n", FLAGS[a.f], at_t(if a.l3 { "ge3" } else { "ge4" }, i, a.c)));
+                v.push_str(&format!("wire {e} = f{q}_{} & {};\n", FLAGS[a.f], at_t(if a.l3 { "ge3" } else { "ge4" }, i, a.c)));
                 v.push_str(&format!("assign ec[{}] = {e} & kt[{i}];\n", CONDS * i + k));
                 any.push(e);
             }
             v.push_str(&format!(
-                "wire z{i} = (f_cut_udp & ({} | {})) | (f_hdr_v4 & ({} | {}));\n",
+                "wire z{i} = (f{q}_cut_udp & ({} | {})) | (f{q}_hdr_v4 & ({} | {}));\n",
                 at_t("ge4", i, 6),
                 at_t("ge4", i, 7),
                 at_t("ge3", i, 10),
@@ -593,15 +620,35 @@ impl Logic for TrimThermo {
     fn hdl(&self) -> Verilog {
         let mut v = offset_wires();
         // `want` is at most 128: bits 8.. are zero (the caller clamps it).
-        v.push_str("wire tbig = |total[15:7];\nwire _unused_want = &{1'b0, want[15:8]};\n");
+        v.push_str("wire tbig = |total[15:7];\nwire tbig8 = |total[15:8];\nwire _unused_want = &{1'b0, want[15:8]};\n");
+        // `v[6:4] > h`, `v[6:4] == h`, `v[3:0] > l` for `kt`'s compares.
+        for x in ["want", "total"] {
+            v.push_str(&format!("wire [7:0] {x}_hgt;\nwire [7:0] {x}_heq;\nwire [15:0] {x}_lgt;\n"));
+            // Nothing is above the largest value (constant 0, not a compare).
+            let gt = |bits: &str, n: usize, c: usize| if c + 1 < n { format!("{x}[{bits}] > {}'d{c}", n.ilog2()) } else { "1'b0".into() };
+            for h in 0..8 {
+                v.push_str(&format!("assign {x}_hgt[{h}] = {};\nassign {x}_heq[{h}] = {x}[6:4] == 3'd{h};\n", gt("6:4", 8, h)));
+            }
+            for l in 0..16 {
+                v.push_str(&format!("assign {x}_lgt[{l}] = {};\n", gt("3:0", 16, l)));
+            }
+        }
         v.push_str(
             "wire v4 = kind[1:0] == 2'd1;\nwire v6 = kind[1:0] == 2'd2;\nwire udp = kind[3:2] == 2'd1;\nwire ndp = kind[3:2] == 2'd2;\n\
-             wire cut = total > want;\nwire mark = cut & dscp_en & ~ndp;\n\
+             wire cut = tbig8 | (total[7:0] > want[7:0]);\nwire mark = cut & dscp_en & ~ndp;\n\
              assign fl = {v4 & (cut | rts), cut & udp, cut & v6, cut & v4, mark & v6, mark & v4, ndp, rts & v6, rts & v4, rts};\n",
         );
         for k in 0..BUF_BYTES {
-            // `v > k` for a 7-bit `v` (never, for the last byte).
-            let gt7 = |v: &str| if k + 1 < BUF_BYTES { format!("({v}[6:0] > 7'd{k})") } else { "1'b0".into() };
+            // `v > k` for a 7-bit `v` (never, for the last byte), from the
+            // shared decodes of its high 3 and low 4 bits (below): two LUT
+            // levels, no carry chain.
+            let gt7 = |v: &str| {
+                if k + 1 < BUF_BYTES {
+                    format!("({v}_hgt[{}] | ({v}_heq[{}] & {v}_lgt[{}]))", k / 16, k / 16, k % 16)
+                } else {
+                    "1'b0".into()
+                }
+            };
             v.push_str(&format!(
                 "assign ge3[{k}] = {};\nassign ge4[{k}] = {};\nassign kt[{k}] = (want[7] | {}) & (tbig | {});\nassign ipt[{k}] = ipend > 9'd{k};\n",
                 if k == 0 { "1'b1".into() } else { format!("l3o >= 8'd{k}") },

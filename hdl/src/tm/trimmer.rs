@@ -57,10 +57,10 @@ use crate::axis::skid::AxisSkid;
 use crate::meta::{
     flag, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_IPV6, L3_LSB, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, L4_UDP, LENGTH_LSB, RETURNED_BIT, TRIMMED_BIT,
 };
-use crate::prim::widgets::{DffR, KeepCount};
+use crate::prim::widgets::{DffKeep, DffR, KeepCount};
 use crate::tm::trim_logic::{
     TrimAdd, TrimCond, TrimEdit, TrimFoldA, TrimFoldB, TrimInsert, TrimMask, TrimSumA, TrimSwap, TrimThermo, BUF_BITS, BUF_BYTES,
-    COND_BITS, MIDS_BITS, MID_BITS, PARTS_BITS, PART_BITS,
+    COND_BITS, FL_COPIES, MIDS_BITS, MID_BITS, PARTS_BITS, PART_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -89,8 +89,11 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     k_bytes: Constant<Bits<8>>,
     k_mask: Constant<Bits<8>>,
     d_shift: Constant<Bits<16>>,
-    /// [`LAST_PHASE`].
+    /// [`LAST_PHASE`], and the phase before it.
     last_phase: Constant<Bits<4>>,
+    pre_last: Constant<Bits<4>>,
+    /// The emit's last beat leaves this cycle.
+    fin: Signal<Local, Bit>,
     len_clear: Constant<Bits<U>>,
     slot_mask: Vec<Constant<Bits<BUF_BITS>>>,
     /// Beat j's bytes, already at their place in the buffer (the flip-flops
@@ -138,6 +141,9 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     ge4: DFF<Bits<BUF_BYTES>>,
     kt: DFF<Bits<BUF_BYTES>>,
     fl: DFF<Bits<10>>,
+    /// Copies of `fl` for [`TrimCond`], one per part of the buffer (issue 14:
+    /// one flag register fanning out to 128 bytes' conditions was the path).
+    fl_rep: Vec<DffKeep<Bits<10>>>,
     e0: DFF<Bits<BUF_BITS>>,
     e1: DFF<Bits<BUF_BITS>>,
     m_ip: DFF<Bits<BUF_BYTES>>,
@@ -236,6 +242,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             total: Default::default(),
             phase: Default::default(),
             last_phase: Constant::new(LAST_PHASE.to_bits()),
+            pre_last: Constant::new((LAST_PHASE - 1).to_bits()),
+            fin: Default::default(),
             pmeta: Default::default(),
             ptotal: Default::default(),
             pwant: Default::default(),
@@ -259,6 +267,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             e0: Default::default(),
             lens_r: Default::default(),
             ec: Default::default(),
+            fl_rep: (0..FL_COPIES).map(|_| DffKeep::default()).collect(),
+
             e1: Default::default(),
             m_ip: Default::default(),
             m_ud: Default::default(),
@@ -314,6 +324,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.slot[j].clock.next = self.clock.val();
             self.slot[j].d.next = self.slot[j].q.val();
         }
+        for j in 0..self.fl_rep.len() {
+            self.fl_rep[j].clock.next = self.clock.val();
+            self.fl_rep[j].d.next = self.fl_rep[j].q.val();
+        }
         self.in_pkt.reset.next = self.reset.val();
         self.mode_trim.reset.next = self.reset.val();
         self.bidx.reset.next = self.reset.val();
@@ -362,7 +376,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.cond.ge3.next = self.ge3.q.val();
         self.cond.ge4.next = self.ge4.q.val();
         self.cond.kt.next = self.kt.q.val();
-        self.cond.fl.next = self.fl.q.val();
+        for j in 0..self.fl_rep.len() {
+            self.cond.fl[j].next = self.fl_rep[j].q.val();
+        }
         // Phase 1: thermometer codes for the edit.
         self.thermo.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.thermo.want.next = self.pwant.q.val();
@@ -483,6 +499,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.ge4.d.next = self.thermo.ge4.val();
             self.kt.d.next = self.thermo.kt.val();
             self.fl.d.next = self.thermo.fl.val();
+            for j in 0..self.fl_rep.len() {
+                self.fl_rep[j].d.next = self.thermo.fl.val();
+            }
             // Both candidates of every length, in parallel (no chain behind the
             // keep compare); phase 2 selects by `ksel`.
             self.ksel.d.next = self.ptotal.q.val() < self.pwant.q.val();
@@ -579,7 +598,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         } else {
             self.adv.d.next = self.emitting.d.val() & (self.m.tready.val() | self.out.s.tready.val());
         }
-        self.ld.d.next = (self.phase.d.val() == self.last_phase.val()) & !self.emitting.d.val();
+        // `ld`'s next value is `phase.d == LAST_PHASE & !emitting.d`, written
+        // from the registers (the phase before the last moves on to it; the
+        // last stays while the emit runs; the emit ends with `fin`), so the
+        // next-state logic of `phase` and `emitting` is not in front of it
+        // (issue 14: 7 Xilinx LUT levels through `phase.d`).
+        self.fin.next = self.emitting.q.val() & self.out.s.tready.val() & (self.erem.q.val() <= self.k_bytes.val());
+        self.ld.d.next = ((self.phase.q.val() == self.pre_last.val()) & (!self.emitting.q.val() | self.fin.val()))
+            | ((self.phase.q.val() == self.last_phase.val()) & self.fin.val());
         if self.cut_clear.val() {
             self.cut_count.d.next = 0.into();
         }
