@@ -349,8 +349,8 @@ pub fn trim_edit(x: &[u8; BUF_BYTES], keep: usize, cut: bool, rts: bool, info: u
 /// value) pairs, mutually exclusive for any header layout (they sit at
 /// distinct offsets), so the byte is shallow logic rather than a priority
 /// chain (the Rust functions are the priority form; the tests hold the two
-/// equal); no condition leaves `x`. `gate`, if any, zeroes the byte first.
-fn and_or(v: &mut String, i: usize, gate: Option<&str>, alt: &[(String, String)]) {
+/// equal); no condition leaves `x`.
+fn and_or(v: &mut String, i: usize, alt: &[(String, String)]) {
     let x = b(i);
     let mut terms = vec![];
     let mut conds = vec![];
@@ -364,11 +364,7 @@ fn and_or(v: &mut String, i: usize, gate: Option<&str>, alt: &[(String, String)]
     } else {
         terms.push(format!("({{8{{~({})}}}} & {x})", conds.join(" | ")));
     }
-    let body = terms.join("\n    | ");
-    match gate {
-        Some(g) => v.push_str(&format!("assign buf_out[{}:{}] = ({g}) ? 8'd0 : ({body});\n", 8 * i + 7, 8 * i)),
-        None => v.push_str(&format!("assign buf_out[{}:{}] = {body};\n", 8 * i + 7, 8 * i)),
-    }
+    v.push_str(&format!("assign buf_out[{}:{}] = {};\n", 8 * i + 7, 8 * i, terms.join("\n    | ")));
 }
 
 /// The flag combinations `range` of [`FLAGS`] as wires `f_<name>` (Verilog).
@@ -425,7 +421,7 @@ impl Logic for TrimSwap {
             if i >= 24 {
                 alt.push((format!("f_rts_v6 & {}", within_t("ge3", i, 24, 40)), b(i - 16)));
             }
-            and_or(&mut v, i, None, &alt);
+            and_or(&mut v, i, &alt);
         }
         Verilog::Custom(v)
     }

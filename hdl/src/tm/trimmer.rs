@@ -268,7 +268,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             lens_r: Default::default(),
             ec: Default::default(),
             fl_rep: (0..FL_COPIES).map(|_| DffKeep::default()).collect(),
-
             e1: Default::default(),
             m_ip: Default::default(),
             m_ud: Default::default(),
