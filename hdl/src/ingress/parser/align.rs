@@ -1,6 +1,7 @@
 //! Parser stage S1: the L3 header aligned to byte 0 (`docs/ingress.md`, "parser").
 use super::layout::*;
 use crate::prim::widgets::DffR;
+use crate::proto::{ethertype, wire16};
 use rust_hdl::prelude::*;
 
 /// Bytes of the Ethernet header, of a VLAN tag and of a Protego tag.
@@ -25,7 +26,7 @@ pub const L3_OFFSETS: [u64; 6] = [
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
 /// - `s_v`, `s_win`, `s_l2_rec` in: S0's outputs.
 /// - `v` out, and with it `a` (the window from the L3 header on, [`L3_HDR_BITS`]),
-///   `l3_off` (its byte offset) and `l2_rec` (passed on).
+///   `l3_off` (its byte offset) and `l2_rec` (passed on, with its `v6` set).
 #[derive(LogicBlock)]
 pub struct ParseAlign {
     pub clock: Signal<In, Clock>,
@@ -40,6 +41,7 @@ pub struct ParseAlign {
     /// The L3 offset after 0, 1, 2 VLAN tags; what a Protego tag adds.
     after_tags: Vec<Constant<Bits<8>>>,
     protego_len: Constant<Bits<8>>,
+    et_ipv6: Constant<Bits<16>>,
     /// [`L3_OFFSETS`] in bytes and bits.
     at: Vec<Constant<Bits<8>>>,
     at_bits: Vec<Constant<Bits<16>>>,
@@ -65,6 +67,7 @@ impl Default for ParseAlign {
             l2_rec: Default::default(),
             after_tags: (0..3).map(|n| Constant::new((ETH_HLEN + n * VLAN_LEN).to_bits())).collect(),
             protego_len: Constant::new(PROTEGO_LEN.to_bits()),
+            et_ipv6: Constant::new(wire16(ethertype::IPV6).to_bits()),
             at: L3_OFFSETS.iter().map(|&o| Constant::new(o.to_bits())).collect(),
             at_bits: L3_OFFSETS.iter().map(|&o| Constant::new((8 * o).to_bits())).collect(),
             r_v: Default::default(),
@@ -103,6 +106,7 @@ impl Logic for ParseAlign {
             self.r_a.d.next = self.al.val();
             self.r_l3_off.d.next = self.off.val();
             self.r_l2.d.next = self.s_l2_rec.val();
+            self.r_l2.d.next.v6 = !self.s_l2_rec.val().v3 & (self.s_l2_rec.val().ether == self.et_ipv6.val());
         }
         self.v.next = self.r_v.q.val();
         self.a.next = self.r_a.q.val();

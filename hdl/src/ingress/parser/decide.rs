@@ -3,7 +3,7 @@
 use super::code::*;
 use super::layout::*;
 use super::pack::PhvPack;
-use crate::ingress::phv::PHV_BITS;
+use crate::ingress::phv::{field, PHV_BITS};
 use rust_hdl::prelude::*;
 
 /// S4 (combinational on S3's registers; the parser registers its outputs): the malformed code is the first
@@ -11,8 +11,14 @@ use rust_hdl::prelude::*;
 /// PHV's fields are S0..S3's findings, the L3 fields only for IPv4/IPv6 and
 /// the L4 and PL2 fields only for a well-formed packet.
 ///
+/// The fields a malformed packet leaves zero (PHV bits [`GATED`]) are
+/// written here as if the packet were well formed; the parser clears them
+/// after its register by `ok` (issue 14: the code's priority chain no longer
+/// fans out into 150 PHV bits before the register).
+///
 /// Ports: `flags`, `l4_rec`, `l3_rec`, `l2_rec` in (S3's outputs); `code` out (0: well
-/// formed); `phv` out (the packed PHV, [`PhvPack`]).
+/// formed); `ok` out (`code == 0`, as a flat test of the flags); `phv` out
+/// (the packed PHV, [`PhvPack`], with the [`GATED`] fields not cleared).
 #[derive(LogicBlock, Default)]
 pub struct ParseDecide {
     pub flags: Signal<In, Checks>,
@@ -20,6 +26,7 @@ pub struct ParseDecide {
     pub l3_rec: Signal<In, L3Info>,
     pub l2_rec: Signal<In, L2Info>,
     pub code: Signal<Out, Bits<4>>,
+    pub ok: Signal<Out, Bit>,
     pub phv: Signal<Out, Bits<PHV_BITS>>,
     pack: PhvPack,
     c: Signal<Local, Bits<4>>,
@@ -27,7 +34,12 @@ pub struct ParseDecide {
     ether: Signal<Local, Bits<16>>,
     tos: Signal<Local, Bits<8>>,
     pl2w: Signal<Local, Bits<32>>,
+    l4bad: Signal<Local, Bit>,
 }
+
+/// PHV bits `(lsb, width)` that only a well-formed packet fills: DSCP
+/// through the PL2 destination ([`crate::ingress::phv::field`]).
+pub const GATED: (usize, usize) = (field::DSCP.0, field::PL2_DST.0 + field::PL2_DST.1 - field::DSCP.0);
 
 impl Logic for ParseDecide {
     #[hdl_gen]
@@ -77,6 +89,24 @@ impl Logic for ParseDecide {
             }
         }
         self.code.next = self.c.val();
+        // `c == 0` without the chain: no check fails on the packet's path.
+        self.l4bad.next = (self.l4_rec.val().is_udp | self.l4_rec.val().is_ndp)
+            & (self.flags.val().l4tr | (self.l4_rec.val().is_udp & self.flags.val().udp));
+        if self.l3_rec.val().is_v4 {
+            self.ok.next = !(self.flags.val().ver4
+                | self.flags.val().ihl
+                | self.flags.val().v4tr
+                | self.flags.val().v4len
+                | self.flags.val().cks
+                | self.l4bad.val());
+        } else if self.l3_rec.val().is_v6 {
+            self.ok.next = !(self.flags.val().ver6 | self.flags.val().v6tr | self.flags.val().v6len | self.l4bad.val());
+        } else {
+            self.ok.next = !(self.l3_rec.val().is_pl2 & (self.flags.val().pl2tr | self.flags.val().pl2k));
+        }
+        if self.flags.val().l2 | self.flags.val().vlan {
+            self.ok.next = false;
+        }
         self.ether.next = self.l2_rec.val().ether;
         self.tos.next = self.l3_rec.val().tos;
         self.pl2w.next = self.l3_rec.val().pl2;
@@ -121,36 +151,34 @@ impl Logic for ParseDecide {
         self.pack.pl2_demand.next = 0.into();
         self.pack.pl2_src.next = 0.into();
         self.pack.pl2_dst.next = 0.into();
-        if self.c.val() == 0 {
-            if self.l3_rec.val().is_v4 | self.l3_rec.val().is_v6 {
-                self.pack.dscp.next = self.tos.val().get_bits::<6>(TOS_DSCP);
-                self.pack.ecn.next = self.tos.val().get_bits::<2>(TOS_ECN);
-                self.pack.proto.next = self.l3_rec.val().proto;
-                self.pack.ip_len.next = self.l3_rec.val().iplen;
-                if self.l3_rec.val().is_v4 {
-                    self.pack.ihl.next = self.l3_rec.val().ihl;
-                    self.pack.ipv4_dst.next = self.l3_rec.val().dst;
-                }
-                if self.l4_rec.val().is_udp {
-                    self.pack.l4.next = PHV_L4_UDP.into();
-                    self.pack.l4_off.next = self.l4_rec.val().l4o;
-                    self.pack.sport.next = self.l4_rec.val().sport;
-                    self.pack.dport.next = self.l4_rec.val().dport;
-                }
-                if self.l4_rec.val().is_ndp {
-                    self.pack.l4.next = PHV_L4_NDP.into();
-                    self.pack.l4_off.next = self.l4_rec.val().l4o;
-                    self.pack.sport.next = self.l4_rec.val().ndp_sport;
-                    self.pack.dport.next = self.l4_rec.val().ndp_dport;
-                    self.pack.ndp_flags.next = self.l4_rec.val().nflags;
-                }
+        if self.l3_rec.val().is_v4 | self.l3_rec.val().is_v6 {
+            self.pack.dscp.next = self.tos.val().get_bits::<6>(TOS_DSCP);
+            self.pack.ecn.next = self.tos.val().get_bits::<2>(TOS_ECN);
+            self.pack.proto.next = self.l3_rec.val().proto;
+            self.pack.ip_len.next = self.l3_rec.val().iplen;
+            if self.l3_rec.val().is_v4 {
+                self.pack.ihl.next = self.l3_rec.val().ihl;
+                self.pack.ipv4_dst.next = self.l3_rec.val().dst;
             }
-            if self.l3_rec.val().is_pl2 {
-                self.pack.pl2_kind.next = self.pl2w.val().get_bits::<8>(PL2_KIND_AT);
-                self.pack.pl2_demand.next = self.pl2w.val().get_bits::<8>(PL2_DEMAND_AT);
-                self.pack.pl2_src.next = self.pl2w.val().get_bits::<8>(PL2_SRC_AT);
-                self.pack.pl2_dst.next = self.pl2w.val().get_bits::<8>(PL2_DST_AT);
+            if self.l4_rec.val().is_udp {
+                self.pack.l4.next = PHV_L4_UDP.into();
+                self.pack.l4_off.next = self.l4_rec.val().l4o;
+                self.pack.sport.next = self.l4_rec.val().sport;
+                self.pack.dport.next = self.l4_rec.val().dport;
             }
+            if self.l4_rec.val().is_ndp {
+                self.pack.l4.next = PHV_L4_NDP.into();
+                self.pack.l4_off.next = self.l4_rec.val().l4o;
+                self.pack.sport.next = self.l4_rec.val().ndp_sport;
+                self.pack.dport.next = self.l4_rec.val().ndp_dport;
+                self.pack.ndp_flags.next = self.l4_rec.val().nflags;
+            }
+        }
+        if self.l3_rec.val().is_pl2 {
+            self.pack.pl2_kind.next = self.pl2w.val().get_bits::<8>(PL2_KIND_AT);
+            self.pack.pl2_demand.next = self.pl2w.val().get_bits::<8>(PL2_DEMAND_AT);
+            self.pack.pl2_src.next = self.pl2w.val().get_bits::<8>(PL2_SRC_AT);
+            self.pack.pl2_dst.next = self.pl2w.val().get_bits::<8>(PL2_DST_AT);
         }
         self.phv.next = self.pack.phv.val();
     }

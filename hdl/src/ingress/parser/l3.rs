@@ -41,12 +41,18 @@ pub struct ParseL3 {
     pub l4b: Signal<Out, Bits<L4_HDR_BITS>>,
     pub l2_rec: Signal<Out, L2Info>,
     et_ipv4: Constant<Bits<16>>,
-    et_ipv6: Constant<Bits<16>>,
     et_pl2: Constant<Bits<16>>,
     et_protego: Constant<Bits<16>>,
     r_v: DffR<Bit>,
     r_psum: DFF<Bits<PSUM_BITS>>,
-    csa: OnesSum<CSUM_BITS, PSUM_BITS>,
+    /// The first five header words (20 bytes, 10 checksum words) always
+    /// count (an IHL below 5 is reported before the checksum, which is then
+    /// not read): they enter compressors at once (10 -> 7 words) while the
+    /// other 20 are masked by IHL, then all 27 go to [`PSUMS`]: 5 compressor
+    /// levels in all, not a mask level and 5 (issue 14).
+    pre: OnesSum<CSUM_FIXED_BITS, CSUM_PRE_BITS>,
+    csa: OnesSum<CSUM_TREE_BITS, PSUM_BITS>,
+    pre_shift: Constant<Bits<16>>,
     /// Bits of IPv4 header word `h` (32 bits) in the checksum's words.
     hword: Vec<Constant<Bits<CSUM_BITS>>>,
     r_l3: DFF<L3Info>,
@@ -84,11 +90,12 @@ impl Default for ParseL3 {
             l4b: Default::default(),
             l2_rec: Default::default(),
             et_ipv4: Constant::new(wire16(ethertype::IPV4).to_bits()),
-            et_ipv6: Constant::new(wire16(ethertype::IPV6).to_bits()),
             et_pl2: Constant::new(wire16(ethertype::PL2).to_bits()),
             et_protego: Constant::new(wire16(ethertype::PROTEGO).to_bits()),
             r_v: Default::default(),
             r_psum: Default::default(),
+            pre: Default::default(),
+            pre_shift: Constant::new((CSUM_PRE_BITS as u64).to_bits()),
             csa: Default::default(),
             hword: (0..CSUM_WORDS / 2)
                 .map(|h| {
@@ -121,7 +128,7 @@ impl Logic for ParseL3 {
         dff_setup!(self, clock, r_v, r_psum, r_l3, r_l4o, r_end, r_l4b, r_l2);
         self.r_v.reset.next = self.reset.val();
         self.ihl.next = self.s_hdr.val().get_bits::<4>(IP_IHL);
-        self.is_v6.next = !self.s_l2_rec.val().v3 & (self.s_l2_rec.val().ether == self.et_ipv6.val());
+        self.is_v6.next = self.s_l2_rec.val().v6;
         // The L4 header: after 40 bytes of IPv6 or IHL words of IPv4.
         self.al4.next = 0.into();
         if self.is_v6.val() {
@@ -139,7 +146,12 @@ impl Logic for ParseL3 {
                 self.wmask.next = self.wmask.val() | self.hword[h].val();
             }
         }
-        self.csa.words.next = self.s_hdr.val().get_bits::<CSUM_BITS>(0) & self.wmask.val();
+        self.pre.words.next = self.s_hdr.val().get_bits::<CSUM_FIXED_BITS>(0);
+        self.csa.words.next = bit_cast::<CSUM_TREE_BITS, CSUM_PRE_BITS>(self.pre.sum.val())
+            | (bit_cast::<CSUM_TREE_BITS, CSUM_MASKED_BITS>(
+                self.s_hdr.val().get_bits::<CSUM_MASKED_BITS>(CSUM_FIXED_BITS)
+                    & self.wmask.val().get_bits::<CSUM_MASKED_BITS>(CSUM_FIXED_BITS),
+            ) << self.pre_shift.val());
         self.r_psum.d.next = self.csa.sum.val();
         // The IP packet's extent, for S3's length checks.
         self.l3o.next = bit_cast::<18, 8>(self.s_l3_off.val());

@@ -22,6 +22,11 @@ pub const CSUM_BITS: usize = 480;
 /// Bits of the checksum words S2 hands to S3 ([`PSUMS`] words of 16 bits).
 pub const PSUM_BITS: usize = 96;
 const _: () = assert!(CSUM_BITS == 16 * CSUM_WORDS && PSUM_BITS == 16 * PSUMS);
+/// Bits of the checksum words S2 masks by IHL (after the first five header
+/// words), and of what its second compressor tree takes (those and the first
+/// tree's 7 words).
+pub const CSUM_MASKED_BITS: usize = CSUM_BITS - CSUM_FIXED_BITS;
+pub const CSUM_TREE_BITS: usize = CSUM_PRE_BITS + CSUM_MASKED_BITS;
 /// Bits of the header window ([`crate::ingress::parser::WINDOW_BYTES`] bytes).
 pub const WIN_BITS: usize = 1024;
 
@@ -66,8 +71,14 @@ crate::gen::unroll::named_indices! {
     /// 16-bit words of the longest IPv4 header (60 bytes) the checksum sums.
     CSUM_WORDS = 30;
     /// Words S2 reduces the checksum's 30 to ([`crate::prim::widgets::OnesSum`],
-    /// five compressor levels); S3 reduces them to two (three levels) and tests those.
+    /// five compressor levels, the IHL mask beside the first); S3 reduces them
+    /// to two (three levels) and tests those.
     PSUMS = 6;
+    /// Bits of the checksum words that count whatever the IHL (the first
+    /// five header words: 10 checksum words), and of those words after one
+    /// compressor level (10 -> 7), which S2 reduces first.
+    CSUM_FIXED_BITS = 5 * 32;
+    CSUM_PRE_BITS = 7 * 16;
     /// IPv6 traffic class: bits 0..3 of byte 0 (its high nibble) and bits
     /// 4..7 of byte 1 (its low nibble).
     V6_TC_HI = 0;
@@ -144,6 +155,10 @@ pub struct L2Info {
     pub pkind: Bits<2>,
     /// A third VLAN tag (malformed).
     pub v3: Bit,
+    /// The EtherType after the tags is IPv6 and there is no third tag:
+    /// computed by S1 ([`super::align::ParseAlign`]) from `ether` and `v3`,
+    /// so S2's L4 alignment starts from a register (issue 14); 0 out of S0.
+    pub v6: Bit,
     /// Frame length (`tuser.length`).
     pub len: Bits<16>,
 }

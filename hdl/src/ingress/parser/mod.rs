@@ -9,15 +9,16 @@
 //! (each registers its outputs; field positions are named in [`layout`]):
 //! - S0 [`tags::ParseTags`]: the tag chain (two VLAN tags, a Protego tag),
 //!   from the window masked to the frame length (`tuser.length`; bytes past
-//!   it read as zero);
+//!   it read as zero), in two cycles (the tag tests, then the fields);
 //! - S1 [`align::ParseAlign`]: the L3 header aligned to byte 0 (six possible offsets);
 //! - S2 [`l3::ParseL3`]: IPv4/IPv6/PL2 fields, the IPv4 checksum in six
 //!   partial sums, the L4 header aligned (twelve possible offsets);
 //! - S3 [`checks::ParseChecks`]: checksum fold, lengths and offsets, every
 //!   check as a flag;
 //! - S4 [`decide::ParseDecide`]: the first failing check in specification
-//!   order, the PHV fields; registered here (`r_phv`, `r_code`) before the
-//!   PHV FIFO and the match stage.
+//!   order, the PHV fields; registered here (`r_phv`, `r_code`, `r_ok`)
+//!   before the PHV FIFO and the match stage. The fields only a well-formed
+//!   packet fills are cleared after the register, by `r_ok`.
 //!
 //! The PHV goes into a 32-entry PHV FIFO; the output joins each packet's first
 //! beat with its PHV. A new packet is admitted only while fewer than 31 are
@@ -129,10 +130,16 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     ip: l3::ParseL3,
     checks: checks::ParseChecks,
     decide: decide::ParseDecide,
-    /// S4's registers: the PHV, its malformed code, valid.
+    /// S4's registers: the PHV (its [`decide::GATED`] fields not yet
+    /// cleared), its malformed code, `code == 0`, valid.
     r_pv: DffR<Bit>,
     r_phv: DFF<Bits<PHV_BITS>>,
     r_code: DFF<Bits<4>>,
+    r_ok: DFF<Bit>,
+    /// The PHV bits a malformed packet keeps (all but [`decide::GATED`]).
+    keep_bad: Constant<Bits<PHV_BITS>>,
+    /// The PHV out of S4's registers, its gated fields cleared unless `r_ok`.
+    phv_s4: Signal<Local, Bits<PHV_BITS>>,
     // Combinational.
     win: Signal<Local, Bits<WIN_BITS>>,
     beat_in: Signal<Local, Bit>,
@@ -195,6 +202,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             r_pv: Default::default(),
             r_phv: Default::default(),
             r_code: Default::default(),
+            r_ok: Default::default(),
+            keep_bad: Constant::new({
+                let (lsb, w) = decide::GATED;
+                let mut m = Bits::<PHV_BITS>::mask();
+                for b in lsb..lsb + w {
+                    m = m.replace_bit(b, false);
+                }
+                m
+            }),
+            phv_s4: Default::default(),
             win: Default::default(),
             beat_in: Default::default(),
             gate: Default::default(),
@@ -320,20 +337,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.r_phv.d.next = self.r_phv.q.val();
         self.r_code.clock.next = self.clock.val();
         self.r_code.d.next = self.r_code.q.val();
+        self.r_ok.clock.next = self.clock.val();
+        self.r_ok.d.next = self.r_ok.q.val();
         if self.checks.v.val() {
             self.r_phv.d.next = self.decide.phv.val();
             self.r_code.d.next = self.decide.code.val();
+            self.r_ok.d.next = self.decide.ok.val();
+        }
+        self.phv_s4.next = self.r_phv.q.val();
+        if !self.r_ok.q.val() {
+            self.phv_s4.next = self.r_phv.q.val() & self.keep_bad.val();
         }
 
         // ---- PHV FIFO, counters ----
         self.x_valid.next = self.r_pv.q.val();
-        self.x_phv.next = self.r_phv.q.val();
+        self.x_phv.next = self.phv_s4.val();
         if self.external.val() {
             self.phvq.s.tdata.next =
                 bit_cast::<384, PHV_BITS>(self.x_res_phv.val()) | (bit_cast::<384, RES_BITS>(self.x_res.val()) << self.res_shift.val());
             self.phvq.s.tvalid.next = self.x_res_valid.val();
         } else {
-            self.phvq.s.tdata.next = bit_cast::<384, PHV_BITS>(self.r_phv.q.val());
+            self.phvq.s.tdata.next = bit_cast::<384, PHV_BITS>(self.phv_s4.val());
             self.phvq.s.tvalid.next = self.r_pv.q.val();
         }
         self.phvq.s.tkeep.next = 0xFFFF_FFFF_FFFF_u64.into();
