@@ -41,10 +41,11 @@ pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
 impl<const D: usize, const K: usize, const U: usize> AxisSkid<D, K, U> {
     /// A slice whose data registers load in every cycle they may, valid beat
     /// or not (issue 14): for a slice behind a long `s_tvalid` (admission's
-    /// decision, the arbiter's grant), whose hundreds of enables then do not
-    /// wait for it. Same beats out. Not the default: where `s_tdata` is the
-    /// deep logic (the trimmer) the wider enable logic lengthened its paths
-    /// (Yosys depth 24 -> 26), and the demultiplexer lost 22 MHz.
+    /// decision, the arbiter's grant, the trimmer's passing packets), whose
+    /// hundreds of enables then do not wait for it. Same beats out. Not the
+    /// default: where `s_tdata` is the deep logic the wider enable logic can
+    /// lengthen its paths (the trimmer before its stages were registered:
+    /// Yosys depth 24 -> 26), and the demultiplexer lost 22 MHz.
     pub fn eager() -> Self {
         Self { eager: Constant::new(true), ..Default::default() }
     }

@@ -184,6 +184,8 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     fold_a: TrimFoldA,
     fold_b: TrimFoldB,
     ins: TrimInsert,
+    /// The output slice, eager ([`AxisSkid::eager`]; issue 14: the enables of
+    /// its data registers do not wait for a passing packet's `s_tvalid`).
     out: AxisSkid<D, K, U>,
     keep_count: KeepCount<K, 8>,
     buf0: Signal<Local, Bits<BUF_BITS>>,
@@ -298,7 +300,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             fold_a: Default::default(),
             fold_b: Default::default(),
             ins: Default::default(),
-            out: Default::default(),
+            out: AxisSkid::eager(),
             keep_count: Default::default(),
             buf0: Default::default(),
             cur_trim: Default::default(),
