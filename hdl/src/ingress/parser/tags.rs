@@ -10,8 +10,8 @@ use rust_hdl::prelude::*;
 ///
 /// Two register stages (issue 14): the first registers the window and the
 /// tag tests (each EtherType position compared with the VLAN, 802.1ad and
-/// Protego types, and the tag count), the second selects the fields by
-/// them. One compare, then one selection, per cycle, where a selection
+/// Protego types), the second derives the tag count from them and selects
+/// the fields. One compare, then one selection, per cycle, where a selection
 /// followed by a compare and another selection was one cycle.
 ///
 /// Ports:
