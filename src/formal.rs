@@ -189,7 +189,7 @@ pub fn jobs() -> Vec<Job> {
             mode: Mode::Bmc,
             depth: TM_BMC_DEPTH,
             defines: vec![],
-            mutation: Some(("res_d_len = dec & (code == 32'h2) & eq_dd;", "res_d_len = 1'b0;")),
+            mutation: Some(("res_d_len = dec & fate_2 & eq_dd;", "res_d_len = 1'b0;")),
             expect: Expect::Fail,
         },
         Job {

@@ -54,6 +54,67 @@ fn sum_le_and_sum_lt_match_rust() -> Result<()> {
     Ok(())
 }
 
+/// `SumLe::within(18)`, as admission builds it: operands below `2^18` give
+/// the full comparison; bits above 18 are not read (set here to garbage that
+/// would change a 32-bit answer), so the narrowing is real.
+#[test]
+fn sum_le_within_reads_the_low_bits_only() -> Result<()> {
+    let mut w = SumLe::<32>::within(18);
+    let lib = model_of(&mut w, "ts_test_sum_le_w18", "w18")?;
+    let mut m = lib.instantiate();
+    let (a, b, c, y) = (m.port("a")?, m.port("b")?, m.port("c")?, m.port("sum_le")?);
+    let mut rng = SmallRng::seed_from_u64(18);
+    let top = 1u64 << 18;
+    let mut edges = vec![];
+    for x in [0, 1, top / 2, top - 2, top - 1] {
+        for z in [0, 1, 65_535, top - 1] {
+            for k in [0, 1, x, x + z, (x + z).saturating_sub(1), top - 1] {
+                edges.push([x, z, k % top]);
+            }
+        }
+    }
+    let random: Vec<[u64; 3]> = (0..20_000)
+        .map(|_| {
+            let (x, z) = (rng.gen_range(0..top), rng.gen_range(0..top));
+            let k = if rng.gen_bool(0.5) { (x + z + rng.gen_range(0..3)).saturating_sub(1) % top } else { rng.gen_range(0..top) };
+            [x, z, k]
+        })
+        .collect();
+    let mut wrong = vec![];
+    for (i, [x, z, k]) in edges.into_iter().chain(random).enumerate() {
+        // Half the cases with garbage above bit 17 in every operand.
+        let g = if i % 2 == 1 { rng.gen::<u32>() as u64 & !(top - 1) } else { 0 };
+        m.set(&a, (x | g) & 0xffff_ffff);
+        m.set(&b, (z | (g >> 1 & !(top - 1))) & 0xffff_ffff);
+        m.set(&c, (k | (g << 1 & 0xffff_ffff & !(top - 1))) & 0xffff_ffff);
+        m.eval();
+        if (m.get(&y) == 1) != (x + z <= k) {
+            wrong.push(format!("{x} + {z} vs {k} (high bits {g:#x}): got {}", m.get(&y)));
+        }
+    }
+    ensure!(wrong.is_empty(), "within(18): {} wrong, first {:?}", wrong.len(), &wrong[..wrong.len().min(5)]);
+    Ok(())
+}
+
+/// Admission's comparison width: above a queue's bytes plus two 64 KiB
+/// packets (18 bits for the shipped configurations' queues), capped at 32.
+#[test]
+fn admission_fit_bits() {
+    use trimswitch_hdl::tm::admit::fit_bits;
+    assert_eq!(fit_bits(32, 128, 600, 16), 18, "netfpga-sume: 19 200 + 131 072 < 2^18");
+    assert_eq!(fit_bits(64, 64, 320, 8), 18, "alveo-u250: 20 480 + 131 072 < 2^18");
+    assert_eq!(fit_bits(8, 64, 1200, 4), 18);
+    assert_eq!(fit_bits(64, 64, 2047, 8), 18, "131 008 + 131 072 < 2^18");
+    assert_eq!(fit_bits(64, 64, 2048, 8), 19, "131 072 + 131 072 = 2^18 needs 19 bits");
+    assert_eq!(fit_bits(64, 64, 1 << 23, 8), 30);
+    assert_eq!(fit_bits(8, 4, 4, 1 << 40), 32, "capped at 32");
+    // The bound holds: a queue full of bytes plus two maximal packets is below 2^w.
+    for (k, dh, dd, dod) in [(8, 64, 1200, 4), (32, 128, 600, 16), (64, 4096, 1 << 20, 1 << 20)] {
+        let w = fit_bits(k, dh, dd, dod);
+        assert!((dh.max(dd) * k).max(dod) + 2 * 65_535 < 1usize << w, "{k} {dh} {dd} {dod}: {w}");
+    }
+}
+
 #[test]
 fn add_sub_matches_rust() -> Result<()> {
     for minus_one in [false, true] {

@@ -80,7 +80,7 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
     ("ts_crc32_beat", 7, 7),
     ("ts_meter_bank", 7, 7),
     ("ts_pkt_fifo", 7, 7),
-    ("ts_tm_admit", 7, 7),
+    ("ts_tm_admit", 6, 6),
     ("ts_tm_port", 7, 7),
     ("ts_parser", 8, 7),
     ("ts_trimmer", 8, 8),

@@ -104,7 +104,7 @@ const FLOORS_MHZ: [(&str, f64); 27] = [
     ("ts_port_mode", 150.0),
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
-    ("ts_tm_admit", 121.0),
+    ("ts_tm_admit", 135.0),
     ("ts_tm_port", 124.0),
 ];
 

@@ -277,14 +277,26 @@ impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
 /// a comparator, two carry chains in series (issue 14: admission's fit tests,
 /// the receive check's length limits).
 ///
+/// Built with [`SumLe::within`], only the low `w` bits of each operand take
+/// part: for operands the caller knows to be below `2^w` (admission's
+/// occupancies, sizes and clamped limits), a shorter carry chain and `N - w`
+/// fewer LUTs per test.
+///
 /// Ports: `a`, `b`, `c` in (`N` bits, 1..=62); `sum_le` out (the comparison).
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct SumLe<const N: usize> {
     pub a: Signal<In, Bits<N>>,
     pub b: Signal<In, Bits<N>>,
     pub c: Signal<In, Bits<N>>,
     pub sum_le: Signal<Out, Bit>,
     _strict: bool,
+    _width: usize,
+}
+
+impl<const N: usize> Default for SumLe<N> {
+    fn default() -> Self {
+        Self { a: Default::default(), b: Default::default(), c: Default::default(), sum_le: Default::default(), _strict: false, _width: N }
+    }
 }
 
 impl<const N: usize> SumLe<N> {
@@ -292,11 +304,19 @@ impl<const N: usize> SumLe<N> {
     pub fn lt() -> Self {
         Self { _strict: true, ..Default::default() }
     }
+
+    /// `a + b <= c` on the low `w` bits of each operand (`1..=N`): exact when
+    /// all three are below `2^w`; the caller guarantees that.
+    pub fn within(w: usize) -> Self {
+        assert!((1..=N).contains(&w), "SumLe::within: 1..=N bits");
+        Self { _width: w, ..Default::default() }
+    }
 }
 
 impl<const N: usize> Logic for SumLe<N> {
     fn update(&mut self) {
-        let (a, b, c) = (self.a.val().index() as u128, self.b.val().index() as u128, self.c.val().index() as u128);
+        let m = (1u128 << self._width) - 1;
+        let (a, b, c) = (self.a.val().index() as u128 & m, self.b.val().index() as u128 & m, self.c.val().index() as u128 & m);
         self.sum_le.next = if self._strict { a + b < c } else { a + b <= c };
     }
     fn connect(&mut self) {
@@ -304,11 +324,18 @@ impl<const N: usize> Logic for SumLe<N> {
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=62).contains(&N), "SumLe: 1..=62 bits");
-        let w = N + 2;
+        let w = self._width + 2;
+        // The operands' bits above `_width` are not read (`within`).
+        let (unused, sel) = if self._width == N {
+            ("", String::new())
+        } else {
+            let lint = "/* verilator lint_off UNUSEDSIGNAL */\nwire unused_hi = &{a, b, c};\n/* verilator lint_on UNUSEDSIGNAL */\n";
+            (lint, format!("[{}:0]", self._width - 1))
+        };
         Verilog::Custom(format!(
-            "wire [{m}:0] x = {{2'b0, a}};\n\
-             wire [{m}:0] y = {{2'b0, b}};\n\
-             wire [{m}:0] z = ~{{2'b0, c}};\n\
+            "{unused}wire [{m}:0] x = {{2'b0, a{sel}}};\n\
+             wire [{m}:0] y = {{2'b0, b{sel}}};\n\
+             wire [{m}:0] z = ~{{2'b0, c{sel}}};\n\
              wire [{m}:0] sv = x ^ y ^ z;\n\
              wire [{m}:0] cv = {{(x[{n}:0] & y[{n}:0]) | (x[{n}:0] & z[{n}:0]) | (y[{n}:0] & z[{n}:0]), 1'b{cin}}};\n\
              /* verilator lint_off UNUSEDSIGNAL */\n\

@@ -57,7 +57,8 @@
 //! The admitted packet leaves with `tuser` rewritten for the stages after:
 //! `flags` TRIMMED (codes 3, 4, 8) and RETURNED (4), `length` = keep (3, 4,
 //! 8), `dest_port` = `src_port` (4), the queue index `2 * port + (data ? 1 : 0)`
-//! (the DoD FIFO's `2 * ports` for 8) at [`QUEUE_LSB`], and [`RECIRC_BIT`] for 8. Dropped packets are consumed at one beat per cycle.
+//! (the DoD FIFO's `2 * ports` for 8) at [`QUEUE_LSB`], and [`RECIRC_BIT`] for 8. Dropped packets are consumed at one beat per cycle
+//! (a dropped first beat, like any first beat, when the output slice has room).
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
@@ -67,7 +68,9 @@
 //! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
 //!   bytes and `enq_words` words of queue `enq_q`.
 //! - `limit_h`, `limit_d` (bytes, 32 bits), `rts_en`, `meter_en`: run-time
-//!   registers (the trim lengths are [`TmPre`]'s).
+//!   registers (the trim lengths are [`TmPre`]'s). The limits are registered
+//!   (clamped to what the fit tests compare, [`fit_bits`]): a new limit
+//!   decides from the second cycle after it is set.
 //! - `occ_dod_words` in: the DoD FIFO's occupancy in words (reserved at a
 //!   deflection, freed when the packet comes back, below); it takes a
 //!   trimmed packet of `kl` bytes when `occ + ceil(kl / K) <= depth_dod`.
@@ -190,11 +193,21 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     dod_q: Constant<Bits<8>>,
     recirc_mark: Constant<Bits<U>>,
     code_id: Vec<Constant<Bits<4>>>,
+    var_id: Vec<Constant<Bits<2>>>,
     user_clear: Constant<Bits<U>>,
     /// The decision register: the beat being decided (first beat) or passed.
     pipe: AxisPipe<D, K, U>,
     out: AxisSkid<D, K, U>,
     le: Vec<SumLe<32>>,
+    /// `2^w - 1`, `w` = [`fit_bits`]: the fit tests read the low `w` bits of
+    /// their operands, and the byte limits are clamped to this (registered,
+    /// `lim_h` / `lim_d`: a new limit decides from the second cycle after it
+    /// is written). Exact: an occupancy plus a packet's size (or two, with
+    /// the packet ahead's) never reaches it, so a limit above it passes
+    /// every test either way (issue 14: 34-bit carry chains were 20).
+    fit_max: Constant<Bits<32>>,
+    lim_h: DFF<Bits<32>>,
+    lim_d: DFF<Bits<32>>,
     cap: Vec<DffR<Bits<32>>>,
     cap_in: Vec<Signal<Local, Bits<32>>>,
     cap_bound: Vec<Signal<Local, Bits<32>>>,
@@ -202,17 +215,18 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     /// The fit tests of the packet in the decision register, each in every
     /// variant (`v_*`: bit 0 nothing reserved ahead, 1 the length, 2 the
     /// keep length reserved ahead, 3 the packet stayed), and which variant
-    /// holds (`r_sel_*`, registered with them): the selection happens after
+    /// holds (`r_sel_*`, its number, registered with them: a 4:1 multiplexer,
+    /// one LUT level): the selection happens after
     /// the register, so the tests' carry chains end in flip-flops.
     v_h: DffR<Bits<4>>,
     v_ht: DffR<Bits<4>>,
     v_d: DffR<Bits<4>>,
     v_hs: DffR<Bits<4>>,
     v_dod: DffR<Bits<4>>,
-    r_sel_h: DffR<Bits<4>>,
-    r_sel_d: DffR<Bits<4>>,
-    r_sel_s: DffR<Bits<4>>,
-    r_sel_dod: DffR<Bits<4>>,
+    r_sel_h: DffR<Bits<2>>,
+    r_sel_d: DffR<Bits<2>>,
+    r_sel_s: DffR<Bits<2>>,
+    r_sel_dod: DffR<Bits<2>>,
     r_bad: DffR<Bit>,
     fit_h: Signal<Local, Bit>,
     fit_d: Signal<Local, Bit>,
@@ -263,7 +277,16 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     src_ok: Signal<Local, Bit>,
     recirc: Signal<Local, Bit>,
     code: Signal<Local, Bits<4>>,
-    tpath: Signal<Local, Bits<4>>,
+    /// The packet's class (trim path, control, data), a data packet over
+    /// its queue that may be trimmed, the trim path taken, and the fate as
+    /// one flag per code (`fate[c]`; exactly one holds at a first beat).
+    c_trim: Signal<Local, Bit>,
+    c_prio: Signal<Local, Bit>,
+    c_data: Signal<Local, Bit>,
+    d_over: Signal<Local, Bit>,
+    t_path: Signal<Local, Bit>,
+    fate: Vec<Signal<Local, Bit>>,
+    trimmed: Signal<Local, Bit>,
     drop_now: Signal<Local, Bit>,
     qport: Signal<Local, Bits<8>>,
     qidx: Signal<Local, Bits<8>>,
@@ -288,6 +311,16 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     res_dod_free: Signal<Local, Bit>,
 }
 
+/// The bits [`TmAdmit`]'s fit tests compare: `2^w` exceeds a queue's
+/// capacity in bytes (`depth * K`; an occupancy never exceeds it, since a
+/// packet takes `ceil(bytes / K)` of the `depth` words) and the DoD FIFO's
+/// words, plus two packets of the largest length (64 KiB each: a test adds
+/// the packet's size and the packet ahead's, whose own test passed). At most 32.
+pub fn fit_bits(k: usize, depth_h: usize, depth_d: usize, depth_dod: usize) -> usize {
+    let top = (depth_h.max(depth_d) * k).max(depth_dod) + 2 * 65536;
+    (usize::BITS - top.leading_zeros()).min(32) as usize
+}
+
 impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
     /// Admission for `ports` egress ports whose header and data queues have
     /// `depth_h` and `depth_d` words, with a DoD FIFO that admits up to
@@ -302,6 +335,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             (DEST_PORT_LSB, LENGTH_LSB, FLAGS_LSB, PRIO_BIT, TRIM_OK_BIT, L3_LSB, L4_LSB, L3_OFF_LSB, L4_OFF_LSB, IHL_LSB),
             (8, 16, 32, 43, 44, 56, 58, 60, 67, 74)
         );
+        let w = fit_bits(K, depth_h, depth_d, depth_dod);
         let mut uc = Bits::<U>::mask();
         for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..U) {
             uc = uc.replace_bit(b, false);
@@ -342,10 +376,14 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             dod_q: Constant::new(((2 * ports) as u64).to_bits()),
             recirc_mark: Constant::new(Bits::<U>::default().replace_bit(RECIRC_BIT, true)),
             code_id: (0..N_CODES).map(|c| Constant::new((c as u64).to_bits())).collect(),
+            var_id: (0..4).map(|v| Constant::new((v as u64).to_bits())).collect(),
             user_clear: Constant::new(uc),
             pipe: Default::default(),
             out: AxisSkid::eager(),
-            le: vec_of(N_LE),
+            le: (0..N_LE).map(|_| SumLe::within(w)).collect(),
+            fit_max: Constant::new(((1u64 << w) - 1).to_bits()),
+            lim_h: Default::default(),
+            lim_d: Default::default(),
             cap: vec_of(N_CAP),
             cap_in: vec_of(N_CAP),
             cap_bound: vec_of(N_CAP),
@@ -406,7 +444,13 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             src_ok: Default::default(),
             recirc: Default::default(),
             code: Default::default(),
-            tpath: Default::default(),
+            c_trim: Default::default(),
+            c_prio: Default::default(),
+            c_data: Default::default(),
+            d_over: Default::default(),
+            t_path: Default::default(),
+            fate: vec_of(N_CODES),
+            trimmed: Default::default(),
             drop_now: Default::default(),
             qport: Default::default(),
             qidx: Default::default(),
@@ -464,6 +508,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.cap[i].clock.next = self.clock.val();
             self.cap[i].reset.next = self.reset.val();
         }
+        // Copies of the limit registers, not state: no reset (they follow
+        // the register file through a reset).
+        dff_setup!(self, clock, lim_h, lim_d);
+        self.lim_h.d.next = self.limit_h.val();
+        if self.limit_h.val() > self.fit_max.val() {
+            self.lim_h.d.next = self.fit_max.val();
+        }
+        self.lim_d.d.next = self.limit_d.val();
+        if self.limit_d.val() > self.fit_max.val() {
+            self.lim_d.d.next = self.fit_max.val();
+        }
         self.pipe.clock.next = self.clock.val();
         self.pipe.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
@@ -506,15 +561,15 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         // The caps it will offer the packet behind it once it is in the
         // decision register: bound - size, 0 when the size is larger (every
         // size tested against a cap is at least 1, so 0 never fits).
-        self.cap_bound[0].next = self.limit_h.val();
+        self.cap_bound[0].next = self.lim_h.q.val();
         self.cap_take[0].next = self.s_len.val();
-        self.cap_bound[1].next = self.limit_h.val();
+        self.cap_bound[1].next = self.lim_h.q.val();
         self.cap_take[1].next = self.s_kl.val();
         self.cap_bound[2].next = self.depth_h.val();
         self.cap_take[2].next = self.s_wlen.val();
         self.cap_bound[3].next = self.depth_h.val();
         self.cap_take[3].next = self.s_wkl.val();
-        self.cap_bound[4].next = self.limit_d.val();
+        self.cap_bound[4].next = self.lim_d.q.val();
         self.cap_take[4].next = self.s_len.val();
         self.cap_bound[5].next = self.depth_d.val();
         self.cap_take[5].next = self.s_wlen.val();
@@ -535,7 +590,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         // Header queue of dest, whole (0..6) and trimmed (6..12).
         self.le[0].a.next = self.s_hb.val();
         self.le[0].b.next = self.s_len.val();
-        self.le[0].c.next = self.limit_h.val();
+        self.le[0].c.next = self.lim_h.q.val();
         self.le[1].a.next = self.s_hb.val();
         self.le[1].b.next = self.s_len.val();
         self.le[1].c.next = self.cap[0].q.val();
@@ -553,7 +608,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.le[5].c.next = self.cap[3].q.val();
         self.le[6].a.next = self.s_hb.val();
         self.le[6].b.next = self.s_kl.val();
-        self.le[6].c.next = self.limit_h.val();
+        self.le[6].c.next = self.lim_h.q.val();
         self.le[7].a.next = self.s_hb.val();
         self.le[7].b.next = self.s_kl.val();
         self.le[7].c.next = self.cap[0].q.val();
@@ -572,7 +627,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         // Data queue of dest (12..16).
         self.le[12].a.next = self.s_db.val();
         self.le[12].b.next = self.s_len.val();
-        self.le[12].c.next = self.limit_d.val();
+        self.le[12].c.next = self.lim_d.q.val();
         self.le[13].a.next = self.s_db.val();
         self.le[13].b.next = self.s_len.val();
         self.le[13].c.next = self.cap[4].q.val();
@@ -585,7 +640,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         // Header queue of src, trimmed (16..22).
         self.le[16].a.next = self.s_sb.val();
         self.le[16].b.next = self.s_kl.val();
-        self.le[16].c.next = self.limit_h.val();
+        self.le[16].c.next = self.lim_h.q.val();
         self.le[17].a.next = self.s_sb.val();
         self.le[17].b.next = self.s_kl.val();
         self.le[17].c.next = self.cap[0].q.val();
@@ -646,25 +701,25 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         }
         self.le[25].a.next = self.hd_b.val();
         self.le[25].b.next = self.len.val();
-        self.le[25].c.next = self.limit_h.val();
+        self.le[25].c.next = self.lim_h.q.val();
         self.le[26].a.next = self.hd_w.val();
         self.le[26].b.next = self.w_len.val();
         self.le[26].c.next = self.depth_h.val();
         self.le[27].a.next = self.dd_b.val();
         self.le[27].b.next = self.len.val();
-        self.le[27].c.next = self.limit_d.val();
+        self.le[27].c.next = self.lim_d.q.val();
         self.le[28].a.next = self.dd_w.val();
         self.le[28].b.next = self.w_len.val();
         self.le[28].c.next = self.depth_d.val();
         self.le[29].a.next = self.hd_b.val();
         self.le[29].b.next = self.kl.val();
-        self.le[29].c.next = self.limit_h.val();
+        self.le[29].c.next = self.lim_h.q.val();
         self.le[30].a.next = self.hd_w.val();
         self.le[30].b.next = self.w_kl.val();
         self.le[30].c.next = self.depth_h.val();
         self.le[31].a.next = self.hs_b.val();
         self.le[31].b.next = self.kl.val();
-        self.le[31].c.next = self.limit_h.val();
+        self.le[31].c.next = self.lim_h.q.val();
         self.le[32].a.next = self.hs_w.val();
         self.le[32].b.next = self.w_kl.val();
         self.le[32].c.next = self.depth_h.val();
@@ -673,67 +728,79 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.le[33].c.next = self.depth_dod.val();
 
         // The tests that hold, each a 4:1 selection by a one-hot register.
-        self.fit_h.next = (self.v_h.q.val() & self.r_sel_h.q.val()).any();
-        self.fit_ht.next = (self.v_ht.q.val() & self.r_sel_h.q.val()).any();
-        self.fit_d.next = (self.v_d.q.val() & self.r_sel_d.q.val()).any();
-        self.fit_hs.next = (self.v_hs.q.val() & self.r_sel_s.q.val()).any();
-        self.fit_dod.next = (self.v_dod.q.val() & self.r_sel_dod.q.val()).any();
-
-        // The decision (module docs), from the registered tests: codes 3, 4,
-        // 7 are the trim path.
-        self.tpath.next = 7.into();
-        if self.fit_ht.val() {
-            self.tpath.next = 3.into();
-        } else if self.rts_en.val() & self.fit_hs.val() {
-            self.tpath.next = 4.into();
+        self.fit_h.next = false;
+        self.fit_ht.next = false;
+        self.fit_d.next = false;
+        self.fit_hs.next = false;
+        self.fit_dod.next = false;
+        for k in 0..4 {
+            if self.r_sel_h.q.val() == self.var_id[k].val() {
+                self.fit_h.next = self.v_h.q.val().get_bit(k);
+                self.fit_ht.next = self.v_ht.q.val().get_bit(k);
+            }
+            if self.r_sel_d.q.val() == self.var_id[k].val() {
+                self.fit_d.next = self.v_d.q.val().get_bit(k);
+            }
+            if self.r_sel_s.q.val() == self.var_id[k].val() {
+                self.fit_hs.next = self.v_hs.q.val().get_bit(k);
+            }
+            if self.r_sel_dod.q.val() == self.var_id[k].val() {
+                self.fit_dod.next = self.v_dod.q.val().get_bit(k);
+            }
         }
-        if self.r_bad.q.val() {
-            self.code.next = 0.into();
-        } else if self.recirc.val()
+
+        // The decision (module docs), from the registered tests, as one flag
+        // per fate (issue 14: no encoded code between the tests and the
+        // queue, tuser and stream logic; the code is encoded beside them).
+        // The packet's class: trim path (back from the DoD FIFO, or marked
+        // by the meters), control (`prio`), data.
+        self.c_trim.next = self.recirc.val()
             | (self.pipe.m.tuser.val().get_bit(METER_TRIM_BIT)
                 & self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT)
-                & !self.pipe.m.tuser.val().get_bit(PRIO_BIT))
-        {
-            self.code.next = self.tpath.val();
-        } else if self.pipe.m.tuser.val().get_bit(PRIO_BIT) {
-            if self.fit_h.val() {
-                self.code.next = 1.into();
-            } else {
-                self.code.next = 5.into();
+                & !self.pipe.m.tuser.val().get_bit(PRIO_BIT));
+        self.c_prio.next = !self.c_trim.val() & self.pipe.m.tuser.val().get_bit(PRIO_BIT);
+        self.c_data.next = !self.c_trim.val() & !self.pipe.m.tuser.val().get_bit(PRIO_BIT);
+        // A data packet that does not fit its data queue and may be trimmed:
+        // the DoD FIFO in meter mode, else the trim path.
+        self.d_over.next = !self.r_bad.q.val() & self.c_data.val() & !self.fit_d.val() & self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT);
+        self.t_path.next = (!self.r_bad.q.val() & self.c_trim.val()) | (self.d_over.val() & !self.meter_en.val());
+        self.fate[0].next = self.r_bad.q.val();
+        self.fate[1].next = !self.r_bad.q.val() & self.c_prio.val() & self.fit_h.val();
+        self.fate[2].next = !self.r_bad.q.val() & self.c_data.val() & self.fit_d.val();
+        self.fate[3].next = self.t_path.val() & self.fit_ht.val();
+        self.fate[4].next = self.t_path.val() & !self.fit_ht.val() & self.rts_en.val() & self.fit_hs.val();
+        self.fate[5].next = !self.r_bad.q.val() & self.c_prio.val() & !self.fit_h.val();
+        self.fate[6].next = !self.r_bad.q.val() & self.c_data.val() & !self.fit_d.val() & !self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT);
+        self.fate[7].next = self.t_path.val() & !self.fit_ht.val() & !(self.rts_en.val() & self.fit_hs.val());
+        self.fate[8].next = self.d_over.val() & self.meter_en.val() & self.fit_dod.val();
+        self.fate[9].next = self.d_over.val() & self.meter_en.val() & !self.fit_dod.val();
+        self.trimmed.next = self.fate[3].val() | self.fate[4].val() | self.fate[8].val();
+        self.code.next = 0.into();
+        for c in 1..self.code_id.len() {
+            if self.fate[c].val() {
+                self.code.next = self.code_id[c].val();
             }
-        } else if self.fit_d.val() {
-            self.code.next = 2.into();
-        } else if !self.pipe.m.tuser.val().get_bit(TRIM_OK_BIT) {
-            self.code.next = 6.into();
-        } else if self.meter_en.val() {
-            if self.fit_dod.val() {
-                self.code.next = 8.into();
-            } else {
-                self.code.next = 9.into();
-            }
-        } else {
-            self.code.next = self.tpath.val();
         }
 
         // The admitted packet's queue and tuser.
         self.qport.next = self.dest.val();
-        if self.code.val() == 4 {
+        if self.fate[4].val() {
             self.qport.next = self.src.val();
         }
         self.qidx.next = self.qport.val() << 1;
-        if self.code.val() == 2 {
+        if self.fate[2].val() {
             self.qidx.next = (self.qport.val() << 1) | 1;
         }
-        if self.code.val() == 8 {
+        if self.fate[8].val() {
             self.qidx.next = self.dod_q.val();
         }
         self.ulen.next = self.len.val().get_bits::<16>(0);
         self.flagv.next = 0.into();
-        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
+        if self.trimmed.val() {
             self.ulen.next = self.kl.val().get_bits::<16>(0);
             self.flagv.next = 1.into();
         }
-        if self.code.val() == 4 {
+        if self.fate[4].val() {
             self.flagv.next = 3.into();
         }
         self.new_user.next = (self.pipe.m.tuser.val() & self.user_clear.val())
@@ -741,11 +808,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             | (bit_cast::<U, 16>(self.ulen.val()) << 16)
             | (bit_cast::<U, 8>(self.flagv.val()) << 32)
             | (bit_cast::<U, 8>(self.qidx.val()) << 80);
-        if self.code.val() == 8 {
+        if self.fate[8].val() {
             self.new_user.next = self.new_user.val() | self.recirc_mark.val();
         }
-        self.drop_now.next =
-            (self.code.val() == 0) | (self.code.val() == 5) | (self.code.val() == 6) | (self.code.val() == 7) | (self.code.val() == 9);
+        self.drop_now.next = self.fate[0].val() | self.fate[5].val() | self.fate[6].val() | self.fate[7].val() | self.fate[9].val();
 
         // Stream: the first beat decides, later beats follow the decision.
         self.out.s.tdata.next = self.pipe.m.tdata.val();
@@ -759,7 +825,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.want_dest.next = self.dest.val();
         self.want_src.next = self.src.val();
         if self.first.val() {
-            self.pipe.m.tready.next = !self.hold.val() & (self.drop_now.val() | self.out.s.tready.val());
+            // A first beat leaves when the output slice has room, dropped or
+            // not (issue 14: the decision never reaches the decision
+            // register's enables; the output slice's `s_tready` is a flip-flop).
+            self.pipe.m.tready.next = !self.hold.val() & self.out.s.tready.val();
             self.out.s.tvalid.next = self.pipe.m.tvalid.val() & !self.hold.val() & !self.drop_now.val();
         } else {
             self.pipe.m.tready.next = self.drop_cur.q.val() | self.out.s.tready.val();
@@ -776,7 +845,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.enq_q.next = self.qidx.val();
         self.enq_bytes.next = self.len.val();
         self.enq_words.next = self.w_len.val();
-        if (self.code.val() == 3) | (self.code.val() == 4) | (self.code.val() == 8) {
+        if self.trimmed.val() {
             self.enq_bytes.next = self.kl.val();
             self.enq_words.next = self.w_kl.val();
         }
@@ -822,12 +891,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
         self.eq_sd.next = self.src.val() == self.s_dest.val();
         self.eq_ds.next = self.dest.val() == self.s_src.val();
         self.eq_ss.next = self.src.val() == self.s_src.val();
-        self.res_h_len.next = self.dec.val() & (self.code.val() == 1) & self.eq_dd.val();
-        self.res_h_kl.next = self.dec.val() & (((self.code.val() == 3) & self.eq_dd.val()) | ((self.code.val() == 4) & self.eq_sd.val()));
-        self.res_d_len.next = self.dec.val() & (self.code.val() == 2) & self.eq_dd.val();
-        self.res_s_len.next = self.dec.val() & (self.code.val() == 1) & self.eq_ds.val();
-        self.res_s_kl.next = self.dec.val() & (((self.code.val() == 3) & self.eq_ds.val()) | ((self.code.val() == 4) & self.eq_ss.val()));
-        self.res_dod_kl.next = self.dec.val() & (self.code.val() == 8);
+        self.res_h_len.next = self.dec.val() & self.fate[1].val() & self.eq_dd.val();
+        self.res_h_kl.next = self.dec.val() & ((self.fate[3].val() & self.eq_dd.val()) | (self.fate[4].val() & self.eq_sd.val()));
+        self.res_d_len.next = self.dec.val() & self.fate[2].val() & self.eq_dd.val();
+        self.res_s_len.next = self.dec.val() & self.fate[1].val() & self.eq_ds.val();
+        self.res_s_kl.next = self.dec.val() & ((self.fate[3].val() & self.eq_ds.val()) | (self.fate[4].val() & self.eq_ss.val()));
+        self.res_dod_kl.next = self.dec.val() & self.fate[8].val();
         self.res_dod_free.next = self.dec.val() & self.recirc.val();
         // Every variant of every test, and the selection for next cycle.
         self.v_h.d.next = bit_cast::<4, 1>((self.le[0].sum_le.val() & self.le[3].sum_le.val()).into())
@@ -849,39 +918,39 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             | (bit_cast::<4, 1>(self.le[23].sum_le.val().into()) << 1)
             | (bit_cast::<4, 1>(self.le[24].sum_le.val().into()) << 2)
             | (bit_cast::<4, 1>(self.le[33].sum_le.val().into()) << 3);
-        self.r_sel_h.d.next = 8.into();
-        self.r_sel_d.d.next = 8.into();
-        self.r_sel_s.d.next = 8.into();
-        self.r_sel_dod.d.next = 8.into();
+        self.r_sel_h.d.next = 3.into();
+        self.r_sel_d.d.next = 3.into();
+        self.r_sel_s.d.next = 3.into();
+        self.r_sel_dod.d.next = 3.into();
         if self.load.val() {
             for i in 0..self.cap.len() {
                 self.cap[i].d.next = self.cap_in[i].val();
             }
             self.r_bad.d.next = self.s_bad.val();
-            self.r_sel_h.d.next = 1.into();
+            self.r_sel_h.d.next = 0.into();
             if self.res_h_len.val() {
-                self.r_sel_h.d.next = 2.into();
+                self.r_sel_h.d.next = 1.into();
             }
             if self.res_h_kl.val() {
-                self.r_sel_h.d.next = 4.into();
+                self.r_sel_h.d.next = 2.into();
             }
-            self.r_sel_d.d.next = 1.into();
+            self.r_sel_d.d.next = 0.into();
             if self.res_d_len.val() {
-                self.r_sel_d.d.next = 2.into();
+                self.r_sel_d.d.next = 1.into();
             }
-            self.r_sel_s.d.next = 1.into();
+            self.r_sel_s.d.next = 0.into();
             if self.res_s_len.val() {
-                self.r_sel_s.d.next = 2.into();
+                self.r_sel_s.d.next = 1.into();
             }
             if self.res_s_kl.val() {
-                self.r_sel_s.d.next = 4.into();
+                self.r_sel_s.d.next = 2.into();
             }
-            self.r_sel_dod.d.next = 1.into();
+            self.r_sel_dod.d.next = 0.into();
             if self.res_dod_kl.val() {
-                self.r_sel_dod.d.next = 2.into();
+                self.r_sel_dod.d.next = 1.into();
             }
             if self.res_dod_free.val() {
-                self.r_sel_dod.d.next = 4.into();
+                self.r_sel_dod.d.next = 2.into();
             }
         } else {
             for i in 0..self.cap.len() {
