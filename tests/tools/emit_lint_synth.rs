@@ -82,7 +82,7 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
     ("ts_pkt_fifo", 7, 7),
     ("ts_tm_admit", 6, 6),
     ("ts_tm_port", 7, 7),
-    ("ts_parser", 8, 7),
+    ("ts_parser", 7, 7),
     ("ts_trimmer", 8, 8),
     ("ts_axis_arb_mux", 9, 9),
     ("ts_rx_fcs", 9, 10),

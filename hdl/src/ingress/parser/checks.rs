@@ -5,9 +5,10 @@ use crate::prim::widgets::{DffR, OnesSum, SumLe};
 use crate::proto::{hlen, ipproto, pl2kind};
 use rust_hdl::prelude::*;
 
-/// S3: reduces the checksum's words to two and tests them, and evaluates every
-/// check of `docs/ingress.md` at once ([`Checks`]) from S2's L4 offset and IP
-/// end; reads the L4 header ([`L4Info`]).
+/// S3, two cycles: reduces the checksum's words to two (first cycle), then
+/// tests them and evaluates every check of `docs/ingress.md` at once
+/// ([`Checks`]) from S2's L4 offset and IP end; reads the L4 header
+/// ([`L4Info`]).
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset (of `v`).
@@ -36,6 +37,16 @@ pub struct ParseChecks {
     udp_hlen: Constant<Bits<18>>,
     ndp_hlen: Constant<Bits<18>>,
     pl2_len: Constant<Bits<18>>,
+    /// S3's first cycle (issue 14): the checksum's words reduced to two and
+    /// registered with S2's outputs; the tests and flags in the second.
+    a_v: DffR<Bit>,
+    a_ca: DFF<Bits<16>>,
+    a_cb: DFF<Bits<16>>,
+    a_l4o: DFF<Bits<18>>,
+    a_ip_end: DFF<Bits<18>>,
+    a_l3: DFF<L3Info>,
+    a_l4b: DFF<Bits<L4_HDR_BITS>>,
+    a_l2: DFF<L2Info>,
     r_v: DffR<Bit>,
     r_f: DFF<Checks>,
     r_l4: DFF<L4Info>,
@@ -85,6 +96,14 @@ impl Default for ParseChecks {
             udp_hlen: Constant::new((hlen::UDP as u64).to_bits()),
             ndp_hlen: Constant::new((hlen::NDP as u64).to_bits()),
             pl2_len: Constant::new((hlen::PL2 as u64).to_bits()),
+            a_v: Default::default(),
+            a_ca: Default::default(),
+            a_cb: Default::default(),
+            a_l4o: Default::default(),
+            a_ip_end: Default::default(),
+            a_l3: Default::default(),
+            a_l4b: Default::default(),
+            a_l2: Default::default(),
             r_v: Default::default(),
             r_f: Default::default(),
             r_l4: Default::default(),
@@ -114,19 +133,32 @@ impl Default for ParseChecks {
 impl Logic for ParseChecks {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_v, r_f, r_l4, r_l3, r_l2);
+        dff_setup!(self, clock, a_v, a_ca, a_cb, a_l4o, a_ip_end, a_l3, a_l4b, a_l2, r_v, r_f, r_l4, r_l3, r_l2);
+        self.a_v.reset.next = self.reset.val();
         self.r_v.reset.next = self.reset.val();
+        // First cycle: the checksum's partial sums reduced to two words.
         self.fin.words.next = self.s_psum.val();
-        self.ca.next = self.fin.sum.val().get_bits::<16>(0);
-        self.cb.next = self.fin.sum.val().get_bits::<16>(CSUM_WORD);
-        self.hdr4.next = bit_cast::<18, 4>(self.s_l3_rec.val().ihl) << 2;
-        self.l3o.next = bit_cast::<18, 8>(self.s_l3_rec.val().l3_off);
-        self.lenx.next = bit_cast::<18, 16>(self.s_l2_rec.val().len);
-        self.iplx.next = bit_cast::<18, 16>(self.s_l3_rec.val().iplen);
-        self.l4o.next = self.s_l4o.val();
-        self.ip_end.next = self.s_ip_end.val();
-        self.is_udp.next = self.s_l3_rec.val().proto == self.ip_udp.val();
-        self.is_ndp.next = self.s_l3_rec.val().proto == self.ip_ndp.val();
+        self.a_v.d.next = self.s_v.val();
+        if self.s_v.val() {
+            self.a_ca.d.next = self.fin.sum.val().get_bits::<16>(0);
+            self.a_cb.d.next = self.fin.sum.val().get_bits::<16>(CSUM_WORD);
+            self.a_l4o.d.next = self.s_l4o.val();
+            self.a_ip_end.d.next = self.s_ip_end.val();
+            self.a_l3.d.next = self.s_l3_rec.val();
+            self.a_l4b.d.next = self.s_l4b.val();
+            self.a_l2.d.next = self.s_l2_rec.val();
+        }
+        // Second cycle: every test, from those registers.
+        self.ca.next = self.a_ca.q.val();
+        self.cb.next = self.a_cb.q.val();
+        self.hdr4.next = bit_cast::<18, 4>(self.a_l3.q.val().ihl) << 2;
+        self.l3o.next = bit_cast::<18, 8>(self.a_l3.q.val().l3_off);
+        self.lenx.next = bit_cast::<18, 16>(self.a_l2.q.val().len);
+        self.iplx.next = bit_cast::<18, 16>(self.a_l3.q.val().iplen);
+        self.l4o.next = self.a_l4o.q.val();
+        self.ip_end.next = self.a_ip_end.q.val();
+        self.is_udp.next = self.a_l3.q.val().proto == self.ip_udp.val();
+        self.is_ndp.next = self.a_l3.q.val().proto == self.ip_ndp.val();
         self.l4h.next = 0.into();
         if self.is_udp.val() {
             self.l4h.next = self.udp_hlen.val();
@@ -134,9 +166,9 @@ impl Logic for ParseChecks {
         if self.is_ndp.val() {
             self.l4h.next = self.ndp_hlen.val();
         }
-        self.udp_len.next = (bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN)) << 8)
-            | bit_cast::<18, 8>(self.s_l4b.val().get_bits::<8>(UDP_LEN + 8));
-        self.pl2w.next = self.s_l3_rec.val().pl2;
+        self.udp_len.next = (bit_cast::<18, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_LEN)) << 8)
+            | bit_cast::<18, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_LEN + 8));
+        self.pl2w.next = self.a_l3.q.val().pl2;
         self.le_l4.a.next = self.l4o.val();
         self.le_l4.b.next = self.l4h.val();
         self.le_l4.c.next = self.ip_end.val();
@@ -146,13 +178,13 @@ impl Logic for ParseChecks {
         self.le_pl2.a.next = self.l3o.val();
         self.le_pl2.b.next = self.pl2_len.val();
         self.le_pl2.c.next = self.lenx.val();
-        self.r_v.d.next = self.s_v.val();
-        if self.s_v.val() {
+        self.r_v.d.next = self.a_v.q.val();
+        if self.a_v.q.val() {
             self.r_f.d.next.l2 = self.l3o.val() > self.lenx.val();
-            self.r_f.d.next.vlan = self.s_l2_rec.val().v3;
-            self.r_f.d.next.ver4 = self.s_l3_rec.val().ver != 4;
-            self.r_f.d.next.ver6 = self.s_l3_rec.val().ver != 6;
-            self.r_f.d.next.ihl = self.s_l3_rec.val().ihl < 5;
+            self.r_f.d.next.vlan = self.a_l2.q.val().v3;
+            self.r_f.d.next.ver4 = self.a_l3.q.val().ver != 4;
+            self.r_f.d.next.ver6 = self.a_l3.q.val().ver != 6;
+            self.r_f.d.next.ihl = self.a_l3.q.val().ihl < 5;
             // l4o is l3o + 4 * IHL for IPv4 and l3o + 40 for IPv6 (S2).
             self.r_f.d.next.v4tr = self.l4o.val() > self.lenx.val();
             self.r_f.d.next.v4len = (self.iplx.val() < self.hdr4.val()) | (self.ip_end.val() > self.lenx.val());
@@ -173,17 +205,17 @@ impl Logic for ParseChecks {
             self.r_l4.d.next.is_udp = self.is_udp.val();
             self.r_l4.d.next.is_ndp = self.is_ndp.val();
             self.r_l4.d.next.l4o = self.l4o.val().get_bits::<7>(0);
-            self.r_l4.d.next.sport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_SPORT)) << 8)
-                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_SPORT + 8));
-            self.r_l4.d.next.dport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_DPORT)) << 8)
-                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(UDP_DPORT + 8));
-            self.r_l4.d.next.nflags = self.s_l4b.val().get_bits::<8>(NDP_FLAGS_AT);
-            self.r_l4.d.next.ndp_sport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_SPORT)) << 8)
-                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_SPORT + 8));
-            self.r_l4.d.next.ndp_dport = (bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_DPORT)) << 8)
-                | bit_cast::<16, 8>(self.s_l4b.val().get_bits::<8>(NDP_DPORT + 8));
-            self.r_l3.d.next = self.s_l3_rec.val();
-            self.r_l2.d.next = self.s_l2_rec.val();
+            self.r_l4.d.next.sport = (bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_SPORT)) << 8)
+                | bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_SPORT + 8));
+            self.r_l4.d.next.dport = (bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_DPORT)) << 8)
+                | bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(UDP_DPORT + 8));
+            self.r_l4.d.next.nflags = self.a_l4b.q.val().get_bits::<8>(NDP_FLAGS_AT);
+            self.r_l4.d.next.ndp_sport = (bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(NDP_SPORT)) << 8)
+                | bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(NDP_SPORT + 8));
+            self.r_l4.d.next.ndp_dport = (bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(NDP_DPORT)) << 8)
+                | bit_cast::<16, 8>(self.a_l4b.q.val().get_bits::<8>(NDP_DPORT + 8));
+            self.r_l3.d.next = self.a_l3.q.val();
+            self.r_l2.d.next = self.a_l2.q.val();
         }
         self.v.next = self.r_v.q.val();
         self.flags.next = self.r_f.q.val();

@@ -48,8 +48,9 @@ pub struct ParseL3 {
     /// The first five header words (20 bytes, 10 checksum words) always
     /// count (an IHL below 5 is reported before the checksum, which is then
     /// not read): they enter compressors at once (10 -> 7 words) while the
-    /// other 20 are masked by IHL, then all 27 go to [`PSUMS`]: 5 compressor
-    /// levels in all, not a mask level and 5 (issue 14).
+    /// other 20 are masked by IHL, then all 27 go to [`PSUMS`]: 4 compressor
+    /// levels in all, not a mask level and 5 (issue 14; S3's first cycle
+    /// takes the rest of the fold).
     pre: OnesSum<CSUM_FIXED_BITS, CSUM_PRE_BITS>,
     csa: OnesSum<CSUM_TREE_BITS, PSUM_BITS>,
     pre_shift: Constant<Bits<16>>,

@@ -20,7 +20,7 @@ pub const L4_HDR_BITS: usize = 128;
 /// Bits of the IPv4 checksum's words (30 words of 16 bits: a 60-byte header).
 pub const CSUM_BITS: usize = 480;
 /// Bits of the checksum words S2 hands to S3 ([`PSUMS`] words of 16 bits).
-pub const PSUM_BITS: usize = 96;
+pub const PSUM_BITS: usize = 128;
 const _: () = assert!(CSUM_BITS == 16 * CSUM_WORDS && PSUM_BITS == 16 * PSUMS);
 /// Bits of the checksum words S2 masks by IHL (after the first five header
 /// words), and of what its second compressor tree takes (those and the first
@@ -71,9 +71,9 @@ crate::gen::unroll::named_indices! {
     /// 16-bit words of the longest IPv4 header (60 bytes) the checksum sums.
     CSUM_WORDS = 30;
     /// Words S2 reduces the checksum's 30 to ([`crate::prim::widgets::OnesSum`],
-    /// five compressor levels, the IHL mask beside the first); S3 reduces them
-    /// to two (three levels) and tests those.
-    PSUMS = 6;
+    /// four compressor levels, the IHL mask beside the first); S3's first
+    /// cycle reduces them to two (four levels), its second tests those.
+    PSUMS = 8;
     /// Bits of the checksum words that count whatever the IHL (the first
     /// five header words: 10 checksum words), and of those words after one
     /// compressor level (10 -> 7), which S2 reduces first.

@@ -5,7 +5,7 @@
 //! The first 128 bytes of a packet (16 beats at 64 bits, 2 at 512) are kept in a
 //! window of per-beat slots while the packet itself streams into a small
 //! cut-through FIFO. When the window is complete (its last slot or the
-//! packet's last beat) a five-stage pipeline parses it, one block per stage
+//! packet's last beat) a five-stage pipeline (seven cycles) parses it, one block per stage
 //! (each registers its outputs; field positions are named in [`layout`]):
 //! - S0 [`tags::ParseTags`]: the tag chain (two VLAN tags, a Protego tag),
 //!   from the window masked to the frame length (`tuser.length`; bytes past
@@ -14,7 +14,7 @@
 //! - S2 [`l3::ParseL3`]: IPv4/IPv6/PL2 fields, the IPv4 checksum in six
 //!   partial sums, the L4 header aligned (twelve possible offsets);
 //! - S3 [`checks::ParseChecks`]: checksum fold, lengths and offsets, every
-//!   check as a flag;
+//!   check as a flag, in two cycles (the fold to two words, then the tests);
 //! - S4 [`decide::ParseDecide`]: the first failing check in specification
 //!   order, the PHV fields; registered here (`r_phv`, `r_code`, `r_ok`)
 //!   before the PHV FIFO and the match stage. The fields only a well-formed
@@ -279,6 +279,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.widx.d.next = self.cur.val() + 1;
                 self.go.d.next = self.s.tlast.val() | (self.cur.val() == self.last_slot.val());
             }
+        }
+        // The window's slot and the length load whenever a beat is offered,
+        // accepted or not (issue 14: `s_tready`, the FIFO's room and the PHV
+        // count stay off the 1 024 clock enables). A beat not taken is offered
+        // again unchanged and loads the same values; the slot it writes is
+        // not read before it is taken: a complete window is read by S0 in
+        // the cycle `go` is high, and a beat offered then writes at that
+        // cycle's end.
+        if self.s.tvalid.val() {
             for j in 0..self.slots.len() {
                 if self.cur.val().index() == j {
                     self.slots[j].d.next = self.din_wide.val() << self.slot_shift[j].val();
