@@ -11,7 +11,7 @@
 //!   from the window masked to the frame length (`tuser.length`; bytes past
 //!   it read as zero), in two cycles (the tag tests, then the fields);
 //! - S1 [`align::ParseAlign`]: the L3 header aligned to byte 0 (six possible offsets);
-//! - S2 [`l3::ParseL3`]: IPv4/IPv6/PL2 fields, the IPv4 checksum in six
+//! - S2 [`l3::ParseL3`]: IPv4/IPv6/PL2 fields, the IPv4 checksum in eight
 //!   partial sums, the L4 header aligned (twelve possible offsets);
 //! - S3 [`checks::ParseChecks`]: checksum fold, lengths and offsets, every
 //!   check as a flag, in two cycles (the fold to two words, then the tests);
