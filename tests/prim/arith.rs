@@ -1,12 +1,13 @@
 //! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`,
-//! `AddSub::minus_one`, the carry-select `SmallSub`),
+//! `AddSub::minus_one`, the carry-select `LateSub`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
 //! random ones, including sums that carry out of 32 bits. And the checksum
-//! compressor tree `OnesSum` against the RFC 1071 sum.
+//! compressor tree `OnesSum` against the RFC 1071 sum, and `KeepCount`'s two
+//! forms (the OR of the last lane, the parities of a packed `tkeep`).
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, OnesSum, SmallSub, SumLe};
+use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, KeepCount, LateSub, OnesSum, SumLe};
 use trimswitch_sim::harness::dut::model_of;
 
 /// Operand values: the edges of 32 bits, then random ones.
@@ -135,33 +136,79 @@ fn add_sub_matches_rust() -> Result<()> {
     Ok(())
 }
 
-/// `SmallSub` at every split the arbiter builds it with (2 for 8 bits, 4
+/// `LateSub` at every split the arbiter builds it with (2 for 8 bits, 4
 /// for 64, 6 for 256, 7 for 512), both variants, every small subtrahend
-/// they take: low parts that borrow and that do not, and the edges of 32
-/// bits (`v_m` given as `v - 2^w`, as its users compute it).
+/// it takes (with junk above bit `w`, which it must ignore): low parts
+/// carrying 0, 1 and 2 into the high part, and the edges of 32 bits.
 #[test]
-fn small_sub_matches_rust() -> Result<()> {
+fn late_sub_matches_rust() -> Result<()> {
     for w in [2usize, 4, 6, 7] {
         for minus_one in [false, true] {
-            let name = format!("ts_test_small_sub_{w}_{}", minus_one as u8);
-            let lib = model_of(&mut SmallSub::<32>::new(w, minus_one), &name, "n32")?;
+            let name = format!("ts_test_late_sub_{w}_{}", minus_one as u8);
+            let lib = model_of(&mut LateSub::<32>::new(w, minus_one), &name, "n32")?;
             let mut m = lib.instantiate();
-            let (v, vm, b, y) = (m.port("v")?, m.port("v_m")?, m.port("b")?, m.port("diff")?);
-            let mut seen = [0usize; 2];
-            for [x, _, k] in operands(20_000) {
-                let k = k % ((1 << w) - minus_one as u64);
-                m.set(&v, x);
-                m.set(&vm, x.wrapping_sub(1 << w) & 0xffff_ffff);
-                m.set(&b, k);
+            let (a, b, s, y) = (m.port("a")?, m.port("b")?, m.port("s")?, m.port("diff")?);
+            let mut carries = [0usize; 3];
+            for (n, [x, z, k]) in operands(20_000).into_iter().enumerate() {
+                let lo = k % (1 << w);
+                let junk = if n % 2 == 0 { 0 } else { (k >> 8) & 0xff & !((1 << w) - 1) };
+                m.set(&a, x);
+                m.set(&b, z);
+                m.set(&s, lo | junk);
                 m.eval();
-                let want = x.wrapping_sub(k).wrapping_sub(minus_one as u64) & 0xffff_ffff;
-                ensure!(m.get(&y) == want, "{name}: {x} - {k} (- {}): got {:#x}, want {want:#x}", minus_one as u8, m.get(&y));
-                seen[((x % (1 << w)) >= k + minus_one as u64) as usize] += 1;
+                let want = x.wrapping_add(z).wrapping_sub(lo).wrapping_sub(minus_one as u64) & 0xffff_ffff;
+                ensure!(m.get(&y) == want, "{name}: {x} + {z} - {lo} (- {}): got {:#x}, want {want:#x}", minus_one as u8, m.get(&y));
+                let mask = (1u64 << w) - 1;
+                carries[((x & mask) + (z & mask) + (!lo & mask) + !minus_one as u64) as usize >> w] += 1;
             }
-            ensure!(seen.iter().all(|&n| n > 100), "{name}: low parts (borrow, none) {seen:?}");
+            ensure!(carries.iter().all(|&n| n > 100), "{name}: low carries (0, 1, 2) {carries:?}");
         }
     }
     Ok(())
+}
+
+/// `KeepCount` and `KeepCount::thermo` at 8, 32 and 64 lanes on every packed
+/// `tkeep` (0..=K lanes from lane 0): both give the lane count. With holes
+/// the OR form gives the OR of every run's end (lane + 1), and the parity
+/// form some value below `2^clog2(K+1)` (the arbiter's `LateSub` needs it
+/// below `2^w`).
+fn keep_count_case<const K: usize>() -> Result<()> {
+    let c_bits = (K + 1).next_power_of_two().trailing_zeros();
+    for thermo in [false, true] {
+        let name = format!("ts_test_keep_count_{K}_{}", thermo as u8);
+        let mut w = if thermo { KeepCount::<K, 8>::thermo() } else { KeepCount::<K, 8>::default() };
+        let lib = model_of(&mut w, &name, "k")?;
+        let mut m = lib.instantiate();
+        let (keep, count) = (m.port("keep")?, m.port("count")?);
+        for c in 0..=K {
+            let v = if c == 64 { u64::MAX } else { (1u64 << c) - 1 };
+            m.set(&keep, v);
+            m.eval();
+            ensure!(m.get(&count) == c as u64, "{name}: {c} lanes: count {}", m.get(&count));
+        }
+        let mut rng = SmallRng::seed_from_u64(K as u64);
+        for _ in 0..2_000 {
+            let v = rng.gen::<u64>() & if K == 64 { u64::MAX } else { (1u64 << K) - 1 };
+            m.set(&keep, v);
+            m.eval();
+            let got = m.get(&count);
+            if thermo {
+                ensure!(got < 1 << c_bits, "{name}: {v:#x}: count {got} not below 2^{c_bits}");
+            } else {
+                let ends =
+                    (0..K).filter(|&i| v >> i & 1 == 1 && (i + 1 == K || v >> (i + 1) & 1 == 0)).fold(0u64, |a, i| a | (i as u64 + 1));
+                ensure!(got == ends, "{name}: {v:#x}: count {got}, the OR of the run ends {ends}");
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn keep_count_thermo_matches_rust() -> Result<()> {
+    keep_count_case::<8>()?;
+    keep_count_case::<32>()?;
+    keep_count_case::<64>()
 }
 
 /// The RFC 1071 sum of 16-bit words, folded: 0xFFFF for a correct IPv4 header.

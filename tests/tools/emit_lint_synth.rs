@@ -84,9 +84,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
     ("ts_tm_port", 7, 7),
     ("ts_parser", 7, 7),
     ("ts_trimmer", 8, 8),
-    ("ts_axis_arb_mux", 9, 9),
+    ("ts_axis_arb_mux", 8, 8),
     ("ts_rx_fcs", 9, 10),
-    ("ts_fabric", 10, 10),
+    ("ts_fabric", 10, 9),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])

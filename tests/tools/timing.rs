@@ -93,7 +93,7 @@ const FLOORS_MHZ: [(&str, f64); 27] = [
     ("ts_trimmer__fold_b", 199.0),
     ("ts_axis_skid", 150.0),
     ("ts_pkt_fifo", 150.0),
-    ("ts_axis_arb_mux", 125.0),
+    ("ts_axis_arb_mux", 130.0),
     ("ts_axis_demux", 150.0),
     ("ts_axil_regs", 150.0),
     ("ts_axil_split", 150.0),

@@ -14,7 +14,10 @@
 //!   it is sent (hardware cannot peek at the length of a packet still arriving).
 //!   An input whose queue runs empty forfeits positive credit (as in DRR). An
 //!   input whose deficit plus quantum is still not positive is skipped for the
-//!   round; bandwidth shares converge to the quantum ratios.
+//!   round; bandwidth shares converge to the quantum ratios. A beat's bytes
+//!   are its `tkeep`'s lanes, counted as a packed `tkeep` (a run of ones from
+//!   lane 0, as every stream in the switch is: [`KeepCount::thermo`]); a
+//!   `tkeep` with holes is charged some count below `2^clog2(K+1)`.
 //!
 //! Packet classes ([`AxisArbMux::with_priority`]): an input whose waiting
 //! first beat has `tuser & mask == value` is a priority packet; while one
@@ -32,7 +35,7 @@ crate::gen::unroll::named_indices! {
 }
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SmallSub};
+use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, LateSub};
 use rust_hdl::prelude::*;
 
 /// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
@@ -60,7 +63,6 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub drr_enable: Signal<In, Bit>,
     pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
-    lanes: Constant<Bits<8>>,
     prio_mask: Constant<Bits<U>>,
     prio_value: Constant<Bits<U>>,
     is_prio: Vec<Signal<Local, Bit>>,
@@ -68,34 +70,25 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
     keep_count: Vec<KeepCount<K, 8>>,
-    /// `2^w`, `w` = [`low_bits`]: a beat's bytes come off the low `w` bits
-    /// of a value ready from registers ([`SmallSub`]; issue 14: no 32-bit
-    /// carry chain between a beat's `tkeep` and the deficit). The values, each
-    /// also minus `2^w`: `deficit + quantum` (`credit`, the first beat of a
-    /// turn) and `v1m`; `deficit` and `v2m`; `deficit + 2 * quantum` (`v3`)
-    /// and `v3m`.
-    two_w: Constant<Bits<32>>,
-    v1m: Vec<AddSub<32>>,
-    v2m: Vec<AddSub<32>>,
-    v3: Vec<AddSub<32>>,
-    v3m: Vec<AddSub<32>>,
     /// The deficit after this beat, in both variants of a turn's start: with
     /// the quantum added (`nd_add`, the first beat of a turn) and without
     /// (`nd_no`); the start only selects (issue 14: no path from the turn's
-    /// state through a carry chain).
-    nd_add: Vec<SmallSub<32>>,
-    nd_no: Vec<SmallSub<32>>,
+    /// state through a carry chain). A beat's bytes come in late, off the
+    /// low [`low_bits`] bits ([`LateSub`]: no carry chain after another, and
+    /// none of 32 bits between a beat's `tkeep` and the deficit).
+    nd_add: Vec<LateSub<32>>,
+    nd_no: Vec<LateSub<32>>,
     /// `deficit + quantum - 1` and `next deficit - 1` (both variants): their
     /// signs are the tests `credit > 0` and `next deficit > 0` straight out of
     /// a carry chain.
     credit_m1: Vec<AddSub<32>>,
-    rem_add: Vec<SmallSub<32>>,
-    rem_no: Vec<SmallSub<32>>,
+    rem_add: Vec<LateSub<32>>,
+    rem_no: Vec<LateSub<32>>,
     /// The credit test of the deficit being written, a cycle ahead: `next
     /// deficit + quantum - 1` after a beat (`deficit + 2 * quantum - bytes -
     /// 1` at a turn's start, else `rem_add`) and `deficit + 2 * quantum - 1`
     /// after a skip.
-    beat_cm1: Vec<SmallSub<32>>,
+    beat_cm1: Vec<LateSub<32>>,
     skip_cm1: Vec<AddSub<32>>,
     /// `deficit + quantum > 0`, registered (issue 14: no carry chain between
     /// the deficits and the grant). Exact for every deficit written, since
@@ -112,21 +105,28 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pos: Vec<DffR<Bit>>,
     /// The input holding the output (a packet or a DRR turn), one-hot.
     cur: Vec<DffR<Bit>>,
-    /// The rotation's state, one bit per input: `below[i]` is "input `i` comes
-    /// before the last one served" (`last > i`), so picking the next input
-    /// takes no comparator (issue 14).
-    below: Vec<DffR<Bit>>,
+    /// The order of the inputs, one row per input (issue 14: no search
+    /// between the requests and the grant): bit `j` of `ord[i]` is "input
+    /// `j` goes before input `i`", so `i` is picked when it requests and no
+    /// input before it does, one AND-OR per input. Round robin descending
+    /// from the last input served (`L`): the inputs below `L`, highest
+    /// first, then the others, highest first; written when an input is
+    /// served. Strict priority: lowest first. A change of `strict` or
+    /// `drr_enable` orders the picks from the next cycle.
+    ord: Vec<DFF<Bits<64>>>,
+    /// Per input, the bits of the inputs numbered below and above it.
+    lo: Vec<Constant<Bits<64>>>,
+    hi: Vec<Constant<Bits<64>>>,
     deficit: Vec<DffR<Bits<32>>>,
     // Combinational helpers.
-    // The arbitration, one-hot (issue 14: no index encoders and decoders
-    // between the requests and the grant): `above_lo[i]` / `above[i]` /
-    // `under[i]` is "a request below the last served / any request / any
-    // request from an input numbered above / above / below `i`".
-    above_lo: Vec<Signal<Local, Bit>>,
-    above: Vec<Signal<Local, Bit>>,
-    under: Vec<Signal<Local, Bit>>,
+    req_v: Signal<Local, Bits<64>>,
+    /// "The input served is at or below `x`", bit `x` (a prefix OR of `sel`).
+    le_last: Signal<Local, Bits<64>>,
+    le_acc: Signal<Local, Bit>,
+    strict_now: Signal<Local, Bit>,
+    /// The arbitration, one-hot (issue 14: no index encoders and decoders
+    /// between the requests and the grant).
     pick: Vec<Signal<Local, Bit>>,
-    found_lo: Signal<Local, Bit>,
     sel: Vec<Signal<Local, Bit>>,
     /// `locked` or a kept DRR turn: the current input holds the output.
     hold: Signal<Local, Bit>,
@@ -142,16 +142,40 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     quantum_nz: Vec<Signal<Local, Bit>>,
     quantum2: Vec<Signal<Local, Bits<32>>>,
     bytes: Vec<Signal<Local, Bits<8>>>,
-    add_q: Signal<Local, Bit>,
+    hold_i: Vec<Signal<Local, Bit>>,
+    beat_add: Vec<Signal<Local, Bit>>,
+    beat_no: Vec<Signal<Local, Bit>>,
     turn_eff: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
     sel_keep: Signal<Local, Bits<K>>,
+    /// The output beat in both cases, the held input's (`h_*`, selected by
+    /// the registered `cur`) and the picked input's (`p_*`), with `hold`
+    /// choosing between them last: `hold` (the DRR turn's flags) reaches
+    /// the output slice through one 2:1 multiplexer, not through every
+    /// input's select and the N:1 multiplexer behind it (issue 14).
+    h_data: Signal<Local, Bits<D>>,
+    h_user: Signal<Local, Bits<U>>,
+    h_keep: Signal<Local, Bits<K>>,
+    h_last: Signal<Local, Bit>,
+    p_data: Signal<Local, Bits<D>>,
+    p_user: Signal<Local, Bits<U>>,
+    p_keep: Signal<Local, Bits<K>>,
+    p_last: Signal<Local, Bit>,
     xfer: Signal<Local, Bit>,
     set_last: Signal<Local, Bit>,
 }
 
+/// The bits of `n` inputs.
+fn mask_n(n: usize) -> u64 {
+    if n == 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 /// The low bits a beat's byte count (at most `K`, plus one) comes off:
-/// `2^w > K + 1` ([`SmallSub`] subtracts below `2^w`).
+/// `2^w > K + 1` ([`LateSub`] subtracts below `2^w`).
 fn low_bits(k: usize) -> usize {
     clog2(k + 2)
 }
@@ -175,38 +199,34 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             drr_enable: Default::default(),
             strict: Default::default(),
             quantum: vec_of(n),
-            lanes: Constant::new((K as u64).to_bits()),
-            two_w: Constant::new((1u64 << low_bits(K)).to_bits()),
             prio_mask: Constant::new(mask),
             prio_value: Constant::new(value),
             is_prio: vec_of(n),
             req: vec_of(n),
             any_prio: Default::default(),
             out: AxisSkid::eager(),
-            keep_count: vec_of(n),
-            v1m: vec_of(n),
-            v2m: vec_of(n),
-            v3: vec_of(n),
-            v3m: vec_of(n),
-            nd_add: (0..n).map(|_| SmallSub::new(low_bits(K), false)).collect(),
-            nd_no: (0..n).map(|_| SmallSub::new(low_bits(K), false)).collect(),
+            keep_count: (0..n).map(|_| KeepCount::thermo()).collect(),
+            nd_add: (0..n).map(|_| LateSub::new(low_bits(K), false)).collect(),
+            nd_no: (0..n).map(|_| LateSub::new(low_bits(K), false)).collect(),
             credit_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
-            rem_add: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
-            rem_no: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
-            beat_cm1: (0..n).map(|_| SmallSub::new(low_bits(K), true)).collect(),
+            rem_add: (0..n).map(|_| LateSub::new(low_bits(K), true)).collect(),
+            rem_no: (0..n).map(|_| LateSub::new(low_bits(K), true)).collect(),
+            beat_cm1: (0..n).map(|_| LateSub::new(low_bits(K), true)).collect(),
             skip_cm1: (0..n).map(|_| AddSub::minus_one()).collect(),
             cok: vec_of(n),
             locked: Default::default(),
             turn: Default::default(),
             pos: vec_of(n),
             cur: vec_of(n),
-            below: vec_of(n),
+            ord: vec_of(n),
+            lo: (0..n).map(|i| Constant::new(((1u64 << i) - 1).to_bits())).collect(),
+            hi: (0..n).map(|i| Constant::new((mask_n(n) & !((2u64 << i).wrapping_sub(1))).to_bits())).collect(),
+            req_v: Default::default(),
+            le_last: Default::default(),
+            le_acc: Default::default(),
+            strict_now: Default::default(),
             deficit: vec_of(n),
-            above_lo: vec_of(n),
-            above: vec_of(n),
-            under: vec_of(n),
             pick: vec_of(n),
-            found_lo: Default::default(),
             sel: vec_of(n),
             hold: Default::default(),
             grant: Default::default(),
@@ -219,10 +239,20 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             quantum_nz: vec_of(n),
             quantum2: vec_of(n),
             bytes: vec_of(n),
-            add_q: Default::default(),
+            hold_i: vec_of(n),
+            beat_add: vec_of(n),
+            beat_no: vec_of(n),
             turn_eff: Default::default(),
             sel_last: Default::default(),
             sel_keep: Default::default(),
+            h_data: Default::default(),
+            h_user: Default::default(),
+            h_keep: Default::default(),
+            h_last: Default::default(),
+            p_data: Default::default(),
+            p_user: Default::default(),
+            p_keep: Default::default(),
+            p_last: Default::default(),
             xfer: Default::default(),
             set_last: Default::default(),
         }
@@ -245,10 +275,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.cur[i].reset.next = self.reset.val();
             self.cur[i].d.next = self.cur[i].q.val();
         }
-        for i in 0..self.below.len() {
-            self.below[i].clock.next = self.clock.val();
-            self.below[i].reset.next = self.reset.val();
-            self.below[i].d.next = self.below[i].q.val();
+        for i in 0..self.ord.len() {
+            self.ord[i].clock.next = self.clock.val();
+            self.ord[i].d.next = self.ord[i].q.val();
         }
         for i in 0..self.deficit.len() {
             self.deficit[i].clock.next = self.clock.val();
@@ -271,45 +300,27 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         for i in 0..self.s.len() {
             self.req[i].next = self.s[i].tvalid.val() & (self.is_prio[i].val() | !self.any_prio.val());
         }
-        // Rotating priority (descending): the highest requesting input below
-        // the last one served, else the highest requesting input; strict
-        // priority: the lowest requesting input. Each as "I request and no
-        // input before me does", one OR per input.
-        self.found_lo.next = false;
+        // Each input picked when it requests and no input before it does.
+        self.req_v.next = 0.into();
         for i in 0..self.s.len() {
-            self.found_lo.next = self.found_lo.val() | (self.req[i].val() & self.below[i].q.val());
-            self.above_lo[i].next = false;
-            self.above[i].next = false;
-            self.under[i].next = false;
-            for j in 0..self.s.len() {
-                if j > i {
-                    self.above_lo[i].next = self.above_lo[i].val() | (self.req[j].val() & self.below[j].q.val());
-                    self.above[i].next = self.above[i].val() | self.req[j].val();
-                }
-                if j < i {
-                    self.under[i].next = self.under[i].val() | self.req[j].val();
-                }
-            }
+            self.req_v.next = self.req_v.val().replace_bit(i, self.req[i].val());
         }
         for i in 0..self.s.len() {
-            if self.strict.val() & !self.drr_enable.val() {
-                self.pick[i].next = self.req[i].val() & !self.under[i].val();
-            } else if self.found_lo.val() {
-                self.pick[i].next = self.req[i].val() & self.below[i].q.val() & !self.above_lo[i].val();
-            } else {
-                self.pick[i].next = self.req[i].val() & !self.above[i].val();
-            }
+            self.pick[i].next = self.req[i].val() & !(self.req_v.val() & self.ord[i].q.val()).any();
         }
 
-        // Who holds the output this cycle. A kept DRR turn lasts while the
-        // current input's deficit is positive.
+        // Who holds the output this cycle: per input from its own flags (the
+        // packet's lock, a kept DRR turn while its deficit is positive), then
+        // their OR (issue 14: the deficit updates read the holder's own flag).
         self.turn_eff.next = false;
+        self.hold.next = false;
         for i in 0..self.s.len() {
+            self.hold_i[i].next = self.cur[i].q.val() & (self.locked.q.val() | (self.turn.q.val() & self.pos[i].q.val()));
+            self.hold.next = self.hold.val() | self.hold_i[i].val();
             self.turn_eff.next = self.turn_eff.val() | (self.cur[i].q.val() & self.pos[i].q.val());
         }
         self.turn_eff.next = self.turn_eff.val() & self.turn.q.val();
         self.turn.d.next = self.turn_eff.val();
-        self.hold.next = self.locked.q.val() | self.turn_eff.val();
         self.grant.next = false;
         for i in 0..self.s.len() {
             // Per input, from its own flags (issue 14: no multiplexer over the
@@ -317,25 +328,30 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             // while it has a beat; a new packet needs credit under DRR.
             if self.hold.val() {
                 self.sel[i].next = self.cur[i].q.val();
-                self.gnt[i].next = self.cur[i].q.val() & self.s[i].tvalid.val();
             } else {
                 self.sel[i].next = self.pick[i].val();
-                self.gnt[i].next = self.pick[i].val() & (self.cok[i].q.val() | !self.drr_enable.val());
             }
+            self.gnt[i].next = (self.hold_i[i].val() & self.s[i].tvalid.val())
+                | (!self.hold.val() & self.pick[i].val() & (self.cok[i].q.val() | !self.drr_enable.val()));
             self.grant.next = self.grant.val() | self.gnt[i].val();
             // Skipped for lack of credit (`pick` implies a request), and the
             // end of a DRR turn on an input that ran dry.
             self.skip[i].next = !self.hold.val() & self.drr_enable.val() & self.pick[i].val() & !self.cok[i].q.val();
-            self.dry[i].next = self.turn_eff.val() & !self.locked.q.val() & self.cur[i].q.val() & !self.s[i].tvalid.val();
+            self.dry[i].next =
+                self.cur[i].q.val() & self.turn.q.val() & self.pos[i].q.val() & !self.locked.q.val() & !self.s[i].tvalid.val();
+            // A DRR beat taken: the first of a turn (the quantum added) or a
+            // held one.
+            self.beat_add[i].next =
+                !self.hold.val() & self.pick[i].val() & self.cok[i].q.val() & self.out.s.tready.val() & self.drr_enable.val();
+            self.beat_no[i].next = self.hold_i[i].val() & self.s[i].tvalid.val() & self.out.s.tready.val() & self.drr_enable.val();
         }
         // Every input's DRR arithmetic runs in parallel from registers and its
         // own beat, so no adder sits behind the arbitration (issue 14): the
         // credit of a new turn (`deficit + quantum`, granted when positive)
         // and the deficit after this beat (`deficit (+ quantum at a turn's
-        // start) - beat bytes`: the bytes off the low bits of a value ready
-        // from registers, [`SmallSub`]). The turn's state and the input's
+        // start) - beat bytes`: the bytes come in late, [`LateSub`]). The
+        // turn's state and the input's
         // events pick the results afterwards.
-        self.add_q.next = !self.hold.val() & self.drr_enable.val();
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
             self.credit_m1[i].a.next = self.deficit[i].q.val();
@@ -348,53 +364,59 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.quantum_nz[i].next = self.quantum[i].val().any();
             self.quantum2[i].next = self.quantum[i].val() << 1;
             self.keep_count[i].keep.next = self.s[i].tkeep.val();
-            self.bytes[i].next = self.lanes.val();
-            if self.s[i].tlast.val() {
-                self.bytes[i].next = self.keep_count[i].count.val();
-            }
-            self.v1m[i].a.next = self.deficit[i].q.val();
-            self.v1m[i].b.next = self.quantum[i].val();
-            self.v1m[i].c.next = self.two_w.val();
-            self.v2m[i].a.next = self.deficit[i].q.val();
-            self.v2m[i].b.next = 0.into();
-            self.v2m[i].c.next = self.two_w.val();
-            self.v3[i].a.next = self.deficit[i].q.val();
-            self.v3[i].b.next = self.quantum2[i].val();
-            self.v3[i].c.next = 0.into();
-            self.v3m[i].a.next = self.deficit[i].q.val();
-            self.v3m[i].b.next = self.quantum2[i].val();
-            self.v3m[i].c.next = self.two_w.val();
-            self.nd_add[i].v.next = self.credit[i].val();
-            self.nd_add[i].v_m.next = self.v1m[i].add_sub.val();
-            self.nd_add[i].b.next = self.bytes[i].val();
-            self.rem_add[i].v.next = self.credit[i].val();
-            self.rem_add[i].v_m.next = self.v1m[i].add_sub.val();
-            self.rem_add[i].b.next = self.bytes[i].val();
-            self.nd_no[i].v.next = self.deficit[i].q.val();
-            self.nd_no[i].v_m.next = self.v2m[i].add_sub.val();
-            self.nd_no[i].b.next = self.bytes[i].val();
-            self.rem_no[i].v.next = self.deficit[i].q.val();
-            self.rem_no[i].v_m.next = self.v2m[i].add_sub.val();
-            self.rem_no[i].b.next = self.bytes[i].val();
+            self.bytes[i].next = self.keep_count[i].count.val();
+            self.nd_add[i].a.next = self.deficit[i].q.val();
+            self.nd_add[i].b.next = self.quantum[i].val();
+            self.nd_add[i].s.next = self.bytes[i].val();
+            self.rem_add[i].a.next = self.deficit[i].q.val();
+            self.rem_add[i].b.next = self.quantum[i].val();
+            self.rem_add[i].s.next = self.bytes[i].val();
+            self.nd_no[i].a.next = self.deficit[i].q.val();
+            self.nd_no[i].b.next = 0.into();
+            self.nd_no[i].s.next = self.bytes[i].val();
+            self.rem_no[i].a.next = self.deficit[i].q.val();
+            self.rem_no[i].b.next = 0.into();
+            self.rem_no[i].s.next = self.bytes[i].val();
             // `next deficit + quantum - 1` at a turn's start.
-            self.beat_cm1[i].v.next = self.v3[i].add_sub.val();
-            self.beat_cm1[i].v_m.next = self.v3m[i].add_sub.val();
-            self.beat_cm1[i].b.next = self.bytes[i].val();
+            self.beat_cm1[i].a.next = self.deficit[i].q.val();
+            self.beat_cm1[i].b.next = self.quantum2[i].val();
+            self.beat_cm1[i].s.next = self.bytes[i].val();
             self.skip_cm1[i].a.next = self.deficit[i].q.val();
             self.skip_cm1[i].b.next = self.quantum2[i].val();
             self.skip_cm1[i].c.next = 0.into();
         }
-        self.sel_last.next = false;
-        self.sel_keep.next = 0.into();
-        self.out.s.tdata.next = 0.into();
-        self.out.s.tuser.next = 0.into();
+        self.h_last.next = false;
+        self.h_keep.next = 0.into();
+        self.h_data.next = 0.into();
+        self.h_user.next = 0.into();
+        self.p_last.next = false;
+        self.p_keep.next = 0.into();
+        self.p_data.next = 0.into();
+        self.p_user.next = 0.into();
         for i in 0..self.s.len() {
-            if self.sel[i].val() {
-                self.sel_last.next = self.s[i].tlast.val();
-                self.sel_keep.next = self.s[i].tkeep.val();
-                self.out.s.tdata.next = self.s[i].tdata.val();
-                self.out.s.tuser.next = self.s[i].tuser.val();
+            if self.cur[i].q.val() {
+                self.h_last.next = self.s[i].tlast.val();
+                self.h_keep.next = self.s[i].tkeep.val();
+                self.h_data.next = self.s[i].tdata.val();
+                self.h_user.next = self.s[i].tuser.val();
             }
+            if self.pick[i].val() {
+                self.p_last.next = self.s[i].tlast.val();
+                self.p_keep.next = self.s[i].tkeep.val();
+                self.p_data.next = self.s[i].tdata.val();
+                self.p_user.next = self.s[i].tuser.val();
+            }
+        }
+        if self.hold.val() {
+            self.sel_last.next = self.h_last.val();
+            self.sel_keep.next = self.h_keep.val();
+            self.out.s.tdata.next = self.h_data.val();
+            self.out.s.tuser.next = self.h_user.val();
+        } else {
+            self.sel_last.next = self.p_last.val();
+            self.sel_keep.next = self.p_keep.val();
+            self.out.s.tdata.next = self.p_data.val();
+            self.out.s.tuser.next = self.p_user.val();
         }
         self.out.s.tkeep.next = self.sel_keep.val();
         self.out.s.tlast.next = self.sel_last.val();
@@ -419,23 +441,25 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.dry[i].val() {
                 // End of a DRR turn on an empty input: positive credit is forfeited.
                 self.turn.d.next = false;
-                if !self.deficit[i].q.val().get_bit(DEFICIT_SIGN) {
-                    self.deficit[i].d.next = 0.into();
-                    self.pos[i].d.next = false;
-                    self.cok[i].d.next = self.quantum_nz[i].val();
-                }
+            }
+            // A forfeit and a reset both leave the deficit 0: the credit test
+            // is then `quantum > 0` (the reset in this select, not after it:
+            // no level of its own behind the chains).
+            if (self.dry[i].val() & !self.deficit[i].q.val().get_bit(DEFICIT_SIGN)) | self.reset.val() {
+                self.deficit[i].d.next = 0.into();
+                self.pos[i].d.next = false;
+                self.cok[i].d.next = self.quantum_nz[i].val();
             }
             self.set_last.next = self.set_last.val() | self.skip[i].val() | self.dry[i].val();
-            if self.xfer_i[i].val() & self.drr_enable.val() {
-                if self.add_q.val() {
-                    self.deficit[i].d.next = self.nd_add[i].diff.val();
-                    self.pos[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
-                    self.cok[i].d.next = !self.beat_cm1[i].diff.val().get_bit(DEFICIT_SIGN);
-                } else {
-                    self.deficit[i].d.next = self.nd_no[i].diff.val();
-                    self.pos[i].d.next = !self.rem_no[i].diff.val().get_bit(DEFICIT_SIGN);
-                    self.cok[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
-                }
+            if self.beat_no[i].val() & !self.reset.val() {
+                self.deficit[i].d.next = self.nd_no[i].diff.val();
+                self.pos[i].d.next = !self.rem_no[i].diff.val().get_bit(DEFICIT_SIGN);
+                self.cok[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
+            }
+            if self.beat_add[i].val() & !self.reset.val() {
+                self.deficit[i].d.next = self.nd_add[i].diff.val();
+                self.pos[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
+                self.cok[i].d.next = !self.beat_cm1[i].diff.val().get_bit(DEFICIT_SIGN);
             }
         }
         if self.xfer.val() {
@@ -453,22 +477,28 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             }
         }
 
-        // The last input served is `sel`: the inputs below it come first next time.
-        if self.set_last.val() {
-            for i in 0..self.below.len() {
-                self.below[i].d.next = false;
-                for j in 0..self.below.len() {
-                    if j > i {
-                        self.below[i].d.next = self.below[i].d.val() | self.sel[j].val();
-                    }
-                }
-            }
+        // The last input served is `sel` (`L`): the inputs below it come
+        // first next time, highest first, then the others, highest first. For
+        // `j > i`, `j` goes first unless `i < L <= j`; for `j < i`, when `j < L
+        // <= i`. After a reset, `L` is 0 (the highest input first).
+        self.le_acc.next = false;
+        self.le_last.next = 0.into();
+        for x in 0..self.s.len() {
+            self.le_acc.next = self.le_acc.val() | self.sel[x].val();
+            self.le_last.next = self.le_last.val().replace_bit(x, self.le_acc.val());
         }
-
-        // Reset zeroes the deficits: the credit test is then `quantum > 0`.
-        if self.reset.val() {
-            for i in 0..self.cok.len() {
-                self.cok[i].d.next = self.quantum_nz[i].val();
+        self.strict_now.next = self.strict.val() & !self.drr_enable.val();
+        for i in 0..self.ord.len() {
+            if self.strict_now.val() {
+                self.ord[i].d.next = self.lo[i].val();
+            } else if self.reset.val() {
+                self.ord[i].d.next = self.hi[i].val();
+            } else if self.set_last.val() {
+                if self.le_last.val().get_bit(i) {
+                    self.ord[i].d.next = (!self.le_last.val() & self.lo[i].val()) | self.hi[i].val();
+                } else {
+                    self.ord[i].d.next = !self.le_last.val() & self.hi[i].val();
+                }
             }
         }
 

@@ -176,7 +176,15 @@ pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
 /// `i + 1` has bit `j` set. Each output bit is a wide OR that synthesizes as a
 /// balanced tree (2-3 LUT levels for 64 lanes), where the obvious "highest set
 /// lane" loop becomes a priority chain one LUT per few lanes deep. For a
-/// `tkeep` with holes the result is the count of the highest run's end.
+/// `tkeep` with holes the result is the OR of every run's end (lane + 1).
+///
+/// Built with [`KeepCount::thermo`], bit `j` of the count is the parity of
+/// lanes `2^j - 1`, `2 * 2^j - 1`, `3 * 2^j - 1`, ...: with `c` lanes set
+/// from lane 0, `floor(c / 2^j)` of them are, whose parity is bit `j` of
+/// `c`. A parity of `K / 2^j` lanes instead of an OR of `K / 2` lane pairs:
+/// one LUT level fewer at 32 lanes, and the last level leaves room for the
+/// logic after it (issue 14: the arbiter's beat bytes into its deficit).
+/// For a `tkeep` with holes the result is some value below `2^clog2(K+1)`.
 ///
 /// Type parameters: `K` lanes (1..=64), `C` count bits (at least `clog2(K+1)`,
 /// at most 32; extra high bits are zero).
@@ -187,17 +195,41 @@ pub struct KeepCount<const K: usize, const C: usize> {
     pub keep: Signal<In, Bits<K>>,
     pub count: Signal<Out, Bits<C>>,
     masks: Vec<Constant<Bits<K>>>,
+    thermo_masks: Vec<Constant<Bits<K>>>,
+    thermo_on: Constant<Bit>,
     last_lane: Signal<Local, Bits<K>>,
 }
 
 impl<const K: usize, const C: usize> Default for KeepCount<K, C> {
     fn default() -> Self {
+        Self::build(false)
+    }
+}
+
+impl<const K: usize, const C: usize> KeepCount<K, C> {
+    /// The count of a `tkeep` known to be packed, by parities (type docs).
+    pub fn thermo() -> Self {
+        Self::build(true)
+    }
+
+    fn build(thermo: bool) -> Self {
         assert!((1..=64).contains(&K) && C >= clog2(K + 1) && C <= 32, "KeepCount: K in 1..=64 and clog2(K+1) <= C <= 32");
         let mask = |j: usize| {
             let m = (0..K).filter(|i| (i + 1) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
             Constant::new(m.to_bits())
         };
-        Self { keep: Default::default(), count: Default::default(), masks: (0..C).map(mask).collect(), last_lane: Default::default() }
+        let thermo_mask = |j: usize| {
+            let m = (0..K).filter(|i| (i + 1) % (1 << j) == 0).fold(0u64, |m, i| m | 1 << i);
+            Constant::new(m.to_bits())
+        };
+        Self {
+            keep: Default::default(),
+            count: Default::default(),
+            masks: (0..C).map(mask).collect(),
+            thermo_masks: (0..C).map(thermo_mask).collect(),
+            thermo_on: Constant::new(thermo),
+            last_lane: Default::default(),
+        }
     }
 }
 
@@ -207,7 +239,11 @@ impl<const K: usize, const C: usize> Logic for KeepCount<K, C> {
         self.last_lane.next = self.keep.val() & !(self.keep.val() >> 1);
         self.count.next = 0.into();
         for j in 0..C {
-            self.count.next = self.count.val().replace_bit(j, (self.last_lane.val() & self.masks[j].val()).any());
+            if self.thermo_on.val() {
+                self.count.next = self.count.val().replace_bit(j, (self.keep.val() & self.thermo_masks[j].val()).xor());
+            } else {
+                self.count.next = self.count.val().replace_bit(j, (self.last_lane.val() & self.masks[j].val()).any());
+            }
         }
     }
 }
@@ -486,56 +522,80 @@ impl<const N: usize> Logic for AddSub<N> {
     }
 }
 
-/// `v - b` (or `v - b - 1`) for a small `b`, by carry select: `v` and `v_m
-/// = v - 2^w` come ready (from registers, through their own chains), `b`
-/// comes off `v`'s low `w` bits in one short chain, and that chain's borrow
-/// picks the high bits of `v` or `v_m` (issue 14: the arbiter's beat bytes,
-/// counted from `tkeep`, reach a 32-bit deficit through an 8-bit chain and a
-/// 2:1 multiplexer, not a 32-bit chain).
+/// `a + b - s` (or `a + b - s - 1`) for a small, late `s`, by three-way
+/// carry select: the low `w` bits of `a`, `b` and `!s` go through one
+/// carry-save layer and a `w + 2`-bit chain whose carry out (0, 1 or 2)
+/// picks the high part among `a_hi + b_hi - 1`, `a_hi + b_hi` and `a_hi +
+/// b_hi + 1` (`!s` is all ones above bit `w`, hence the `- 1`), each one
+/// carry chain from `a` and `b` alone. No chain follows another: `a` and `b` (registers) reach the result
+/// through one chain and a 3:1 multiplexer, `s` through the short chain and
+/// the same multiplexer (issue 14: the arbiter's beat bytes, counted from
+/// `tkeep`, against a 32-bit deficit plus one or two quanta).
 ///
-/// Ports: `v`, `v_m` in (`N` bits); `b` in (8 bits, below `2^w`, or `2^w -
-/// 1` with `minus_one`); `diff` out (`N` bits, modulo `2^N`). `w` from
-/// [`SmallSub::new`], 1..=7.
+/// Ports: `a`, `b` in (`N` bits); `s` in (8 bits, below `2^w`; the bits
+/// from `w` up are not read); `diff` out (`N` bits, modulo `2^N`). `w`
+/// from [`LateSub::new`], 1..=7, at most `N - 2`.
 #[derive(LogicBlock)]
-pub struct SmallSub<const N: usize> {
-    pub v: Signal<In, Bits<N>>,
-    pub v_m: Signal<In, Bits<N>>,
-    pub b: Signal<In, Bits<8>>,
+pub struct LateSub<const N: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub s: Signal<In, Bits<8>>,
     pub diff: Signal<Out, Bits<N>>,
-    lo_mask: Constant<Bits<N>>,
-    lo_mask8: Constant<Bits<8>>,
-    low: AddSub<8>,
+    _w: usize,
+    _minus_one: bool,
 }
 
-impl<const N: usize> SmallSub<N> {
-    /// Subtracting from the low `w` bits (1..=7, below `N`); with
-    /// `minus_one` the result is `v - b - 1`.
+impl<const N: usize> LateSub<N> {
+    /// `s` below `2^w` (`w` in 1..=7, at most `N - 2`); with `minus_one`
+    /// the result is `a + b - s - 1`.
     pub fn new(w: usize, minus_one: bool) -> Self {
-        assert!((1..=7).contains(&w) && w < N, "SmallSub: 1 <= w <= 7, w < N");
-        let mask = (1u64 << w) - 1;
-        Self {
-            v: Default::default(),
-            v_m: Default::default(),
-            b: Default::default(),
-            diff: Default::default(),
-            lo_mask: Constant::new(mask.to_bits()),
-            lo_mask8: Constant::new(mask.to_bits()),
-            low: if minus_one { AddSub::minus_one() } else { AddSub::default() },
-        }
+        assert!((1..=7).contains(&w) && w + 2 <= N, "LateSub: 1 <= w <= 7, w <= N - 2");
+        Self { a: Default::default(), b: Default::default(), s: Default::default(), diff: Default::default(), _w: w, _minus_one: minus_one }
     }
 }
 
-impl<const N: usize> Logic for SmallSub<N> {
-    #[hdl_gen]
+impl<const N: usize> Logic for LateSub<N> {
     fn update(&mut self) {
-        // The low part lies in [-2^w, 2^w - 1] and `w <= 7`: bit 7 is the borrow.
-        self.low.a.next = bit_cast::<8, N>(self.v.val()) & self.lo_mask8.val();
-        self.low.b.next = 0.into();
-        self.low.c.next = self.b.val();
-        self.diff.next = self.v.val();
-        if self.low.add_sub.val().get_bit(7) {
-            self.diff.next = self.v_m.val();
+        let s = self.s.val().index() as u64 & ((1u64 << self._w) - 1);
+        let s: Bits<N> = s.to_bits();
+        self.diff.next = self.a.val() + self.b.val() - s;
+        if self._minus_one {
+            self.diff.next = self.diff.next - 1;
         }
-        self.diff.next = (self.diff.val() & !self.lo_mask.val()) | (bit_cast::<N, 8>(self.low.add_sub.val()) & self.lo_mask.val());
+    }
+    fn connect(&mut self) {
+        self.diff.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (w, h) = (self._w, N - self._w);
+        Verilog::Custom(format!(
+            "// The low part: a_lo + b_lo + ~s_lo (+ 1), its carry out in l[{c1}:{w}].\n\
+             wire [{c1}:0] x = {{2'b0, a[{w1}:0]}};\n\
+             wire [{c1}:0] y = {{2'b0, b[{w1}:0]}};\n\
+             wire [{c1}:0] z = {{2'b0, ~s[{w1}:0]}};\n\
+             wire [{c1}:0] l = (x ^ y ^ z) + {{(x[{w}:0] & y[{w}:0]) | (x[{w}:0] & z[{w}:0]) | (y[{w}:0] & z[{w}:0]), 1'b{cin}}};\n\
+             // The high part's three candidates, each one chain from a and b.\n\
+             wire [{h1}:0] ah = a[{n1}:{w}];\n\
+             wire [{h1}:0] bh = b[{n1}:{w}];\n\
+             wire [{h1}:0] hm = ~(ah ^ bh) + {{ah[{h2}:0] | bh[{h2}:0], 1'b0}};\n\
+             wire [{h1}:0] h0 = ah + bh;\n\
+             wire [{h1}:0] hp = (ah ^ bh) + {{ah[{h2}:0] & bh[{h2}:0], 1'b1}};\n\
+             /* verilator lint_off UNUSEDSIGNAL */\n\
+             wire unused_s = &s[7:{w}];\n\
+             /* verilator lint_on UNUSEDSIGNAL */\n\
+             always @(*) begin\n\
+             \x20   case (l[{c1}:{w}])\n\
+             \x20       2'd0: diff = {{hm, l[{w1}:0]}};\n\
+             \x20       2'd1: diff = {{h0, l[{w1}:0]}};\n\
+             \x20       default: diff = {{hp, l[{w1}:0]}};\n\
+             \x20   endcase\n\
+             end\n",
+            c1 = w + 1,
+            w1 = w - 1,
+            n1 = N - 1,
+            h1 = h - 1,
+            h2 = h - 2,
+            cin = u8::from(!self._minus_one)
+        ))
     }
 }
