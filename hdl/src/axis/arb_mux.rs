@@ -350,8 +350,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // credit of a new turn (`deficit + quantum`, granted when positive)
         // and the deficit after this beat (`deficit (+ quantum at a turn's
         // start) - beat bytes`: the bytes come in late, [`LateSub`]). The
-        // turn's state and the input's
-        // events pick the results afterwards.
+        // turn's state and the input's events pick the results afterwards.
         for i in 0..self.deficit.len() {
             self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
             self.credit_m1[i].a.next = self.deficit[i].q.val();
