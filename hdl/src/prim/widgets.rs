@@ -527,10 +527,11 @@ impl<const N: usize> Logic for AddSub<N> {
 /// carry-save layer and a `w + 2`-bit chain whose carry out (0, 1 or 2)
 /// picks the high part among `a_hi + b_hi - 1`, `a_hi + b_hi` and `a_hi +
 /// b_hi + 1` (`!s` is all ones above bit `w`, hence the `- 1`), each one
-/// carry chain from `a` and `b` alone. No chain follows another: `a` and `b` (registers) reach the result
-/// through one chain and a 3:1 multiplexer, `s` through the short chain and
-/// the same multiplexer (issue 14: the arbiter's beat bytes, counted from
-/// `tkeep`, against a 32-bit deficit plus one or two quanta).
+/// carry chain from `a` and `b` alone. No chain follows another: `a` and
+/// `b` (registers) reach the result through one chain and a 3:1
+/// multiplexer, `s` through the short chain and the same multiplexer
+/// (issue 14: the arbiter's beat bytes, counted from `tkeep`, against a
+/// 32-bit deficit plus one or two quanta).
 ///
 /// Ports: `a`, `b` in (`N` bits); `s` in (8 bits, below `2^w`; the bits
 /// from `w` up are not read); `diff` out (`N` bits, modulo `2^N`). `w`
