@@ -220,3 +220,35 @@ fn reset_mid_frame() -> Result<()> {
     ensure!(b.get("rx_pkts") == 20 && b.sink.packets.iter().all(|p| p.data == f[..300]), "frames after reset damaged");
     Ok(())
 }
+
+/// Frames longer than 2^16 bytes (the length register keeps 16 bits and a
+/// sticky "reached 2^16" bit): each is oversize, never a runt or empty frame
+/// by a wrapped length, and the good frame after them passes.
+#[test]
+fn frames_beyond_64k_are_oversize() -> Result<()> {
+    let (width, depth) = (512, 16);
+    let mut b = bench(width, depth, 64, 65535, true, 21)?;
+    let mut t = Traffic::new(22);
+    // Modulo 2^16 these are a runt (10 bytes), one beat, and 16 bytes past
+    // 2^17; then a good frame. Without the sticky bit the first is a runt.
+    let lens = [65536 + 10, 65536 + 64, 131072 + 16, 100];
+    let s = Settings { min_frame: 64, max_frame: 65535, strip_fcs: true, ..Settings::default() };
+    let mut good = vec![];
+    for len in lens {
+        let mut f = t.packet(len - 4, 0).data;
+        append_fcs(&mut f);
+        let v = rx_fcs(&f, &s);
+        ensure!(v == Err(RxDrop::Oversize) || len == 100, "the model's verdict on {len} bytes: {v:?}");
+        if let Ok(g) = v {
+            good.push(g);
+        }
+        b.src.push(Packet::new(f, 0));
+    }
+    b.sink.expect(1);
+    run_for(&mut b.tb, &mut [&mut b.src, &mut b.sink], 0, 20_000)?;
+    for (name, want) in [("drop_oversize", 3), ("drop_runt", 0), ("drop_empty", 0), ("drop_fcs", 0), ("drop_overflow", 0), ("rx_pkts", 1)] {
+        ensure!(b.get(name) == want, "{name} = {}, expected {want}", b.get(name));
+    }
+    ensure!(b.sink.packets.len() == 1 && b.sink.packets[0].data == good[0], "the good frame after the long ones damaged");
+    Ok(())
+}

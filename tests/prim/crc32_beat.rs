@@ -1,6 +1,7 @@
 //! `Crc32Beat` (the FCS engine of rx_fcs) in Verilator at 64 and 512 bits
-//! against the bytewise reference, on every last-beat length. The verdict is
-//! registered: it is checked in the cycle after each frame's last beat.
+//! against the bytewise reference, on every last-beat length. A beat's data
+//! goes in a cycle before its `valid`; the verdict is registered: it is
+//! checked in the cycle after each frame's last beat.
 use crate::common;
 use anyhow::{ensure, Context, Result};
 use rand::rngs::SmallRng;
@@ -14,11 +15,16 @@ use trimswitch_sim::harness::verilator::{Model, Port};
 use trimswitch_sim::packet::crc::{append_fcs, fcs_ok};
 
 /// Feeds frames beat by beat (with random idle cycles) and checks the verdict
-/// and the CRC register on every last beat.
+/// and the CRC register on every last beat. Data and keep go one cycle ahead
+/// of `valid`/`start`: `(pidx, poff)` is the next beat to present, `staged`
+/// the beat presented last cycle (its `start`), valid this cycle.
 struct Feeder {
     frames: VecDeque<(Vec<u8>, bool)>,
     lanes: usize,
     offset: usize,
+    pidx: usize,
+    poff: usize,
+    staged: Option<bool>,
     driving: bool,
     ports: [Port; 6], // valid, start, data, keep, next, residue_ok
     crc: Port,
@@ -34,21 +40,29 @@ struct Feeder {
 impl Agent for Feeder {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
         let [valid, start, data, keep, _, _] = self.ports;
-        self.driving = !self.frames.is_empty() && !self.rng.gen_bool(0.2);
+        let staged = self.staged.take();
+        self.driving = staged.is_some();
         m.set(&valid, self.driving as u64);
-        if let (true, Some((f, _))) = (self.driving, self.frames.front()) {
-            let n = (f.len() - self.offset).min(self.lanes);
-            let mut beat = vec![0u8; self.lanes];
-            beat[..n].copy_from_slice(&f[self.offset..self.offset + n]);
+        m.set(&start, staged.unwrap_or(false) as u64);
+        // The next beat's data, or junk on a cycle before an idle one: a beat
+        // in flight must not be disturbed by the data that follows it.
+        let mut beat: Vec<u8> = (0..self.lanes).map(|_| self.rng.gen()).collect();
+        let mut k = self.rng.gen::<u64>();
+        if self.pidx < self.frames.len() && !self.rng.gen_bool(0.2) {
+            let f = &self.frames[self.pidx].0;
+            let n = (f.len() - self.poff).min(self.lanes);
             // Junk in the lanes past keep must be ignored.
-            for b in &mut beat[n..] {
-                *b = self.rng.gen();
+            beat[..n].copy_from_slice(&f[self.poff..self.poff + n]);
+            k = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+            self.staged = Some(self.poff == 0);
+            self.poff += self.lanes;
+            if self.poff >= f.len() {
+                self.pidx += 1;
+                self.poff = 0;
             }
-            m.set_bytes(&data, &beat);
-            let k = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-            m.set(&keep, k);
-            m.set(&start, (self.offset == 0) as u64);
         }
+        m.set_bytes(&data, &beat);
+        m.set(&keep, k);
     }
 
     fn sample(&mut self, m: &Model, _cycle: u64) {
@@ -78,6 +92,7 @@ impl Agent for Feeder {
             }
             self.due = Some((f.len(), want, expect_ok));
             self.frames.pop_front();
+            self.pidx -= 1;
             self.offset = 0;
         }
     }
@@ -120,6 +135,9 @@ fn run(width: usize) -> Result<()> {
         frames,
         lanes,
         offset: 0,
+        pidx: 0,
+        poff: 0,
+        staged: None,
         driving: false,
         ports,
         crc,

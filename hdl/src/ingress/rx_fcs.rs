@@ -3,7 +3,8 @@
 //! receive buffer. Behaviour: `docs/ingress.md`, "rx_fcs".
 //!
 //! Structure: the input beat is registered with its byte count (one cycle), then
-//! goes to a [`Crc32Beat`] and, one beat behind, to a
+//! goes to a [`Crc32Beat`] (which takes the beat as it comes in and registers
+//! its CRC term beside it) and, one beat behind, to a
 //! store-and-forward [`PktFifo`]. The one-beat hold is what makes the FCS strip
 //! work when the FCS spans a beat boundary (a last beat of at most 4 bytes
 //! vanishes and the beat before becomes the last), and it lines the frame's
@@ -74,12 +75,16 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     // the count's LUT levels in front of the 32-bit length checks).
     i_valid: DffR<Bit>,
     i_data: DFF<Bits<D>>,
-    i_keep: DFF<Bits<K>>,
     i_last: DFF<Bit>,
     i_nb: DFF<Bits<M>>,
     i_few: DFF<Bit>,
     first: DffR<Bit>,
-    len: DffR<Bits<32>>,
+    /// The frame's bytes before the current beat, modulo 2^16, and whether
+    /// they reached 2^16 (such a frame is oversize: `max_frame` has 16 bits).
+    /// Both are zeroed by a frame's last beat, so a first beat reads them
+    /// with no multiplexer in front of the length checks (issue 14).
+    len: DffR<Bits<16>>,
+    big: DffR<Bit>,
     over: DffR<Bit>,
     h_valid: DffR<Bit>,
     h_last: DffR<Bit>,
@@ -104,15 +109,15 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     beat_in: Signal<Local, Bit>,
     nb_in: Signal<Local, Bits<M>>,
     strip_n: Signal<Local, Bits<M>>,
-    len_next: Signal<Local, Bits<32>>,
+    len_next: Signal<Local, Bits<17>>,
     over_next: Signal<Local, Bit>,
     // The length checks on `len_before + nb_in`, each one carry chain.
-    len_before: Signal<Local, Bits<32>>,
-    nb32: Signal<Local, Bits<32>>,
-    gt_max: SumLe<32>,
-    lt_min: SumLe<32>,
-    at_most_4: SumLe<32>,
-    four: Constant<Bits<32>>,
+    len_before: Signal<Local, Bits<17>>,
+    nb17: Signal<Local, Bits<17>>,
+    gt_max: SumLe<17>,
+    lt_min: SumLe<17>,
+    at_most_4: SumLe<17>,
+    four: Constant<Bits<17>>,
     /// Lanes 4 and up of `tkeep`: a last beat of at most 4 bytes has none.
     keep_hi: Constant<Bits<K>>,
     merge: Signal<Local, Bit>,
@@ -163,11 +168,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             keep_hi: Constant::new(Bits::<K>::mask() & !0xFu64.to_bits::<K>()),
             i_valid: Default::default(),
             i_data: Default::default(),
-            i_keep: Default::default(),
             i_last: Default::default(),
             i_nb: Default::default(),
             i_few: Default::default(),
             len: Default::default(),
+            big: Default::default(),
             over: Default::default(),
             h_valid: Default::default(),
             h_last: Default::default(),
@@ -182,7 +187,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             f_last: Default::default(),
             f_abort: Default::default(),
             len_before: Default::default(),
-            nb32: Default::default(),
+            nb17: Default::default(),
             gt_max: Default::default(),
             at_most_4: Default::default(),
             n_pkts: Default::default(),
@@ -209,13 +214,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, i_valid, i_data, i_keep, i_last, i_nb, i_few, first, len, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt,
+            self, clock, i_valid, i_data, i_last, i_nb, i_few, first, len, big, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt,
             v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
         );
         self.f_valid.reset.next = self.reset.val();
         self.i_valid.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
         self.len.reset.next = self.reset.val();
+        self.big.reset.next = self.reset.val();
         self.over.reset.next = self.reset.val();
         self.h_valid.reset.next = self.reset.val();
         self.h_last.reset.next = self.reset.val();
@@ -234,7 +240,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.s.tready.next = !self.reset.val();
         self.i_valid.d.next = self.s.tvalid.val() & !self.reset.val();
         self.i_data.d.next = self.s.tdata.val();
-        self.i_keep.d.next = self.s.tkeep.val();
         self.i_last.d.next = self.s.tlast.val();
         self.keep_count.keep.next = self.s.tkeep.val();
         self.i_nb.d.next = self.lanes.val();
@@ -252,22 +257,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.beat_in.next = self.i_valid.q.val() & !self.reset.val();
         self.nb_in.next = self.i_nb.q.val();
         // The frame's length with this beat: `len_before + nb_in`.
-        self.nb32.next = bit_cast::<32, M>(self.nb_in.val());
-        self.len_before.next = self.len.q.val();
+        self.nb17.next = bit_cast::<17, M>(self.nb_in.val());
+        self.len_before.next = bit_cast::<17, 16>(self.len.q.val());
         self.over_next.next = self.over.q.val();
-        if self.first.q.val() {
-            self.len_before.next = 0.into();
-            self.over_next.next = false;
-        }
-        self.len_next.next = self.len_before.val() + self.nb32.val();
+        self.len_next.next = self.len_before.val() + self.nb17.val();
         self.gt_max.a.next = self.len_before.val();
-        self.gt_max.b.next = self.nb32.val();
-        self.gt_max.c.next = bit_cast::<32, 16>(self.max_frame.val());
+        self.gt_max.b.next = self.nb17.val();
+        self.gt_max.c.next = bit_cast::<17, 16>(self.max_frame.val());
         self.lt_min.a.next = self.len_before.val();
-        self.lt_min.b.next = self.nb32.val();
-        self.lt_min.c.next = bit_cast::<32, 16>(self.min_frame.val());
+        self.lt_min.b.next = self.nb17.val();
+        self.lt_min.c.next = bit_cast::<17, 16>(self.min_frame.val());
         self.at_most_4.a.next = self.len_before.val();
-        self.at_most_4.b.next = self.nb32.val();
+        self.at_most_4.b.next = self.nb17.val();
         self.at_most_4.c.next = self.four.val();
         if !self.gt_max.sum_le.val() {
             self.over_next.next = true;
@@ -282,11 +283,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.out_valid.next = self.h_valid.q.val() & (self.beat_in.val() | self.h_last.q.val()) & !self.merge.val();
         if self.beat_in.val() {
             self.first.d.next = self.i_last.q.val();
-            self.len.d.next = self.len_next.val();
+            self.len.d.next = self.len_next.val().get_bits::<16>(0);
+            self.big.d.next = self.big.q.val() | self.len_next.val().get_bit(16);
             self.over.d.next = self.over_next.val();
             if self.i_last.q.val() {
-                self.v_empty.d.next = !self.len_before.val().any() & !self.nb_in.val().any();
-                self.v_runt.d.next = self.lt_min.sum_le.val() | self.at_most_4.sum_le.val();
+                self.len.d.next = 0.into();
+                self.big.d.next = false;
+                self.over.d.next = false;
+            }
+            if self.i_last.q.val() {
+                self.v_empty.d.next = !self.big.q.val() & !self.len_before.val().any() & !self.nb_in.val().any();
+                self.v_runt.d.next = !self.big.q.val() & (self.lt_min.sum_le.val() | self.at_most_4.sum_le.val());
                 self.v_over.d.next = self.over_next.val();
             }
             if self.merge.val() {
@@ -311,8 +318,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         self.fcs_crc.valid.next = self.beat_in.val();
         self.fcs_crc.start.next = self.first.q.val();
-        self.fcs_crc.data.next = self.i_data.q.val();
-        self.fcs_crc.keep.next = self.i_keep.q.val();
+        // The engine takes the beat a cycle before its `valid` (it registers
+        // the beat's own CRC term), so it reads the input, not `i_data`.
+        self.fcs_crc.data.next = self.s.tdata.val();
+        self.fcs_crc.keep.next = self.s.tkeep.val();
 
         // ---- verdict on the last beat, into the FIFO ----
         self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();

@@ -14,8 +14,17 @@
 //!   the verdict comes one cycle after the last beat. Comparing the XOR network's
 //!   output directly makes Yosys/ABC spend minutes on the joint cone (measured:
 //!   183 s for 64 bits, 500 s for 512, against 13 s without it).
-use crate::prim::widgets::{DffR, KeepExpand};
+//! - The beat's own term (the XOR of its masked data bits, per register bit)
+//!   does not depend on the register, so it is computed a cycle early and
+//!   registered: `data` and `keep` come one cycle before their `valid`, and
+//!   the register's update is a 33-input XOR per bit (issue 14: inside
+//!   `rx_fcs` the whole network after the beat register mapped to 8 Xilinx
+//!   LUT levels; alone, 5).
+use crate::prim::widgets::{vec_of, DffR, KeepExpand};
 use rust_hdl::prelude::*;
+
+/// Lanes per group of [`Crc32Beat`]'s registered data term.
+pub const GROUP_LANES: usize = 8;
 
 /// Reflected polynomial 0x04C11DB7.
 pub const POLY: u32 = 0xEDB8_8320;
@@ -58,10 +67,14 @@ pub fn crc32_update(mut state: u32, data: &[u8]) -> u32 {
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset
 ///   (the register returns to the initial value 0xFFFFFFFF).
 /// - `valid` in: process this beat. `start` in: the beat is a packet's first (the
-///   register restarts from 0xFFFFFFFF). `data`, `keep` in: the beat; lanes
-///   past the packed `keep` are ignored (treated as zero).
+///   register restarts from 0xFFFFFFFF).
+/// - `data`, `keep` in: the beat, **one cycle before** its `valid` and
+///   `start` (sampled every cycle; a cycle whose next cycle has `valid` low
+///   may carry anything). Lanes past the packed `keep` are ignored (treated
+///   as zero).
 /// - `crc` out: the register after the beats so far (registered).
-/// - `next` out: the register value this beat produces (combinational).
+/// - `next` out: the register value this beat produces (combinational, in
+///   the cycle of `valid`).
 /// - `residue_ok` out: in the cycle after a packet's last beat was processed,
 ///   high iff that frame's FCS was correct: `crc` equals the residue for that
 ///   beat's padding, which was selected and registered with the beat (one
@@ -79,12 +92,23 @@ pub struct Crc32Beat<const D: usize, const K: usize> {
     pub next: Signal<Out, Bits<32>>,
     pub residue_ok: Signal<Out, Bit>,
     state: DffR<Bits<32>>,
+    /// The beat's term of the update, its residue and whether `keep` is not
+    /// empty, registered a cycle before the beat's `valid`.
+    /// The term per group of [`GROUP_LANES`] lanes (`ceil(K / 8)` groups), so
+    /// each register's cone is an XOR of at most 64 data bits and the
+    /// update's of 32 state bits and one bit per group.
+    dterm: Vec<Signal<Local, Bits<32>>>,
+    dterm_q: Vec<DFF<Bits<32>>>,
+    dsum: Signal<Local, Bits<32>>,
+    exp_e: DFF<Bits<32>>,
+    any_e: DFF<Bit>,
     /// The residue a good frame leaves with the last beat's padding, and
     /// whether there is one (`tkeep` not empty).
     exp_q: DFF<Bits<32>>,
     exp_v: DffR<Bit>,
     keep_expand: KeepExpand<K, D>,
     state_masks: Vec<Constant<Bits<32>>>,
+    /// `data_masks[32 g + j]`: the data bits of group `g` in register bit `j`.
     data_masks: Vec<Constant<Bits<D>>>,
     /// Per bit `j` of the residue: the lanes `i` for which a beat ending in
     /// lane `i` (`K - 1 - i` zero bytes of padding) leaves bit `j` set.
@@ -103,6 +127,7 @@ impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
         // Column of the step function for one input bit set.
         let step = |state: u32, data: &[u8]| crc32_update(state, data);
         let zero = vec![0u8; K];
+        let groups = K.div_ceil(GROUP_LANES);
         let state_cols: Vec<u32> = (0..32).map(|i| step(1 << i, &zero)).collect();
         let data_cols: Vec<u32> = (0..D)
             .map(|k| {
@@ -131,11 +156,25 @@ impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
             next: Default::default(),
             residue_ok: Default::default(),
             state: DffR::new(0xFFFF_FFFFu64.to_bits()),
+            dterm: vec_of(groups),
+            dterm_q: vec_of(groups),
+            dsum: Default::default(),
+            exp_e: Default::default(),
+            any_e: Default::default(),
             exp_q: Default::default(),
             exp_v: Default::default(),
             keep_expand: Default::default(),
             state_masks: (0..32).map(|j| Constant::new(to_bits32(bits_of(&state_cols, j)))).collect(),
-            data_masks: (0..32).map(|j| Constant::new(to_bits_d(bits_of(&data_cols, j)))).collect(),
+            data_masks: (0..groups)
+                .flat_map(|g| (0..32).map(move |j| (g, j)))
+                .map(|(g, j)| {
+                    let mut b = bits_of(&data_cols, j);
+                    for (k, x) in b.iter_mut().enumerate() {
+                        *x &= k / (8 * GROUP_LANES) == g;
+                    }
+                    Constant::new(to_bits_d(b))
+                })
+                .collect(),
             res_masks: (0..32)
                 .map(|j| {
                     let m = (0..K).filter(|&i| step(RESIDUE, &vec![0u8; K - 1 - i]) >> j & 1 == 1).fold(0u64, |m, i| m | 1 << i);
@@ -154,7 +193,7 @@ impl<const D: usize, const K: usize> Default for Crc32Beat<D, K> {
 impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, exp_q, exp_v);
+        dff_setup!(self, clock, state, exp_q, exp_v, exp_e, any_e);
         self.state.reset.next = self.reset.val();
         self.exp_v.reset.next = self.reset.val();
         if self.start.val() {
@@ -164,12 +203,20 @@ impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
         }
         self.keep_expand.keep.next = self.keep.val();
         self.masked.next = self.data.val() & self.keep_expand.mask.val();
-        self.next.next = 0.into();
+        self.dsum.next = 0.into();
+        for g in 0..self.dterm.len() {
+            self.dterm_q[g].clock.next = self.clock.val();
+            self.dterm[g].next = 0.into();
+            for j in 0..32 {
+                self.dterm[g].next = self.dterm[g].val().replace_bit(j, (self.masked.val() & self.data_masks[32 * g + j].val()).xor());
+            }
+            self.dterm_q[g].d.next = self.dterm[g].val();
+            self.dsum.next = self.dsum.val() ^ self.dterm_q[g].q.val();
+        }
+        self.next.next = self.dsum.val();
         for j in 0..32 {
-            self.next.next = self
-                .next
-                .val()
-                .replace_bit(j, (self.base.val() & self.state_masks[j].val()).xor() ^ (self.masked.val() & self.data_masks[j].val()).xor());
+            self.next.next =
+                self.next.val().replace_bit(j, (self.base.val() & self.state_masks[j].val()).xor() ^ self.dsum.val().get_bit(j));
         }
         // The residue of a beat ending in lane `i`, as an AND-OR over the
         // lanes (two LUT levels, no count in front). A `tkeep` with holes ORs
@@ -180,11 +227,13 @@ impl<const D: usize, const K: usize> Logic for Crc32Beat<D, K> {
         for j in 0..32 {
             self.exp.next = self.exp.val().replace_bit(j, (self.last_lane.val() & self.res_masks[j].val()).any());
         }
+        self.exp_e.d.next = self.exp.val();
+        self.any_e.d.next = self.keep.val().any();
         self.residue_ok.next = self.exp_v.q.val() & (self.state.q.val() == self.exp_q.q.val());
         if self.valid.val() {
             self.state.d.next = self.next.val();
-            self.exp_v.d.next = self.keep.val().any();
-            self.exp_q.d.next = self.exp.val();
+            self.exp_v.d.next = self.any_e.q.val();
+            self.exp_q.d.next = self.exp_e.q.val();
         }
         self.crc.next = self.state.q.val();
     }
