@@ -45,6 +45,10 @@ pub struct ParseChecks {
     a_l4o: DFF<Bits<18>>,
     a_ip_end: DFF<Bits<18>>,
     a_l3: DFF<L3Info>,
+    /// The protocol tests, registered with the record: the L4 header's
+    /// length selected from flip-flops in front of its bound's carry chain.
+    a_udp: DFF<Bit>,
+    a_ndp: DFF<Bit>,
     a_l4b: DFF<Bits<L4_HDR_BITS>>,
     a_l2: DFF<L2Info>,
     r_v: DffR<Bit>,
@@ -102,6 +106,8 @@ impl Default for ParseChecks {
             a_l4o: Default::default(),
             a_ip_end: Default::default(),
             a_l3: Default::default(),
+            a_udp: Default::default(),
+            a_ndp: Default::default(),
             a_l4b: Default::default(),
             a_l2: Default::default(),
             r_v: Default::default(),
@@ -133,7 +139,7 @@ impl Default for ParseChecks {
 impl Logic for ParseChecks {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, a_v, a_ca, a_cb, a_l4o, a_ip_end, a_l3, a_l4b, a_l2, r_v, r_f, r_l4, r_l3, r_l2);
+        dff_setup!(self, clock, a_v, a_ca, a_cb, a_l4o, a_ip_end, a_l3, a_udp, a_ndp, a_l4b, a_l2, r_v, r_f, r_l4, r_l3, r_l2);
         self.a_v.reset.next = self.reset.val();
         self.r_v.reset.next = self.reset.val();
         // First cycle: the checksum's partial sums reduced to two words.
@@ -145,6 +151,8 @@ impl Logic for ParseChecks {
             self.a_l4o.d.next = self.s_l4o.val();
             self.a_ip_end.d.next = self.s_ip_end.val();
             self.a_l3.d.next = self.s_l3_rec.val();
+            self.a_udp.d.next = self.s_l3_rec.val().proto == self.ip_udp.val();
+            self.a_ndp.d.next = self.s_l3_rec.val().proto == self.ip_ndp.val();
             self.a_l4b.d.next = self.s_l4b.val();
             self.a_l2.d.next = self.s_l2_rec.val();
         }
@@ -157,8 +165,8 @@ impl Logic for ParseChecks {
         self.iplx.next = bit_cast::<18, 16>(self.a_l3.q.val().iplen);
         self.l4o.next = self.a_l4o.q.val();
         self.ip_end.next = self.a_ip_end.q.val();
-        self.is_udp.next = self.a_l3.q.val().proto == self.ip_udp.val();
-        self.is_ndp.next = self.a_l3.q.val().proto == self.ip_ndp.val();
+        self.is_udp.next = self.a_udp.q.val();
+        self.is_ndp.next = self.a_ndp.q.val();
         self.l4h.next = 0.into();
         if self.is_udp.val() {
             self.l4h.next = self.udp_hlen.val();
