@@ -534,6 +534,10 @@ impl Logic for TrimEdit {
 /// - `info` (14): `tuser` bits 60..74 (`l3_off`, `l4_off`).
 /// - `want` (16, at most 128), `total` (16): the wanted keep length and the
 ///   bytes that arrived (`keep = min(want, total)`).
+/// - `tbig`, `tbig8`: whether `total` is at least 128 and at least 256,
+///   registered by the caller (issue 14: as ORs of `total`'s high bits they
+///   fanned out to all 128 bits of `kt`, which ABC mapped as a chain of
+///   LUT2s).
 /// - `ge3`, `ge4` (128): bit `k` is `l3_off >= k`, `l4_off >= k`.
 /// - `kt` (128): bit `i` is `i < keep`, i.e. `i < want` and `i < total`
 ///   (7-bit compares: `want <= 128`, and `total >= 128` is one OR).
@@ -553,6 +557,8 @@ pub struct TrimThermo {
     pub ipt: Signal<Out, Bits<BUF_BYTES>>,
     pub want: Signal<In, Bits<16>>,
     pub total: Signal<In, Bits<16>>,
+    pub tbig: Signal<In, Bit>,
+    pub tbig8: Signal<In, Bit>,
     pub ge3: Signal<Out, Bits<BUF_BYTES>>,
     pub ge4: Signal<Out, Bits<BUF_BYTES>>,
     pub kt: Signal<Out, Bits<BUF_BYTES>>,
@@ -616,7 +622,7 @@ impl Logic for TrimThermo {
     fn hdl(&self) -> Verilog {
         let mut v = offset_wires();
         // `want` is at most 128: bits 8.. are zero (the caller clamps it).
-        v.push_str("wire tbig = |total[15:7];\nwire tbig8 = |total[15:8];\nwire _unused_want = &{1'b0, want[15:8]};\n");
+        v.push_str("wire _unused_want = &{1'b0, want[15:8], total[15:8]};\n");
         // `v[6:4] > h`, `v[6:4] == h`, `v[3:0] > l` for `kt`'s compares.
         for x in ["want", "total"] {
             v.push_str(&format!("wire [7:0] {x}_hgt;\nwire [7:0] {x}_heq;\nwire [15:0] {x}_lgt;\n"));

@@ -112,6 +112,10 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     phase: DffR<Bits<4>>,
     pmeta: DFF<Bits<U>>,
     ptotal: DFF<Bits<16>>,
+    /// `ptotal >= 128`, `ptotal >= 256`, loaded with it: `total`'s high bits
+    /// ORed (registers) or the sum's bit 7 / 8 (a beat adds at most 64 bytes).
+    ptbig: DFF<Bit>,
+    ptbig8: DFF<Bit>,
     pwant: DFF<Bits<16>>,
     keep: DffR<Bits<8>>,
     cut: DffR<Bit>,
@@ -252,6 +256,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             fin: Default::default(),
             pmeta: Default::default(),
             ptotal: Default::default(),
+            ptbig: Default::default(),
+            ptbig8: Default::default(),
             pwant: Default::default(),
             keep: Default::default(),
             cut: Default::default(),
@@ -322,9 +328,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, pwant, keep, cut, ipt, l3o40, ipend, la3, lb3, la6,
-            lb6, la4, lb4, ksel, ge3, ge4, kt, fl, e0, lens_r, ec, e1, e1s, m_ip, m_ud, extra, parts, mids, sums, tsum, csum, fix4, fix6,
-            emitting, adv, ld, e2, erem, etuser, elkeep, cut_count
+            self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, ptbig, ptbig8, pwant, keep, cut, ipt, l3o40, ipend,
+            la3, lb3, la6, lb6, la4, lb4, ksel, ge3, ge4, kt, fl, e0, lens_r, ec, e1, e1s, m_ip, m_ud, extra, parts, mids, sums, tsum,
+            csum, fix4, fix6, emitting, adv, ld, e2, erem, etuser, elkeep, cut_count
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -389,6 +395,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.thermo.info.next = self.pmeta.q.val().get_bits::<14>(L3_OFF_LSB);
         self.thermo.want.next = self.pwant.q.val();
         self.thermo.total.next = self.ptotal.q.val();
+        self.thermo.tbig.next = self.ptbig.q.val();
+        self.thermo.tbig8.next = self.ptbig8.q.val();
         self.thermo.ipend.next = self.ipend.q.val();
         self.thermo.kind.next = self.pmeta.q.val().get_bits::<4>(L3_LSB);
         self.thermo.rts.next = self.pmeta.q.val().get_bit(RETURNED_BIT);
@@ -473,6 +481,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.ipend.d.next = bit_cast::<9, 7>(self.cur_meta.val().get_bits::<7>(L3_OFF_LSB))
                 + (bit_cast::<9, 4>(self.cur_meta.val().get_bits::<4>(IHL_LSB)) << 2);
             self.ptotal.d.next = self.final_bytes.val();
+            self.ptbig.d.next = self.total.q.val().get_bits::<9>(7).any() | self.final_bytes.val().get_bit(7);
+            self.ptbig8.d.next = self.total.q.val().get_bits::<8>(8).any() | self.final_bytes.val().get_bit(8);
             self.pwant.d.next = self.want.val();
         }
         if self.xfer.val() {
