@@ -9,9 +9,11 @@
 //! of the read/write set is at `4*i`; read-only register `j` is at
 //! `4*(n_rw + j)`. Any other address answers `DECERR` (`0b11`) and reads 0.
 //! Writes honour `wstrb`. One write and one read may be outstanding; AW and W
-//! are accepted independently.
+//! are accepted independently. A read is answered three cycles after its AR
+//! handshake: the address is registered, then the read multiplexer has two
+//! registered stages ([`RegReadMux`]; issue 14).
 use crate::axil::bundle::AxilSlave;
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{vec_of, DffR, RegReadMux};
 use rust_hdl::prelude::*;
 
 /// AXI4-Lite response codes.
@@ -61,17 +63,18 @@ pub struct AxilRegs<const AW: usize> {
     w_strb: DFF<Bits<4>>,
     bvalid: DffR<Bit>,
     bresp: DFF<Bits<2>>,
+    /// The read pipeline: the AR address (`ar_v`, `ar_idx`), the
+    /// multiplexer's first stage loaded (`rd_v`), the answer (`rvalid`).
+    ar_v: DffR<Bit>,
+    ar_idx: DFF<Bits<AW>>,
+    rd_v: DffR<Bit>,
     rvalid: DffR<Bit>,
-    rdata: DFF<Bits<32>>,
-    rresp: DFF<Bits<2>>,
+    rmux: RegReadMux<AW>,
     wrote_q: DffR<Bit>,
     do_write: Signal<Local, Bit>,
     widx: Signal<Local, Bits<AW>>,
-    ridx: Signal<Local, Bits<AW>>,
     wmask: Signal<Local, Bits<32>>,
-    rd_value: Signal<Local, Bits<32>>,
     whit: Signal<Local, Bit>,
-    rhit: Signal<Local, Bit>,
 }
 
 impl<const AW: usize> AxilRegs<AW> {
@@ -100,17 +103,16 @@ impl<const AW: usize> AxilRegs<AW> {
             w_strb: Default::default(),
             bvalid: Default::default(),
             bresp: Default::default(),
+            ar_v: Default::default(),
+            ar_idx: Default::default(),
+            rd_v: Default::default(),
             rvalid: Default::default(),
-            rdata: Default::default(),
-            rresp: Default::default(),
+            rmux: RegReadMux::new(n_rw, n_ro),
             wrote_q: Default::default(),
             do_write: Default::default(),
             widx: Default::default(),
-            ridx: Default::default(),
             wmask: Default::default(),
-            rd_value: Default::default(),
             whit: Default::default(),
-            rhit: Default::default(),
         }
     }
 }
@@ -118,11 +120,13 @@ impl<const AW: usize> AxilRegs<AW> {
 impl<const AW: usize> Logic for AxilRegs<AW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid, bresp, rvalid, rdata, rresp, wrote_q);
+        dff_setup!(self, clock, aw_full, aw_addr, w_full, w_data, w_strb, bvalid, bresp, ar_v, ar_idx, rd_v, rvalid, wrote_q);
         self.aw_full.reset.next = self.reset.val();
         self.w_full.reset.next = self.reset.val();
         self.bvalid.reset.next = self.reset.val();
         self.rvalid.reset.next = self.reset.val();
+        self.ar_v.reset.next = self.reset.val();
+        self.rd_v.reset.next = self.reset.val();
         self.wrote_q.reset.next = self.reset.val();
         for i in 0..self.regs.len() {
             self.regs[i].clock.next = self.clock.val();
@@ -199,37 +203,34 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         self.s_axil.bvalid.next = self.bvalid.q.val();
         self.s_axil.bresp.next = self.bresp.q.val();
 
-        // Read channel: one read at a time, answered the cycle after AR.
-        self.s_axil.arready.next = !self.rvalid.q.val();
-        self.ridx.next = self.s_axil.araddr.val() >> 2;
-        self.rd_value.next = 0.into();
-        self.rhit.next = false;
+        // Read channel: one read at a time, answered three cycles after AR.
+        self.s_axil.arready.next = !(self.ar_v.q.val() | self.rd_v.q.val() | self.rvalid.q.val());
+        self.ar_v.d.next = self.s_axil.arvalid.val() & self.s_axil.arready.val();
+        if self.s_axil.arvalid.val() & self.s_axil.arready.val() {
+            self.ar_idx.d.next = self.s_axil.araddr.val() >> 2;
+        }
+        self.rmux.clock.next = self.clock.val();
         for i in 0..self.regs.len() {
-            if self.ridx.val().index() == i {
-                self.rd_value.next = self.regs[i].q.val();
-                self.rhit.next = true;
-            }
+            self.rmux.a[i].next = self.regs[i].q.val();
         }
         for j in 0..self.ro.len() {
-            if self.ridx.val() == self.ro_base.val() + j.to_bits() {
-                self.rd_value.next = self.ro[j].val();
-                self.rhit.next = true;
-            }
+            self.rmux.b[j].next = self.ro[j].val();
         }
-        if self.s_axil.arvalid.val() & !self.rvalid.q.val() {
+        self.rmux.idx.next = self.ar_idx.q.val();
+        self.rmux.ld1.next = self.ar_v.q.val();
+        self.rmux.ld2.next = self.rd_v.q.val();
+        self.rd_v.d.next = self.ar_v.q.val();
+        if self.rd_v.q.val() {
             self.rvalid.d.next = true;
-            self.rdata.d.next = self.rd_value.val();
-            if self.rhit.val() {
-                self.rresp.d.next = 0.into();
-            } else {
-                self.rresp.d.next = 3.into();
-            }
         }
         if self.rvalid.q.val() & self.s_axil.rready.val() {
             self.rvalid.d.next = false;
         }
         self.s_axil.rvalid.next = self.rvalid.q.val();
-        self.s_axil.rdata.next = self.rdata.q.val();
-        self.s_axil.rresp.next = self.rresp.q.val();
+        self.s_axil.rdata.next = self.rmux.q.val();
+        self.s_axil.rresp.next = 0.into();
+        if !self.rmux.hit.val() {
+            self.s_axil.rresp.next = 3.into();
+        }
     }
 }

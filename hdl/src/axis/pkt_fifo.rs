@@ -31,7 +31,7 @@
 //! A word is on `m_tdata` three cycles after its read was issued when the
 //! buffer is empty (issue 14).
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, SdpRam};
+use crate::prim::widgets::{vec_of, AddSub, AndOr, DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
 
 /// Width of the FIFO's RAM address and pointers (depth at most 2^16 beats).
@@ -171,6 +171,10 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     /// `used - pkt_words - 1` and `readable + pkt_words + 1`, each one carry chain.
     used_rb_m1: AddSub<CNT_BITS>,
     readable_c1: AddSub<CNT_BITS>,
+    /// The counters' next values selected as AND-ORs, so Yosys does not
+    /// merge the variants' adders behind an operand multiplexer.
+    used_sel: AndOr<CNT_BITS>,
+    readable_sel: AndOr<CNT_BITS>,
     readable_m1: Signal<Local, Bits<CNT_BITS>>,
     readable_c: Signal<Local, Bits<CNT_BITS>>,
     write: Signal<Local, Bit>,
@@ -272,6 +276,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             readable_m1: Default::default(),
             readable_c: Default::default(),
             readable_c1: Default::default(),
+            used_sel: AndOr::new(4),
+            readable_sel: AndOr::new(3),
             write: Default::default(),
             commit: Default::default(),
             rollback: Default::default(),
@@ -524,13 +530,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m.tdata.next = self.head.val().get_bits::<D>(0);
         self.m.tlast.next = self.head_meta.val().get_bit(0);
         self.m.tuser.next = self.head.val().get_bits::<U>(self.user_shift.val().index());
-        if self.m.tlast.val() {
-            self.m.tkeep.next = !(self.all_keep.val() << self.head_nb.val());
-            self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
-        } else {
-            self.m.tkeep.next = self.all_keep.val();
-            self.sub_bytes.next = self.lanes.val();
-        }
+        // A beat's count is `K` but on a last beat, so `tkeep` needs no tlast
+        // multiplexer: lane `i` is kept iff the count is above `i`, one LUT
+        // of the count's bits (issue 14).
+        self.m.tkeep.next = !(self.all_keep.val() << self.head_nb.val());
+        self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
         if !self.pop.val() {
             self.sub_bytes.next = 0.into();
         }
@@ -544,16 +548,18 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.used_rb_m1.a.next = self.used.q.val();
         self.used_rb_m1.b.next = 0.into();
         self.used_rb_m1.c.next = self.pkt_words.q.val();
-        if self.rollback.val() {
-            if self.issue.val() {
-                self.used.d.next = self.used_rb_m1.add_sub.val();
-            } else {
-                self.used.d.next = self.used_rb.val();
-            }
-        } else if self.write.val() & !self.issue.val() {
-            self.used.d.next = self.used_p1.val();
-        } else if !self.write.val() & self.issue.val() {
-            self.used.d.next = self.used_m1.val();
+        // Four variants selected by two signals (one LUT6 per bit) and a hold
+        // as the register's enable: a write and a read in one cycle cancel.
+        self.used_sel.d[0].next = self.used_rb_m1.add_sub.val();
+        self.used_sel.s[0].next = self.rollback.val() & self.issue.val();
+        self.used_sel.d[1].next = self.used_rb.val();
+        self.used_sel.s[1].next = self.rollback.val() & !self.issue.val();
+        self.used_sel.d[2].next = self.used_p1.val();
+        self.used_sel.s[2].next = !self.rollback.val() & !self.issue.val();
+        self.used_sel.d[3].next = self.used_m1.val();
+        self.used_sel.s[3].next = !self.rollback.val() & self.issue.val();
+        if self.rollback.val() | (self.write.val() ^ self.issue.val()) {
+            self.used.d.next = self.used_sel.q.val();
         }
         // `used`'s next value == depth from flags of the registered count, so the
         // write and issue decisions only select (no carry chain before the
@@ -574,14 +580,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.readable_c1.a.next = self.readable.q.val();
         self.readable_c1.b.next = self.pkt_words.q.val();
         self.readable_c1.c.next = self.minus_one.val();
-        if self.commit.val() {
-            if self.issue.val() {
-                self.readable.d.next = self.readable_c.val();
-            } else {
-                self.readable.d.next = self.readable_c1.add_sub.val();
-            }
-        } else if self.issue.val() {
-            self.readable.d.next = self.readable_m1.val();
+        self.readable_sel.d[0].next = self.readable_c.val();
+        self.readable_sel.s[0].next = self.commit.val() & self.issue.val();
+        self.readable_sel.d[1].next = self.readable_c1.add_sub.val();
+        self.readable_sel.s[1].next = self.commit.val() & !self.issue.val();
+        self.readable_sel.d[2].next = self.readable_m1.val();
+        self.readable_sel.s[2].next = !self.commit.val();
+        if self.commit.val() | self.issue.val() {
+            self.readable.d.next = self.readable_sel.q.val();
         }
         // `readable`'s next value != 0 likewise: a commit adds at least one word (and
         // a read needs one word readable), otherwise a read empties the FIFO

@@ -575,20 +575,26 @@ impl<const N: usize> Logic for LateSub<N> {
              wire [{c1}:0] y = {{2'b0, b[{w1}:0]}};\n\
              wire [{c1}:0] z = {{2'b0, ~s[{w1}:0]}};\n\
              wire [{c1}:0] l = (x ^ y ^ z) + {{(x[{w}:0] & y[{w}:0]) | (x[{w}:0] & z[{w}:0]) | (y[{w}:0] & z[{w}:0]), 1'b{cin}}};\n\
-             // The high part's three candidates, each one chain from a and b.\n\
+             // The high part's three candidates `ah + bh - 1`, `ah + bh`, `ah + bh + 1`:\n\
+             // bit 0 is `ah ^ bh` (flipped for -1 and +1), a LUT; bits 1.. are each\n\
+             // one chain from a and b with bit 0's carry as carry-in (`{{x, c}} + {{y, c}}`).\n\
+             // With bit 0 inside the chains, ABC took one chain's first sum bit as\n\
+             // another's operand: a chain after a chain.\n\
              wire [{h1}:0] ah = a[{n1}:{w}];\n\
              wire [{h1}:0] bh = b[{n1}:{w}];\n\
-             wire [{h1}:0] hm = ~(ah ^ bh) + {{ah[{h2}:0] | bh[{h2}:0], 1'b0}};\n\
-             wire [{h1}:0] h0 = ah + bh;\n\
-             wire [{h1}:0] hp = (ah ^ bh) + {{ah[{h2}:0] & bh[{h2}:0], 1'b1}};\n\
+             wire [{h1}:0] sx = ah ^ bh;\n\
+             wire [{h1}:0] tm = {{~sx[{h1}:1], 1'b0}} + {{ah[{h2}:0] | bh[{h2}:0], 1'b0}};\n\
+             wire [{h1}:0] t0 = {{ah[{h1}:1], ah[0] & bh[0]}} + {{bh[{h1}:1], ah[0] & bh[0]}};\n\
+             wire [{h1}:0] tp = {{sx[{h1}:1], sx[0]}} + {{ah[{h2}:0] & bh[{h2}:0], sx[0]}};\n\
              /* verilator lint_off UNUSEDSIGNAL */\n\
              wire unused_s = &s[7:{w}];\n\
+             wire unused_t = tm[0] & t0[0] & tp[0];\n\
              /* verilator lint_on UNUSEDSIGNAL */\n\
              always @(*) begin\n\
              \x20   case (l[{c1}:{w}])\n\
-             \x20       2'd0: diff = {{hm, l[{w1}:0]}};\n\
-             \x20       2'd1: diff = {{h0, l[{w1}:0]}};\n\
-             \x20       default: diff = {{hp, l[{w1}:0]}};\n\
+             \x20       2'd0: diff = {{tm[{h1}:1], ~sx[0], l[{w1}:0]}};\n\
+             \x20       2'd1: diff = {{t0[{h1}:1], sx[0], l[{w1}:0]}};\n\
+             \x20       default: diff = {{tp[{h1}:1], ~sx[0], l[{w1}:0]}};\n\
              \x20   endcase\n\
              end\n",
             c1 = w + 1,
@@ -598,5 +604,172 @@ impl<const N: usize> Logic for LateSub<N> {
             h2 = h - 2,
             cin = u8::from(!self._minus_one)
         ))
+    }
+}
+
+/// A one-hot selection written as an AND-OR: `q` is the OR of the `d_i`
+/// whose `s_i` is high (zero if none is; with two or more high, their OR).
+///
+/// Why not an `if` chain: Yosys's `opt_share` (in `synth_xilinx` and
+/// `synth_ecp5`) finds adders that share an operand and feed one
+/// multiplexer, and merges them into one adder behind a multiplexer of the
+/// other operands. That puts the select logic in front of the carry chain:
+/// a counter whose next value is `x + 1`, `x - 1` or `x - n` by the cycle's
+/// events becomes events -> operand select -> chain, where the design meant
+/// every variant from registers and the events only at the end (issue 14).
+/// An AND-OR has no `$mux` to move.
+///
+/// Ports: `d_0` .. `d_{n-1}` in (`N` bits), `s_0` .. `s_{n-1}` in, `q` out
+/// (rust-hdl names them `d$0`, ..., which the emitter renames).
+/// `n` from [`AndOr::new`], 1..=16.
+#[derive(LogicBlock)]
+pub struct AndOr<const N: usize> {
+    pub d: Vec<Signal<In, Bits<N>>>,
+    pub s: Vec<Signal<In, Bit>>,
+    pub q: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> AndOr<N> {
+    /// A selection among `n` values (1..=16).
+    pub fn new(n: usize) -> Self {
+        assert!((1..=16).contains(&n), "AndOr: 1..=16 inputs");
+        Self { d: vec_of(n), s: vec_of(n), q: Default::default() }
+    }
+}
+
+impl<const N: usize> Logic for AndOr<N> {
+    fn update(&mut self) {
+        let mut q = Bits::<N>::default();
+        for (d, s) in self.d.iter().zip(&self.s) {
+            if s.val() {
+                q = q | d.val();
+            }
+        }
+        self.q.next = q;
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let terms: Vec<String> = (0..self.d.len()).map(|i| format!("({{{N}{{s${i}}}}} & d${i})")).collect();
+        Verilog::Custom(format!("always @(*) q = {};\n", terms.join(" | ")))
+    }
+}
+
+/// Registers per group of [`RegReadMux`]'s first stage.
+pub const READ_GROUP: usize = 16;
+
+/// A register file's read multiplexer in two registered stages: the first
+/// selects, in every group of [`READ_GROUP`] registers, the one at the low
+/// bits of `idx`; the second selects the group at the high bits (issue 14: a
+/// file of 128 registers read through one multiplexer ran at 93.5 MHz on
+/// ECP5, the address decode and seven multiplexer levels in one cycle).
+///
+/// Ports:
+/// - `clock`: rising edge. No reset: the caller qualifies `q` with its own
+///   valid pipeline.
+/// - `a_0` .. (`n_a`), `b_0` .. (`n_b`) in (32 bits): the registers, `a`
+///   then `b` (a file's read/write then its read-only registers).
+/// - `idx` in (`AW` bits): the word index, sampled when `ld1` is high.
+/// - `ld1`, `ld2` in: load the first stage (from `idx`), the second (from
+///   the first).
+/// - `q` out (32 bits): register `idx` (0 past the last), two loads later;
+///   `hit` out: `idx` was below `n_a + n_b`. Both hold between loads.
+#[derive(LogicBlock)]
+pub struct RegReadMux<const AW: usize> {
+    pub clock: Signal<In, Clock>,
+    pub a: Vec<Signal<In, Bits<32>>>,
+    pub b: Vec<Signal<In, Bits<32>>>,
+    pub idx: Signal<In, Bits<AW>>,
+    pub ld1: Signal<In, Bit>,
+    pub ld2: Signal<In, Bit>,
+    pub q: Signal<Out, Bits<32>>,
+    pub hit: Signal<Out, Bit>,
+    // The Rust model's stages.
+    _g: Vec<Bits<32>>,
+    _gs: usize,
+    _gh: bool,
+}
+
+impl<const AW: usize> RegReadMux<AW> {
+    /// `n_a` and `n_b` registers (at least one in all, at most `2^AW`).
+    pub fn new(n_a: usize, n_b: usize) -> Self {
+        let n = n_a + n_b;
+        assert!(n >= 1 && (n as u64) <= 1u64 << AW, "RegReadMux: 1..=2^AW registers");
+        Self {
+            clock: Default::default(),
+            a: vec_of(n_a),
+            b: vec_of(n_b),
+            idx: Default::default(),
+            ld1: Default::default(),
+            ld2: Default::default(),
+            q: Default::default(),
+            hit: Default::default(),
+            _g: vec![Bits::default(); n.div_ceil(READ_GROUP)],
+            _gs: 0,
+            _gh: false,
+        }
+    }
+
+    fn entry(&self, i: usize) -> Option<Bits<32>> {
+        let n_a = self.a.len();
+        if i < n_a {
+            Some(self.a[i].val())
+        } else {
+            self.b.get(i - n_a).map(|s| s.val())
+        }
+    }
+}
+
+impl<const AW: usize> Logic for RegReadMux<AW> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            if self.ld2.val() {
+                self.q.next = self._g.get(self._gs).copied().unwrap_or_default();
+                self.hit.next = self._gh;
+            }
+            if self.ld1.val() {
+                let i = self.idx.val().index();
+                let lo = i % READ_GROUP;
+                for k in 0..self._g.len() {
+                    self._g[k] = self.entry(k * READ_GROUP + lo).unwrap_or_default();
+                }
+                self._gs = i / READ_GROUP;
+                self._gh = i < self.a.len() + self.b.len();
+            }
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+        self.hit.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n_a, n) = (self.a.len(), self.a.len() + self.b.len());
+        let groups = n.div_ceil(READ_GROUP);
+        let lo_bits = AW.min(READ_GROUP.ilog2() as usize);
+        let mut v = String::new();
+        for k in 0..groups {
+            v.push_str(&format!("reg [31:0] g{k};\n"));
+        }
+        v.push_str(&format!("reg [{}:0] gs;\nreg gh;\n", AW - 1));
+        v.push_str("always @(posedge clock) begin\n    if (ld1) begin\n");
+        for k in 0..groups {
+            v.push_str(&format!("        case (idx[{}:0])\n", lo_bits - 1));
+            for l in 0..READ_GROUP.min(1 << lo_bits) {
+                let i = k * READ_GROUP + l;
+                if i < n {
+                    let src = if i < n_a { format!("a${i}") } else { format!("b${}", i - n_a) };
+                    v.push_str(&format!("            {lo_bits}'d{l}: g{k} <= {src};\n"));
+                }
+            }
+            v.push_str(&format!("            default: g{k} <= 32'd0;\n        endcase\n"));
+        }
+        v.push_str(&format!("        gs <= idx >> {lo_bits};\n        gh <= idx < {AW}'d{n};\n    end\n"));
+        v.push_str("    if (ld2) begin\n        case (gs)\n");
+        for k in 0..groups {
+            v.push_str(&format!("            {AW}'d{k}: q <= g{k};\n"));
+        }
+        v.push_str("            default: q <= 32'd0;\n        endcase\n        hit <= gh;\n    end\nend\n");
+        Verilog::Custom(v)
     }
 }
