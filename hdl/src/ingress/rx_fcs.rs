@@ -72,7 +72,7 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     keep_count: KeepCount<K, M>,
     fifo: PktFifo<D, K, U, M, W>,
     // The input beat, registered with its byte count and `few` (issue 14:
-    // the count's LUT levels in front of the 32-bit length checks).
+    // the count's LUT levels in front of the length checks).
     i_valid: DffR<Bit>,
     i_data: DFF<Bits<D>>,
     i_last: DFF<Bit>,
@@ -290,8 +290,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.len.d.next = 0.into();
                 self.big.d.next = false;
                 self.over.d.next = false;
-            }
-            if self.i_last.q.val() {
                 self.v_empty.d.next = !self.big.q.val() & !self.len_before.val().any() & !self.nb_in.val().any();
                 self.v_runt.d.next = !self.big.q.val() & (self.lt_min.sum_le.val() | self.at_most_4.sum_le.val());
                 self.v_over.d.next = self.over_next.val();

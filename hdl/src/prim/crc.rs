@@ -16,8 +16,9 @@
 //!   183 s for 64 bits, 500 s for 512, against 13 s without it).
 //! - The beat's own term (the XOR of its masked data bits, per register bit)
 //!   does not depend on the register, so it is computed a cycle early and
-//!   registered: `data` and `keep` come one cycle before their `valid`, and
-//!   the register's update is a 33-input XOR per bit (issue 14: inside
+//!   registered per group of 8 lanes: `data` and `keep` come one cycle before
+//!   their `valid`, and the register's update XORs the state's bits with one
+//!   registered bit per group (issue 14: inside
 //!   `rx_fcs` the whole network after the beat register mapped to 8 Xilinx
 //!   LUT levels; alone, 5).
 use crate::prim::widgets::{vec_of, DffR, KeepExpand};
@@ -92,14 +93,15 @@ pub struct Crc32Beat<const D: usize, const K: usize> {
     pub next: Signal<Out, Bits<32>>,
     pub residue_ok: Signal<Out, Bit>,
     state: DffR<Bits<32>>,
-    /// The beat's term of the update, its residue and whether `keep` is not
-    /// empty, registered a cycle before the beat's `valid`.
-    /// The term per group of [`GROUP_LANES`] lanes (`ceil(K / 8)` groups), so
+    /// The beat's term of the update, registered a cycle before the beat's
+    /// `valid`, per group of [`GROUP_LANES`] lanes (`ceil(K / 8)` groups), so
     /// each register's cone is an XOR of at most 64 data bits and the
     /// update's of 32 state bits and one bit per group.
     dterm: Vec<Signal<Local, Bits<32>>>,
     dterm_q: Vec<DFF<Bits<32>>>,
     dsum: Signal<Local, Bits<32>>,
+    /// The beat's residue and whether its `keep` is not empty, registered
+    /// with the term.
     exp_e: DFF<Bits<32>>,
     any_e: DFF<Bit>,
     /// The residue a good frame leaves with the last beat's padding, and
