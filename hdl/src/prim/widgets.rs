@@ -610,8 +610,9 @@ impl<const N: usize> Logic for LateSub<N> {
 /// A one-hot selection written as an AND-OR: `q` is the OR of the `d_i`
 /// whose `s_i` is high (zero if none is; with two or more high, their OR).
 ///
-/// Why not an `if` chain: Yosys's `opt_share` (in `synth_xilinx` and
-/// `synth_ecp5`) finds adders that share an operand and feed one
+/// Why not an `if` chain: Yosys's `opt_share` (run by `synth_xilinx`'s
+/// `opt -full`; `synth_ecp5` does not run it) finds adders that share an
+/// operand and feed one
 /// multiplexer, and merges them into one adder behind a multiplexer of the
 /// other operands. That puts the select logic in front of the carry chain:
 /// a counter whose next value is `x + 1`, `x - 1` or `x - n` by the cycle's
