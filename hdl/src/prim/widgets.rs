@@ -612,9 +612,8 @@ impl<const N: usize> Logic for LateSub<N> {
 ///
 /// Why not an `if` chain: Yosys's `opt_share` (run by `synth_xilinx`'s
 /// `opt -full`; `synth_ecp5` does not run it) finds adders that share an
-/// operand and feed one
-/// multiplexer, and merges them into one adder behind a multiplexer of the
-/// other operands. That puts the select logic in front of the carry chain:
+/// operand and feed one multiplexer, and merges them into one adder behind
+/// a multiplexer of the other operands. That puts the select logic in front of the carry chain:
 /// a counter whose next value is `x + 1`, `x - 1` or `x - n` by the cycle's
 /// events becomes events -> operand select -> chain, where the design meant
 /// every variant from registers and the events only at the end (issue 14).
