@@ -63,6 +63,9 @@ always @(posedge clock) if (f_trk_beat) f_addr <= wr_ptr__q;
 wire [F_M-2:0] f_nb_trk = f_last ? f_popcount(f_keep) : F_KW;
 localparam F_W = F_UW + F_M + F_DW;
 wire [F_W-1:0] f_word = {f_user, f_nb_trk, f_last, f_data};
+// the head's registered byte count (`m_bytes`, `m_tkeep`) is the head word's
+wire [F_W-1:0] f_head = f_obuf(rd_idx__q);
+always @(*) if (f_run && ocount__q != 0) assert(head_nb_q__q == {1'b0, f_head[F_DW + 1 +: F_M - 1]});
 wire [F_CW-1:0] f_k = f_pos - ocount__q - rd_valid__q - inflight__q;     // its place in the RAM
 wire f_stored = f_have && ((f_state == F_IN && !dropping__q) || (f_state == F_ENDED && f_v_commit) || f_state == F_QUEUED);
 always @(*) if (f_run && f_stored) begin

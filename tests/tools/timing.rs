@@ -93,7 +93,7 @@ const FLOORS_MHZ: [(&str, f64); 27] = [
     ("ts_trimmer__fold_b", 199.0),
     ("ts_axis_skid", 150.0),
     ("ts_pkt_fifo", 150.0),
-    ("ts_axis_arb_mux", 130.0),
+    ("ts_axis_arb_mux", 131.0),
     ("ts_axis_demux", 150.0),
     ("ts_axil_regs", 150.0),
     ("ts_axil_split", 150.0),
@@ -105,7 +105,7 @@ const FLOORS_MHZ: [(&str, f64); 27] = [
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
     ("ts_tm_admit", 135.0),
-    ("ts_tm_port", 124.0),
+    ("ts_tm_port", 138.0),
 ];
 
 /// The timing gate: every block in [`FLOORS_MHZ`] placed and routed; the

@@ -15,9 +15,11 @@
 //!   An input whose queue runs empty forfeits positive credit (as in DRR). An
 //!   input whose deficit plus quantum is still not positive is skipped for the
 //!   round; bandwidth shares converge to the quantum ratios. A beat's bytes
-//!   are its `tkeep`'s lanes, counted as a packed `tkeep` (a run of ones from
-//!   lane 0, as every stream in the switch is: [`KeepCount::thermo`]); a
-//!   `tkeep` with holes is charged some count below `2^clog2(K+1)`.
+//!   are given with the beat on `s_bytes_<i>` (the lanes of its `tkeep`):
+//!   a [`crate::axis::pkt_fifo::PktFifo`]'s or an [`AxisSkid`]'s `m_bytes`,
+//!   a flip-flop, so no count of `tkeep`'s lanes sits between the source's
+//!   registers and the deficits (issue 14: counting 32 lanes took three of
+//!   the seven LUT levels of the arbiter's longest path).
 //!
 //! Packet classes ([`AxisArbMux::with_priority`]): an input whose waiting
 //! first beat has `tuser & mask == value` is a priority packet; while one
@@ -35,7 +37,7 @@ crate::gen::unroll::named_indices! {
 }
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
-use crate::prim::widgets::{vec_of, AddSub, DffR, KeepCount, LateSub};
+use crate::prim::widgets::{vec_of, AddSub, DffR, LateSub};
 use rust_hdl::prelude::*;
 
 /// N:1 packet-atomic arbiter mux (N from [`AxisArbMux::new`], 2..=64 inputs).
@@ -50,6 +52,9 @@ use rust_hdl::prelude::*;
 ///   output (registered).
 /// - `drr_enable` in: 0 = round robin (or strict), 1 = byte-based deficit round robin.
 /// - `strict` in: with `drr_enable` low, strict priority by input number.
+/// - `s_bytes_<i>` in: the byte count of input `i`'s beat (the lanes of its
+///   `tkeep`), read by DRR only (tie it to 0 for round robin and strict
+///   priority).
 /// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
 ///   least the largest packet size for one packet per round; below 2^30). The
 ///   credit test (`deficit + quantum > 0`) is a register, so a new quantum
@@ -63,13 +68,13 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     pub drr_enable: Signal<In, Bit>,
     pub strict: Signal<In, Bit>,
     pub quantum: Vec<Signal<In, Bits<32>>>,
+    pub s_bytes: Vec<Signal<In, Bits<8>>>,
     prio_mask: Constant<Bits<U>>,
     prio_value: Constant<Bits<U>>,
     is_prio: Vec<Signal<Local, Bit>>,
     req: Vec<Signal<Local, Bit>>,
     any_prio: Signal<Local, Bit>,
     out: AxisSkid<D, K, U>,
-    keep_count: Vec<KeepCount<K, 8>>,
     /// The deficit after this beat, in both variants of a turn's start: with
     /// the quantum added (`nd_add`, the first beat of a turn) and without
     /// (`nd_no`); the start only selects (issue 14: no path from the turn's
@@ -199,13 +204,13 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             drr_enable: Default::default(),
             strict: Default::default(),
             quantum: vec_of(n),
+            s_bytes: vec_of(n),
             prio_mask: Constant::new(mask),
             prio_value: Constant::new(value),
             is_prio: vec_of(n),
             req: vec_of(n),
             any_prio: Default::default(),
             out: AxisSkid::eager(),
-            keep_count: (0..n).map(|_| KeepCount::thermo()).collect(),
             nd_add: (0..n).map(|_| LateSub::new(low_bits(K), false)).collect(),
             nd_no: (0..n).map(|_| LateSub::new(low_bits(K), false)).collect(),
             credit_m1: (0..n).map(|_| AddSub::minus_one()).collect(),
@@ -362,8 +367,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             self.cok[i].d.next = self.credit_ok[i].val();
             self.quantum_nz[i].next = self.quantum[i].val().any();
             self.quantum2[i].next = self.quantum[i].val() << 1;
-            self.keep_count[i].keep.next = self.s[i].tkeep.val();
-            self.bytes[i].next = self.keep_count[i].count.val();
+            self.bytes[i].next = self.s_bytes[i].val();
             self.nd_add[i].a.next = self.deficit[i].q.val();
             self.nd_add[i].b.next = self.quantum[i].val();
             self.nd_add[i].s.next = self.bytes[i].val();

@@ -22,7 +22,9 @@
 //! its first word and read beside the data, so nothing waits for it.
 //! The read side is a one-cycle block-RAM read, a register right after the
 //! RAM (its slow clock-to-output, 4.3 ns on ECP5, then ends in a flip-flop
-//! instead of running on into the buffer's multiplexers), and a four-entry
+//! instead of running on into the buffer's multiplexers; a FIFO deeper than
+//! [`BANK_WORDS`] has one RAM and one register per bank, and the bank is
+//! selected after the registers), and a four-entry
 //! output buffer, a ring whose head a 4:1 multiplexer selects (a pop moves
 //! a pointer, not the data). Reads are issued from the buffer's fill level and
 //! the two reads in flight alone, never from `m_tready`, so `m_tready` reaches
@@ -44,6 +46,17 @@ pub const CNT_BITS: usize = PTR_BITS + 1;
 pub const OBUF: usize = 4;
 // The read issue's room test is written out for four entries.
 const _: () = assert!(OBUF == 4);
+/// The output buffer's last entry (`#[hdl_gen]` loops cannot subtract).
+const OBUF_LAST: usize = OBUF - 1;
+/// Words per bank of the data RAM: the deepest block-RAM shape that still
+/// holds 36 bits on ECP5 (`DP16KD` 512 x 36) and 72 on Xilinx (`RAMB36`
+/// 512 x 72). A deeper FIFO has one RAM per 512 words, each with its own
+/// register after it, and the bank is selected after those registers: a
+/// synthesized deep RAM puts its multiplexer between the block RAMs' slow
+/// outputs (4.3 ns on ECP5) and that register (issue 14).
+pub const BANK_WORDS: usize = 512;
+const BANK_BITS: usize = 9;
+const _: () = assert!(BANK_WORDS == 1 << BANK_BITS);
 
 /// Bits needed to hold a byte count 0..=K of a `K`-lane beat.
 pub const fn count_bits(k: usize) -> usize {
@@ -68,6 +81,11 @@ pub const fn count_bits(k: usize) -> usize {
 ///   on the last beat the byte count is the highest set lane plus one.
 /// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out, `m_tready` in:
 ///   output stream; `m_tkeep` is regenerated packed.
+/// - `m_bytes` out: the output beat's byte count (the lanes of `m_tkeep`),
+///   from a flip-flop loaded with the next head's count, so a byte-counting
+///   consumer (a DRR [`crate::axis::arb_mux::AxisArbMux`] built
+///   `with_beat_bytes`) neither counts lanes nor waits for the output
+///   buffer's multiplexer (issue 14). `m_tkeep` is decoded from it too.
 /// - `occ_bytes` out: bytes stored and not yet read out (in store-and-forward
 ///   mode only committed packets count). `occ_pkts` out: whole packets stored
 ///   (a packet counts from its last beat in to its last beat out). Both are
@@ -86,6 +104,7 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     pub reset: Signal<In, Bit>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
+    pub m_bytes: Signal<Out, Bits<8>>,
     pub occ_bytes: Signal<Out, Bits<32>>,
     pub occ_pkts: Signal<Out, Bits<32>>,
     pub drop_pkts: Signal<Out, Bits<32>>,
@@ -105,7 +124,13 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     meta_shift: Constant<Bits<16>>,
     user_shift: Constant<Bits<16>>,
     // Storage.
+    /// The data RAM's first bank (words `0 .. BANK_WORDS`), the only one
+    /// when the depth is at most [`BANK_WORDS`], and the others.
     ram: SdpRam<Bits<W>, PTR_BITS>,
+    ram_hi: Vec<SdpRam<Bits<W>, PTR_BITS>>,
+    bank_mask: Constant<Bits<PTR_BITS>>,
+    bank_shift: Constant<Bits<PTR_BITS>>,
+    bank_id: Vec<Constant<Bits<PTR_BITS>>>,
     len_ram: SdpRam<Bits<16>, PTR_BITS>,
     keep_count: KeepCount<K, M>,
     // Write side.
@@ -139,6 +164,11 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     /// The register after the RAM holds a word (issued two cycles ago).
     rd_valid: DffR<Bit>,
     rd_word: DFF<Bits<W>>,
+    /// The registers after the other banks, and the bank of the read issued
+    /// one and two cycles ago (the second selects among the registers).
+    rd_hi: Vec<DFF<Bits<W>>>,
+    rd_bank1: DFF<Bits<PTR_BITS>>,
+    rd_bank2: DFF<Bits<PTR_BITS>>,
     rd_len: DFF<Bits<16>>,
     /// Words in the output buffer, 0..=4.
     ocount: DffR<Bits<3>>,
@@ -148,6 +178,11 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     obuf: Vec<DFF<Bits<W>>>,
     rd_idx: DffR<Bits<2>>,
     wr_idx: DffR<Bits<2>>,
+    /// The head word's byte count, loaded with the next head's (the word
+    /// after a pop, or the arriving word when the buffer is about to be
+    /// empty): `m_bytes` and `m_tkeep` come from it, not from the 4:1
+    /// multiplexer of the ring (issue 14). Meaningless while `ocount` is 0.
+    head_nb_q: DFF<Bits<M>>,
     /// Byte count and packet count of a commit, added to the gauges a cycle later.
     add_q: DffR<Bits<32>>,
     pkt_in_q: DffR<Bit>,
@@ -183,6 +218,9 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     count_drop: Signal<Local, Bit>,
     len_word: Signal<Local, Bits<16>>,
     ram_word: Signal<Local, Bits<W>>,
+    /// The word read two cycles ago, from its bank's register.
+    rd_data: Signal<Local, Bits<W>>,
+    wr_bank: Signal<Local, Bits<PTR_BITS>>,
     add_bytes: Signal<Local, Bits<32>>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -195,6 +233,9 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     head: Signal<Local, Bits<W>>,
     head_meta: Signal<Local, Bits<M>>,
     head_nb: Signal<Local, Bits<M>>,
+    /// Byte counts of the word after the head and of the arriving word.
+    next_nb: Signal<Local, Bits<M>>,
+    new_nb: Signal<Local, Bits<M>>,
     sub_bytes: Signal<Local, Bits<32>>,
 }
 
@@ -226,7 +267,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             all_keep: Constant::new(Bits::<K>::mask()),
             meta_shift: Constant::new((D as u64).to_bits()),
             user_shift: Constant::new(((D + M) as u64).to_bits()),
-            ram: SdpRam::new(depth),
+            ram: SdpRam::new(depth.min(BANK_WORDS)),
+            ram_hi: (1..depth.div_ceil(BANK_WORDS)).map(|b| SdpRam::new((depth - b * BANK_WORDS).min(BANK_WORDS))).collect(),
+            bank_mask: Constant::new(((BANK_WORDS - 1) as u64).to_bits()),
+            bank_shift: Constant::new((BANK_BITS as u64).to_bits()),
+            bank_id: (1..depth.div_ceil(BANK_WORDS)).map(|b| Constant::new((b as u64).to_bits())).collect(),
             len_ram: SdpRam::new(depth),
             keep_count: Default::default(),
             wr_ptr: Default::default(),
@@ -249,6 +294,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             inflight: Default::default(),
             rd_valid: Default::default(),
             rd_word: Default::default(),
+            rd_hi: vec_of(depth.div_ceil(BANK_WORDS) - 1),
+            rd_bank1: Default::default(),
+            rd_bank2: Default::default(),
             rd_len: Default::default(),
             ocount: Default::default(),
             obuf: vec_of(OBUF),
@@ -263,6 +311,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             count_drop: Default::default(),
             len_word: Default::default(),
             ram_word: Default::default(),
+            rd_data: Default::default(),
+            wr_bank: Default::default(),
             beat_in: Default::default(),
             nb_in: Default::default(),
             user_in: Default::default(),
@@ -289,6 +339,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             head: Default::default(),
             head_meta: Default::default(),
             head_nb: Default::default(),
+            next_nb: Default::default(),
+            new_nb: Default::default(),
+            head_nb_q: Default::default(),
+            m_bytes: Default::default(),
             sub_bytes: Default::default(),
         }
     }
@@ -338,8 +392,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             sub_q,
             pkt_out_q,
             rd_first,
-            len_lat
+            len_lat,
+            head_nb_q,
+            rd_bank1,
+            rd_bank2
         );
+        for b in 0..self.ram_hi.len() {
+            self.ram_hi[b].clock.next = self.clock.val();
+            self.rd_hi[b].clock.next = self.clock.val();
+        }
         self.overflowed.reset.next = self.reset.val();
         self.rd_first.reset.next = self.reset.val();
         self.wr_ptr.reset.next = self.reset.val();
@@ -437,9 +498,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.len_ram.write_enable.next = self.commit.val();
         self.len_ram.write_address.next = self.wr_commit.q.val();
         self.len_ram.write_data.next = bit_cast::<16, 32>(self.add_bytes.val());
-        self.ram.write_enable.next = self.write.val();
-        self.ram.write_address.next = self.wr_ptr.q.val();
+        // The bank of a write comes from the write pointer (a register); the
+        // write decision only gates it.
+        self.wr_bank.next = self.wr_ptr.q.val() >> self.bank_shift.val();
+        self.ram.write_enable.next = self.write.val() & !self.wr_bank.val().any();
+        self.ram.write_address.next = self.wr_ptr.q.val() & self.bank_mask.val();
         self.ram.write_data.next = self.word_in.val();
+        for b in 0..self.ram_hi.len() {
+            self.ram_hi[b].write_enable.next = self.write.val() & (self.wr_bank.val() == self.bank_id[b].val());
+            self.ram_hi[b].write_address.next = self.wr_ptr.q.val() & self.bank_mask.val();
+            self.ram_hi[b].write_data.next = self.word_in.val();
+        }
         self.wr_next.next = self.wr_ptr.q.val() + 1;
         if self.wr_ptr.q.val() == self.last_addr.val() {
             self.wr_next.next = 0.into();
@@ -472,7 +541,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             & !(self.ocount.q.val().get_bit(1) & self.ocount.q.val().get_bit(0) & (self.inflight.q.val() | self.rd_valid.q.val()))
             & !(self.ocount.q.val().get_bit(1) & !self.ocount.q.val().get_bit(0) & self.inflight.q.val() & self.rd_valid.q.val());
         self.ram.read_enable.next = self.issue.val();
-        self.ram.read_address.next = self.rd_ptr.q.val();
+        self.ram.read_address.next = self.rd_ptr.q.val() & self.bank_mask.val();
+        for b in 0..self.ram_hi.len() {
+            self.ram_hi[b].read_enable.next = self.issue.val();
+            self.ram_hi[b].read_address.next = self.rd_ptr.q.val() & self.bank_mask.val();
+        }
+        self.rd_bank1.d.next = self.rd_bank1.q.val();
+        if self.issue.val() {
+            self.rd_bank1.d.next = self.rd_ptr.q.val() >> self.bank_shift.val();
+        }
+        self.rd_bank2.d.next = self.rd_bank1.q.val();
         self.len_ram.read_enable.next = self.issue.val();
         self.len_ram.read_address.next = self.rd_ptr.q.val();
         self.inflight.d.next = self.issue.val();
@@ -487,6 +565,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // `rd_valid`; the RAM's output itself holds between reads).
         self.rd_valid.d.next = self.inflight.q.val();
         self.rd_word.d.next = self.ram.read_data.val();
+        self.rd_data.next = self.rd_word.q.val();
+        for b in 0..self.ram_hi.len() {
+            self.rd_hi[b].d.next = self.ram_hi[b].read_data.val();
+            if self.rd_bank2.q.val() == self.bank_id[b].val() {
+                self.rd_data.next = self.rd_hi[b].q.val();
+            }
+        }
         self.rd_len.d.next = self.len_ram.read_data.val();
         // The word leaving that register, with `tuser.length` replaced when
         // asked: the side RAM's value on a packet's first word, latched for
@@ -496,13 +581,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.len_word.next = self.rd_len.q.val();
         }
         if self.rd_valid.q.val() {
-            self.rd_first.d.next = self.rd_word.q.val().get_bit(self.meta_shift.val().index());
+            self.rd_first.d.next = self.rd_data.val().get_bit(self.meta_shift.val().index());
             self.len_lat.d.next = self.len_word.val();
         }
-        self.ram_word.next = self.rd_word.q.val();
+        self.ram_word.next = self.rd_data.val();
         if self.set_length.val() {
             self.ram_word.next =
-                (self.rd_word.q.val() & self.len_mask.val()) | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
+                (self.rd_data.val() & self.len_mask.val()) | (bit_cast::<W, 16>(self.len_word.val()) << self.len_shift.val());
         }
         // Output buffer (a ring of OBUF = 4 entries). Invariant:
         // ocount + inflight + rd_valid <= OBUF, so an arriving word has room;
@@ -530,11 +615,35 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.m.tdata.next = self.head.val().get_bits::<D>(0);
         self.m.tlast.next = self.head_meta.val().get_bit(0);
         self.m.tuser.next = self.head.val().get_bits::<U>(self.user_shift.val().index());
+        // The next head's byte count: after a pop the word after the head,
+        // else the head; the arriving word instead when it lands where the
+        // head will be (the buffer holds nothing else after this cycle:
+        // `wr_idx == rd_idx + ocount`, and a full buffer takes no word).
+        // Every candidate comes from registers; the pop only selects.
+        self.next_nb.next = self.obuf[0].q.val().get_bits::<M>(self.meta_shift.val().index()) >> 1;
+        for j in 0..OBUF_LAST {
+            if self.rd_idx.q.val().index() == j {
+                self.next_nb.next = self.obuf[j + 1].q.val().get_bits::<M>(self.meta_shift.val().index()) >> 1;
+            }
+        }
+        self.new_nb.next = self.rd_data.val().get_bits::<M>(self.meta_shift.val().index()) >> 1;
+        if self.pop.val() {
+            if self.rd_valid.q.val() & (self.ocount.q.val() == 1) {
+                self.head_nb_q.d.next = self.new_nb.val();
+            } else {
+                self.head_nb_q.d.next = self.next_nb.val();
+            }
+        } else if self.rd_valid.q.val() & !self.ocount.q.val().any() {
+            self.head_nb_q.d.next = self.new_nb.val();
+        } else {
+            self.head_nb_q.d.next = self.head_nb.val();
+        }
+        self.m_bytes.next = bit_cast::<8, M>(self.head_nb_q.q.val());
         // A beat's count is `K` but on a last beat, so `tkeep` needs no tlast
         // multiplexer: lane `i` is kept iff the count is above `i`, one LUT
         // of the count's bits (issue 14).
-        self.m.tkeep.next = !(self.all_keep.val() << self.head_nb.val());
-        self.sub_bytes.next = bit_cast::<32, M>(self.head_nb.val());
+        self.m.tkeep.next = !(self.all_keep.val() << self.head_nb_q.q.val());
+        self.sub_bytes.next = bit_cast::<32, M>(self.head_nb_q.q.val());
         if !self.pop.val() {
             self.sub_bytes.next = 0.into();
         }

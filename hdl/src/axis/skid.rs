@@ -5,7 +5,7 @@
 //! between its two sides. Two entries: the output register and the skid register
 //! that catches the beat accepted in the cycle `m_tready` falls.
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::DffR;
+use crate::prim::widgets::{DffR, KeepCount};
 use rust_hdl::prelude::*;
 
 /// AXI4-Stream register slice.
@@ -19,12 +19,22 @@ use rust_hdl::prelude::*;
 ///   (registered: high exactly when the skid entry is empty).
 /// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out (all registered),
 ///   `m_tready` in.
+/// - `m_bytes` out (registered): the output beat's byte count, `m_tkeep`'s
+///   lanes counted as a packed `tkeep` ([`KeepCount::thermo`]) at the input
+///   and stored beside the beat, so a byte-counting consumer (a DRR
+///   [`crate::axis::arb_mux::AxisArbMux`] built `with_beat_bytes`) reads a
+///   flip-flop instead of counting lanes behind this slice (issue 14). Unused,
+///   synthesis removes it.
 #[derive(LogicBlock)]
 pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
+    pub m_bytes: Signal<Out, Bits<8>>,
+    keep_count: KeepCount<K, 8>,
+    out_bytes: DFF<Bits<8>>,
+    skid_bytes: DFF<Bits<8>>,
     out_valid: DffR<Bit>,
     out_data: DFF<Bits<D>>,
     out_keep: DFF<Bits<K>>,
@@ -59,6 +69,10 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
             reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
+            m_bytes: Default::default(),
+            keep_count: KeepCount::thermo(),
+            out_bytes: Default::default(),
+            skid_bytes: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
@@ -77,7 +91,12 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
 impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, out_valid, skid_valid, out_data, out_keep, out_last, out_user, skid_data, skid_keep, skid_last, skid_user);
+        dff_setup!(
+            self, clock, out_valid, skid_valid, out_data, out_keep, out_last, out_user, skid_data, skid_keep, skid_last, skid_user,
+            out_bytes, skid_bytes
+        );
+        self.keep_count.keep.next = self.s.tkeep.val();
+        self.m_bytes.next = self.out_bytes.q.val();
         self.out_valid.reset.next = self.reset.val();
         self.skid_valid.reset.next = self.reset.val();
         self.s.tready.next = !self.skid_valid.q.val();
@@ -93,6 +112,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_keep.d.next = self.skid_keep.q.val();
                 self.out_last.d.next = self.skid_last.q.val();
                 self.out_user.d.next = self.skid_user.q.val();
+                self.out_bytes.d.next = self.skid_bytes.q.val();
                 self.skid_valid.d.next = false;
             }
         } else if self.s.tvalid.val() | self.eager.val() {
@@ -105,12 +125,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_keep.d.next = self.s.tkeep.val();
                 self.out_last.d.next = self.s.tlast.val();
                 self.out_user.d.next = self.s.tuser.val();
+                self.out_bytes.d.next = self.keep_count.count.val();
                 self.out_valid.d.next = self.s.tvalid.val();
             } else {
                 self.skid_data.d.next = self.s.tdata.val();
                 self.skid_keep.d.next = self.s.tkeep.val();
                 self.skid_last.d.next = self.s.tlast.val();
                 self.skid_user.d.next = self.s.tuser.val();
+                self.skid_bytes.d.next = self.keep_count.count.val();
                 self.skid_valid.d.next = self.s.tvalid.val();
             }
         } else if self.m.tready.val() {

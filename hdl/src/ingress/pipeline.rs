@@ -350,6 +350,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MIN);
             self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MAX);
             AxisSource::<D, K, U>::join(&mut self.rx[p].m, &mut self.arb.s[p]);
+            self.arb.s_bytes[p].next = self.rx[p].m_bytes.val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].next = self.rx[p].rx_pkts.val();
             self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_BYTES].next = self.rx[p].rx_bytes.val();
@@ -374,6 +375,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.arb.s[i].tlast.next = false;
             self.arb.s[i].tuser.next = 0.into();
             self.arb.s[i].tvalid.next = false;
+            self.arb.s_bytes[i].next = 0.into();
         }
         self.arb.drr_enable.next = self.ctl.rw[RW_ARB_POLICY].val().get_bit(0);
         self.arb.strict.next = false;

@@ -30,7 +30,9 @@ use rust_hdl::prelude::*;
 ///   from the MAC, FCS included. `s_tready` is high out of reset: the block
 ///   never back-pressures the MAC (a full FIFO drops and counts).
 /// - `m_tdata` … `m_tready`: good frames; `m_tuser` = `src_port` (`port_id`)
-///   and `length` (bytes as sent), other fields 0.
+///   and `length` (bytes as sent), other fields 0. `m_bytes` out: the
+///   output beat's byte count, from the FIFO's register (for the ingress
+///   arbiter's DRR, issue 14).
 /// - `port_id` in: this port's number, for `tuser.src_port`.
 /// - `min_frame`, `max_frame` in: runt and oversize limits in bytes, FCS
 ///   included (run-time registers). `strip_fcs` in: remove the FCS.
@@ -45,6 +47,7 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     pub reset: Signal<In, Bit>,
     pub s: AxisPlainSink<D, K>,
     pub m: AxisSource<D, K, U>,
+    pub m_bytes: Signal<Out, Bits<8>>,
     pub port_id: Signal<In, Bits<8>>,
     pub min_frame: Signal<In, Bits<16>>,
     pub max_frame: Signal<In, Bits<16>>,
@@ -136,6 +139,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             reset: Default::default(),
             s: Default::default(),
             m: Default::default(),
+            m_bytes: Default::default(),
             port_id: Default::default(),
             min_frame: Default::default(),
             max_frame: Default::default(),
@@ -355,6 +359,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- output ----
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.fifo.m);
+        self.m_bytes.next = self.fifo.m_bytes.val();
         self.pkt_out.next = self.m.tvalid.val() & self.m.tready.val() & self.m.tlast.val();
         if self.pkt_out.val() {
             self.n_pkts.d.next = self.n_pkts.q.val() + 1;

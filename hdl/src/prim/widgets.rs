@@ -151,7 +151,7 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "reg [{msb}:0] mem [0:{last}];\n\
+            "(* no_rw_check *) reg [{msb}:0] mem [0:{last}];\n\
              always @(posedge clock) begin\n   \
                 if (write_enable) mem[write_address] <= write_data;\n   \
                 if (read_enable) read_data <= mem[read_address];\n\

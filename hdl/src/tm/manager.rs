@@ -429,6 +429,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.recirc.strict.next = true;
         self.recirc.quantum[0].next = 0.into();
         self.recirc.quantum[1].next = 0.into();
+        // Strict priority: no byte counts.
+        self.recirc.s_bytes[0].next = 0.into();
+        self.recirc.s_bytes[1].next = 0.into();
         AxisSource::<D, K, U>::join(&mut self.dod.m, &mut self.recirc.s[0]);
         AxisSource::<D, K, U>::join(&mut self.meter.m, &mut self.recirc.s[1]);
         self.pre.clock.next = self.clock.val();
@@ -658,6 +661,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         AxisSource::<D, K, U>::join(&mut self.dq.m, &mut self.dq_out.s);
         AxisSource::<D, K, U>::join(&mut self.hq_out.m, &mut self.sched.s[0]);
         AxisSource::<D, K, U>::join(&mut self.dq_out.m, &mut self.sched.s[1]);
+        // The beats' byte counts from the slices' registers (issue 14).
+        self.sched.s_bytes[0].next = self.hq_out.m_bytes.val();
+        self.sched.s_bytes[1].next = self.dq_out.m_bytes.val();
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.sched.m);
         // A packet leaves at its last beat out of the port (so the scheduler's
         // output register counts as queue: occupancy is what the port still

@@ -119,6 +119,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.fifo[p].reset.next = self.reset.val();
             AxisSink::<D, K, U>::link(&mut self.s[p], &mut self.fifo[p].s);
             AxisSource::<D, K, U>::join(&mut self.fifo[p].m, &mut self.arb.s[p]);
+            self.arb.s_bytes[p].next = self.fifo[p].m_bytes.val();
             self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
             self.fifo[p].s_abort.next = false;

@@ -238,6 +238,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
                     self.merge[p].quantum[i].next = 0.into();
+                    self.merge[p].s_bytes[i].next = 0.into();
                     AxisSource::<D, K, U>::join(&mut self.tm[i].m[p], &mut self.merge[p].s[i]);
                 }
                 AxisSource::<D, K, U>::join(&mut self.merge[p].m, &mut self.egress[p].s);

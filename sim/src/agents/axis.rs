@@ -28,6 +28,11 @@ pub struct AxisPorts {
     pub tvalid: String,
     /// Sink accepts the beat.
     pub tready: String,
+    /// The beat's byte count beside it (the lanes of `tkeep`; a sideband of
+    /// this project's FIFOs, slices and DRR arbiter, not AXI4-Stream): a
+    /// source drives it, a sink checks it against `tkeep`. Absent by
+    /// default ([`AxisPorts::with_bytes`]).
+    pub tbytes: Option<String>,
 }
 
 impl AxisPorts {
@@ -40,6 +45,7 @@ impl AxisPorts {
             tuser: Some(n("tuser")),
             tvalid: n("tvalid"),
             tready: n("tready"),
+            tbytes: None,
         }
     }
 
@@ -69,6 +75,12 @@ impl AxisPorts {
         self.tuser = None;
         self
     }
+
+    /// Adds the byte-count sideband `name` ([`AxisPorts::tbytes`]).
+    pub fn with_bytes(mut self, name: &str) -> AxisPorts {
+        self.tbytes = Some(name.to_string());
+        self
+    }
 }
 
 /// Resolved ports and derived sizes of one interface.
@@ -79,6 +91,7 @@ struct Bus {
     tuser: Option<Port>,
     tvalid: Port,
     tready: Port,
+    tbytes: Option<Port>,
     /// Beat width in bytes.
     bytes: usize,
     /// `tkeep` value of a full beat.
@@ -116,9 +129,18 @@ impl Bus {
             }
             None => None,
         };
+        let tbytes = match &names.tbytes {
+            Some(n) => {
+                let p = m.port(n)?;
+                ensure!(p.width() >= 7 && p.width() <= 64, "port `{n}`: tbytes must hold 0..=64, is {} bits", p.width());
+                Some(p)
+            }
+            None => None,
+        };
         Ok(Bus {
             tdata,
             tkeep,
+            tbytes,
             tlast: one_bit(&names.tlast)?,
             tuser,
             tvalid: one_bit(&names.tvalid)?,
@@ -265,6 +287,9 @@ impl Agent for AxisSource {
                     m.set_bytes(&b.tdata, &pkt.data[self.offset..self.offset + n]);
                     if let Some(k) = &b.tkeep {
                         m.set(k, b.full_keep.checked_shr((b.bytes - n) as u32).unwrap_or(0));
+                    }
+                    if let Some(c) = &b.tbytes {
+                        m.set(c, n as u64);
                     }
                     m.set(&b.tlast, (self.offset + n == pkt.data.len()) as u64);
                     if let Some(u) = &b.tuser {
@@ -494,6 +519,12 @@ impl Agent for AxisSink {
         }
 
         let keep = ctl.keep;
+        if let Some(c) = &self.bus.tbytes {
+            let n = m.get(c);
+            if n != keep.count_ones() as u64 {
+                self.error(cycle, format!("tbytes {n} is not the lanes of tkeep {keep:#x}"));
+            }
+        }
         let contiguous = keep != 0 && keep & keep.wrapping_add(1) == 0;
         if !ctl.last && keep != self.bus.full_keep {
             self.error(cycle, format!("tkeep {keep:#x} is not all ones on a beat without tlast"));
