@@ -16,6 +16,7 @@ pub mod gen;
 pub mod lookup;
 pub mod meter;
 pub mod parser;
+pub mod pl2;
 pub mod rx_fcs;
 pub mod tm;
 
