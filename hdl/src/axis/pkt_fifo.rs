@@ -190,6 +190,17 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     pkt_out_q: DffR<Bit>,
     rd_first: DffR<Bit>,
     len_lat: DFF<Bits<16>>,
+    /// The length RAM is written a cycle after the commit, from `add_q` (issue
+    /// 14: no lane count -> byte sum -> block-RAM input in one cycle) at the
+    /// commit's address, `len_addr`. A read of that word in the write's cycle
+    /// (the packet's first word read as soon as it became readable) gets the
+    /// RAM's old word, so the sum is forwarded: `len_byp` marks that read and
+    /// `len_byp_data` carries the sum, two cycles, to where `rd_len` is read.
+    len_addr: DFF<Bits<PTR_BITS>>,
+    len_byp1: DffR<Bit>,
+    len_byp2: DffR<Bit>,
+    len_byp_data1: DFF<Bits<16>>,
+    len_byp_data2: DFF<Bits<16>>,
     // Combinational helpers.
     beat_in: Signal<Local, Bit>,
     nb_in: Signal<Local, Bits<M>>,
@@ -308,6 +319,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pkt_out_q: Default::default(),
             rd_first: DffR::new(true),
             len_lat: Default::default(),
+            len_addr: Default::default(),
+            len_byp1: Default::default(),
+            len_byp2: Default::default(),
+            len_byp_data1: Default::default(),
+            len_byp_data2: Default::default(),
             count_drop: Default::default(),
             len_word: Default::default(),
             ram_word: Default::default(),
@@ -393,6 +409,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pkt_out_q,
             rd_first,
             len_lat,
+            len_addr,
+            len_byp1,
+            len_byp2,
+            len_byp_data1,
+            len_byp_data2,
             head_nb_q,
             rd_bank1,
             rd_bank2
@@ -403,6 +424,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         self.overflowed.reset.next = self.reset.val();
         self.rd_first.reset.next = self.reset.val();
+        self.len_byp1.reset.next = self.reset.val();
+        self.len_byp2.reset.next = self.reset.val();
         self.wr_ptr.reset.next = self.reset.val();
         self.wr_commit.reset.next = self.reset.val();
         self.pkt_words.reset.next = self.reset.val();
@@ -495,9 +518,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.add_bytes.next = bit_cast::<32, M>(self.nb_in.val());
             }
         }
-        self.len_ram.write_enable.next = self.commit.val();
-        self.len_ram.write_address.next = self.wr_commit.q.val();
-        self.len_ram.write_data.next = bit_cast::<16, 32>(self.add_bytes.val());
+        // A commit's byte sum (`add_q`, store-and-forward: a commit is a
+        // last beat, `pkt_in_q`) is written a cycle later at the commit's
+        // address.
+        self.len_addr.d.next = self.wr_commit.q.val();
+        self.len_ram.write_enable.next = self.pkt_in_q.q.val();
+        self.len_ram.write_address.next = self.len_addr.q.val();
+        self.len_ram.write_data.next = bit_cast::<16, 32>(self.add_q.q.val());
         // The bank of a write comes from the write pointer (a register); the
         // write decision only gates it.
         self.wr_bank.next = self.wr_ptr.q.val() >> self.bank_shift.val();
@@ -553,6 +580,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.rd_bank2.d.next = self.rd_bank1.q.val();
         self.len_ram.read_enable.next = self.issue.val();
         self.len_ram.read_address.next = self.rd_ptr.q.val();
+        // The read meets the length's write: forward the sum.
+        self.len_byp1.d.next = self.issue.val() & self.pkt_in_q.q.val() & (self.len_addr.q.val() == self.rd_ptr.q.val());
+        self.len_byp_data1.d.next = bit_cast::<16, 32>(self.add_q.q.val());
+        self.len_byp2.d.next = self.len_byp1.q.val();
+        self.len_byp_data2.d.next = self.len_byp_data1.q.val();
         self.inflight.d.next = self.issue.val();
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
@@ -577,7 +609,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // asked: the side RAM's value on a packet's first word, latched for
         // the rest of the packet.
         self.len_word.next = self.len_lat.q.val();
-        if self.rd_first.q.val() {
+        if self.rd_first.q.val() & self.len_byp2.q.val() {
+            self.len_word.next = self.len_byp_data2.q.val();
+        } else if self.rd_first.q.val() {
             self.len_word.next = self.rd_len.q.val();
         }
         if self.rd_valid.q.val() {
