@@ -17,6 +17,7 @@ pub mod lookup;
 pub mod meter;
 pub mod parser;
 pub mod pl2;
+pub mod pl2_host;
 pub mod rx_fcs;
 pub mod tm;
 
