@@ -83,9 +83,9 @@ pub const fn count_bits(k: usize) -> usize {
 ///   output stream; `m_tkeep` is regenerated packed.
 /// - `m_bytes` out: the output beat's byte count (the lanes of `m_tkeep`),
 ///   from a flip-flop loaded with the next head's count, so a byte-counting
-///   consumer (a DRR [`crate::axis::arb_mux::AxisArbMux`] built
-///   `with_beat_bytes`) neither counts lanes nor waits for the output
-///   buffer's multiplexer (issue 14). `m_tkeep` is decoded from it too.
+///   consumer (a DRR [`crate::axis::arb_mux::AxisArbMux`]: its
+///   `s_bytes_<i>`) neither counts lanes nor waits for the output buffer's
+///   multiplexer (issue 14). `m_tkeep` is decoded from it too.
 /// - `occ_bytes` out: bytes stored and not yet read out (in store-and-forward
 ///   mode only committed packets count). `occ_pkts` out: whole packets stored
 ///   (a packet counts from its last beat in to its last beat out). Both are

@@ -22,7 +22,7 @@ use rust_hdl::prelude::*;
 /// - `m_bytes` out (registered): the output beat's byte count, `m_tkeep`'s
 ///   lanes counted as a packed `tkeep` ([`KeepCount::thermo`]) at the input
 ///   and stored beside the beat, so a byte-counting consumer (a DRR
-///   [`crate::axis::arb_mux::AxisArbMux`] built `with_beat_bytes`) reads a
+///   [`crate::axis::arb_mux::AxisArbMux`], on its `s_bytes_<i>`) reads a
 ///   flip-flop instead of counting lanes behind this slice (issue 14). Unused,
 ///   synthesis removes it.
 #[derive(LogicBlock)]
