@@ -105,7 +105,7 @@ const FLOORS_MHZ: [(&str, f64); 27] = [
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
     ("ts_tm_admit", 135.0),
-    ("ts_tm_port", 138.0),
+    ("ts_tm_port", 130.0),
 ];
 
 /// The timing gate: every block in [`FLOORS_MHZ`] placed and routed; the

@@ -131,6 +131,9 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     bank_mask: Constant<Bits<PTR_BITS>>,
     bank_shift: Constant<Bits<PTR_BITS>>,
     bank_id: Vec<Constant<Bits<PTR_BITS>>>,
+    /// One bank (depth at most [`BANK_WORDS`]): the write enable is not gated
+    /// by the pointer's high bits, which synthesis cannot know are zero.
+    one_bank: Constant<Bit>,
     len_ram: SdpRam<Bits<16>, PTR_BITS>,
     keep_count: KeepCount<K, M>,
     // Write side.
@@ -283,6 +286,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             bank_mask: Constant::new(((BANK_WORDS - 1) as u64).to_bits()),
             bank_shift: Constant::new((BANK_BITS as u64).to_bits()),
             bank_id: (1..depth.div_ceil(BANK_WORDS)).map(|b| Constant::new((b as u64).to_bits())).collect(),
+            one_bank: Constant::new(depth <= BANK_WORDS),
             len_ram: SdpRam::new(depth),
             keep_count: Default::default(),
             wr_ptr: Default::default(),
@@ -528,7 +532,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // The bank of a write comes from the write pointer (a register); the
         // write decision only gates it.
         self.wr_bank.next = self.wr_ptr.q.val() >> self.bank_shift.val();
-        self.ram.write_enable.next = self.write.val() & !self.wr_bank.val().any();
+        self.ram.write_enable.next = self.write.val() & (self.one_bank.val() | !self.wr_bank.val().any());
         self.ram.write_address.next = self.wr_ptr.q.val() & self.bank_mask.val();
         self.ram.write_data.next = self.word_in.val();
         for b in 0..self.ram_hi.len() {
