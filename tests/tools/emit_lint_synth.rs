@@ -79,14 +79,14 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 19] = [
     ("ts_lookup", 6, 6),
     ("ts_crc32_beat", 5, 5),
     ("ts_meter_bank", 7, 7),
-    ("ts_pkt_fifo", 6, 6),
+    ("ts_pkt_fifo", 5, 5),
     ("ts_tm_admit", 6, 6),
-    ("ts_tm_port", 6, 7),
+    ("ts_tm_port", 6, 6),
     ("ts_parser", 6, 6),
     ("ts_trimmer", 6, 6),
     ("ts_axis_arb_mux", 7, 7),
-    ("ts_rx_fcs", 7, 7),
-    ("ts_fabric", 9, 9),
+    ("ts_rx_fcs", 7, 6),
+    ("ts_fabric", 9, 8),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])
