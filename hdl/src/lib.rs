@@ -30,6 +30,7 @@ pub mod egress;
 pub mod gen;
 pub mod ingress;
 pub mod meta;
+pub mod pl2;
 pub mod prim;
 pub mod proto;
 pub mod tm;

@@ -88,6 +88,35 @@ impl<T: Synth> Logic for DffKeep<T> {
     }
 }
 
+/// Zero extension of an `A`-bit value to `B` bits (`B >= A`). Pure wiring.
+/// `#[hdl_gen]` code cannot widen an element of a `Vec` inside a loop
+/// (`bit_cast` is evaluated when the Verilog is written, outside the loop), so
+/// a block that must keeps one of these per element.
+///
+/// Ports: `a` in (`A` bits); `y` out (`B` bits, `a` in the low bits).
+#[derive(Clone, Debug, LogicBlock, Default)]
+pub struct Zext<const A: usize, const B: usize> {
+    pub a: Signal<In, Bits<A>>,
+    pub y: Signal<Out, Bits<B>>,
+}
+
+impl<const A: usize, const B: usize> Logic for Zext<A, B> {
+    fn update(&mut self) {
+        self.y.next = bit_cast::<B, A>(self.a.val());
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!(B >= A, "Zext<{A}, {B}> narrows");
+        if B == A {
+            Verilog::Custom("assign y = a;\n".into())
+        } else {
+            Verilog::Custom(format!("assign y = {{{}'d0, a}};\n", B - A))
+        }
+    }
+}
+
 /// Simple dual-port RAM, one clock, registered read with read enable: the shape
 /// that Yosys and Vivado map to block RAM (`RAMB36`/`RAMB18`, ECP5 `DP16KD`).
 ///

@@ -393,6 +393,10 @@ pub struct Pl2Model {
     dec_out: Vec<u32>,
     /// The port the next scrub step visits.
     scrub_next: usize,
+    /// Counters a joint-mode RSV wrote in the current cycle (bit per port),
+    /// which that cycle's scrub step leaves alone.
+    written_in: u64,
+    written_out: u64,
     counters: Pl2Counters,
 }
 
@@ -413,6 +417,8 @@ impl Pl2Model {
             dec_in: vec![0; n],
             dec_out: vec![0; n],
             scrub_next: 0,
+            written_in: 0,
+            written_out: 0,
             counters: Pl2Counters::default(),
         })
     }
@@ -587,6 +593,7 @@ impl Pl2Model {
         let mut touched = 0u64;
         let o = self.exec(op, &mut touched);
         self.end_of_ops();
+        (self.written_in, self.written_out) = (0, 0);
         o
     }
 
@@ -600,6 +607,7 @@ impl Pl2Model {
         let out = ops.iter().map(|op| op.as_ref().map(|o| self.exec(o, &mut touched))).collect();
         self.end_of_ops();
         self.scrub_step();
+        (self.written_in, self.written_out) = (0, 0);
         self.tick();
         out
     }
@@ -609,6 +617,13 @@ impl Pl2Model {
     /// is behind `now` to `now` (`scrub_raised`). Returns the port visited;
     /// `None` (nothing done) outside joint mode. Without it, a counter idle
     /// for 2³¹ slots would look ahead of `now` again.
+    ///
+    /// **Decision:** within [`Pl2Model::cycle`], a counter an RSV wrote in the
+    /// same cycle is left for the next visit. The RTL decides the raise from
+    /// the counter's value before the cycle's ops, so it can only skip a
+    /// counter being written; `s + d` is behind `now` only when a host has
+    /// written a counter nearly 2³¹ slots ahead, and the next visit (`ports`
+    /// cycles later) raises it.
     pub fn scrub_step(&mut self) -> Option<usize> {
         if self.cfg.mode != Pl2Mode::Joint {
             return None;
@@ -616,8 +631,9 @@ impl Pl2Model {
         let p = self.scrub_next % self.cfg.ports;
         self.scrub_next = (p + 1) % self.cfg.ports;
         let now = self.now;
-        for v in [&mut self.in_res[p], &mut self.out_res[p]] {
-            if !slot_ge(*v, now) {
+        let skip = [self.written_in >> p & 1 == 1, self.written_out >> p & 1 == 1];
+        for (v, skip) in [&mut self.in_res[p], &mut self.out_res[p]].into_iter().zip(skip) {
+            if !skip && !slot_ge(*v, now) {
                 *v = now;
                 self.counters.scrub_raised += 1;
             }
@@ -734,6 +750,8 @@ impl Pl2Model {
                 let slot = slot_max(self.now, slot_max(self.in_res[s], self.out_res[t]));
                 self.in_res[s] = slot.wrapping_add(d);
                 self.out_res[t] = slot.wrapping_add(d);
+                self.written_in |= 1 << s;
+                self.written_out |= 1 << t;
                 let wait = slot.wrapping_sub(self.now);
                 (wait, wait)
             }
