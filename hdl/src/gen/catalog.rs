@@ -14,6 +14,7 @@ use crate::ingress::parser::Parser;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::meta::DEST_PORT_LSB;
+use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
 use crate::tm::admit::{TmAdmit, TmPre};
 use crate::tm::meter::{MeterBank, MeterStage, PortMode};
@@ -24,7 +25,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 21] = [
+pub const BLOCKS: [&str; 22] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -39,6 +40,7 @@ pub const BLOCKS: [&str; 21] = [
     "ts_meter_bank",
     "ts_port_mode",
     "ts_meter_stage",
+    "ts_pl2_alu",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -185,6 +187,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_meter_bank" => emit_verilog(&mut MeterBank::new(ports), name, &prov)?,
         "ts_port_mode" => emit_verilog(&mut PortMode::new(ports), name, &prov)?,
         "ts_meter_stage" => emit_verilog(&mut MeterStage::<D, K, U>::new(ports), name, &prov)?,
+        // The switch's one PL2 ALU: every port, one op input per pipeline.
+        "ts_pl2_alu" => emit_verilog(&mut Pl2Alu::new(ports, cfg.datapath.pipelines), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

@@ -1,8 +1,7 @@
 //! `ts_pl2_alu`: the PL2 reservation ALU (seed 003 §4.1.1 Algorithm 1, §4.2,
 //! §4.4, §4.5; the specification `PL2-PROTEGO.md` part A beside `DESIGN.md`;
 //! decisions in `docs/pl2.md`). Golden model: `sim/src/model/pl2.rs`, which
-//! this block matches op for op and cycle for cycle
-//! (`tests/pl2/alu.rs`).
+//! this block matches op for op and cycle for cycle (`tests/pl2/alu.rs`).
 //!
 //! The ALU works on operations, not bytes: the parser has put the RSV's
 //! fields into the PHV, lookup has chosen a data packet's `dest_port`, and
@@ -10,7 +9,7 @@
 //!
 //! | `op_kind` | op | effect |
 //! |---|---|---|
-//! | 0 | RSV (`pl2_kind` 1) | checks, then paper mode: `send = in[src]; in[src] += d; recv = out[dst]; out[dst] += d` (Alg. 1 l.8-11, saturating); joint mode: `s = max(now, in[src], out[dst])` modulo 2³², both set to `s + d`, `send = recv = s − now` (A.5) |
+//! | 0 | RSV (`pl2_kind` 1) | checks, then paper mode: `send = in[src]; in[src] += d; recv = out[dst]; out[dst] += d` (Alg. 1 l.8-11, saturating); joint mode: `s = max(now, in[src], out[dst])`, both set to `s + d`, `send = recv = s − now` (A.5) |
 //! | 1 | GRT from a host | dropped, counted |
 //! | 2 | DATA | paper mode: `in[src] −= 1`, `out[dst] −= 1` where PL2 is on, flooring at 0 (Alg. 1 l.14-15); joint mode: nothing |
 //! | 3 | UNSOL (data marked unsolicited, §4.4) | dropped when the reservation ahead exceeds `T`, else as DATA |
@@ -18,20 +17,36 @@
 //! `src` is always the physical ingress port `op_in`; an RSV's own
 //! `src_port` field (`op_src`) is only compared with it.
 //!
-//! ## Timing
-//! Two stages, two cycles from an op to its result (A.9: "at most 2 cycles
-//! added to ingress"):
-//! - **decode** (combinational from the `op_*` inputs, which must come from
-//!   registers, into the stage-1 registers): the checks (ports on, demand 0,
-//!   clamp to `K`), the one-hot port selects, and per port the increments and
-//!   decrement counts of the cycle;
-//! - **execute** (the op's cycle, the model's `cycle`): reads `in[src]` and
-//!   `out[dst]` from the state registers (so every op sees every earlier op,
-//!   with no forwarding), decides UNSOL, computes the joint slot, updates the
-//!   state and registers the result.
+//! ## State
+//! Paper mode keeps the counters. Joint mode keeps each counter as its
+//! backlog `b = v − now`, the slots it holds ahead of the slot clock: an RSV
+//! takes `s − now = max(b_in, b_out)`, and every slot tick takes one off each
+//! nonzero backlog (the specification's scrub, for every counter in every
+//! cycle; no compare is modular). `IN_RES`/`OUT_RES` read `now + b`.
 //!
-//! Counters settle two cycles after the op's execute cycle, the high-water
-//! marks three.
+//! ## Timing (issue 14's budget: 6 LUT levels; not met yet, `docs/pl2.md`)
+//! Two stages, two cycles from an op to its result (A.9: "at most 2 cycles
+//! added to ingress"), one op per pipeline per cycle:
+//! - **decode** (from the `op_*` inputs, which must come from registers): the
+//!   checks, the clamp to `K`, the conflicts; per port the cycle's change
+//!   (`inc − dec`, and one less for a passing UNSOL, in 10 bits; joint mode:
+//!   minus the slot step) and one-hot writer selects; paper mode's UNSOL test
+//!   against `T`, from the counters as they are in this cycle (so it stays off
+//!   the state's one-cycle loop; the model does the same); in joint mode the
+//!   two backlogs the op reads, corrected by this cycle's slot step (exact
+//!   unless the op one cycle ahead, of any pipeline, or a host write changes
+//!   that counter: both are forwarded from registers);
+//! - **execute** (the op's cycle, the model's `cycle`): per counter two
+//!   candidates, each one 32-bit carry chain (`v + change`, `v + change − 1`)
+//!   whose carry out (from the top bits) clamps it; joint mode's slot
+//!   `max(b_in, b_out)` from one subtraction's borrow, with both sums clamped
+//!   before the select; the state's sources selected early, as masks, so the
+//!   late signals meet in the last levels.
+//!
+//! The op counters settle one cycle after the op's execute cycle;
+//! `data_dec`, `data_underflow` and `saturate` (per counter events summed by a
+//! [`SumTree`]) after [`Pl2Alu::counter_lag`]; the high-water marks one
+//! cycle after the execute cycle.
 //!
 //! ## Several pipelines
 //! Pipeline `i`'s op has rank `i`. `in[p]` is touched only by ops whose
@@ -50,22 +65,29 @@
 //!   `op_in_i` (ingress port), `op_src_i` (the RSV's `src_port` field),
 //!   `op_dst_i` (RSV: `dst_port` field; DATA/UNSOL: the packet's
 //!   `dest_port`), `op_demand_i` (the RSV's `demand`), all 8 bits.
-//! - Per pipeline `i`, two cycles later: `res_valid_i`, `res_code_i` ([`code`]),
-//!   and for a grant `res_demand_i` (clamped to `K`), `res_send_i`,
-//!   `res_recv_i` (the GRT's `send_timeslot`, `recv_timeslot`).
-//! - Run-time registers: `joint` (mode: 0 paper, 1 joint), `k` (1..=255),
-//!   `t_drop` (`T`, below 2³¹), `port_en` (bit `p`: PL2 on at port `p`),
-//!   `slot_cycles` (16.16 cycles per slot, at least 1.0), `slot_run`.
+//! - Per pipeline `i`, [`Pl2Alu::LATENCY`] cycles later: `res_valid_i`,
+//!   `res_code_i` ([`code`]), and for a grant `res_demand_i` (clamped to
+//!   `K`), `res_send_i`, `res_recv_i` (the GRT's `send_timeslot`,
+//!   `recv_timeslot`).
+//! - Run-time registers: `joint` (mode: 0 paper, 1 joint; a change clears
+//!   the state), `k` (1..=255), `t_drop` (`T`, below 2³¹), `port_en` (bit
+//!   `p`: PL2 on at port `p`), `slot_cycles` (16.16 cycles per slot, 1.0 to
+//!   below 16384), `slot_run`. Registered: a setting takes effect a cycle
+//!   after it is written, the slot clock's a cycle later still (a new
+//!   `slot_cycles` starts a fresh slot). Change them while no op is in
+//!   flight.
 //! - Host writes (A.3, 003 §4.5: a failed host's slots are removed from
 //!   outside): `wr_en` with `wr_sel` (0 `IN_RES`, 1 `OUT_RES`, 2 `SLOT_NOW`),
-//!   `wr_port`, `wr_data`. The write lands at the end of the cycle and wins
-//!   over the cycle's ops; `SLOT_NOW` starts a fresh slot.
-//! - `in_res_p`, `out_res_p` out: the state; `in_hw_p`, `out_hw_p`: the
-//!   high-water marks of the reservation ahead (the counter in paper mode,
-//!   `v − now` or 0 in joint mode), cleared by `hw_clear`; `now`: the slot
+//!   `wr_port`, `wr_data`, registered: the write lands at the end of the next
+//!   cycle and wins over that cycle's ops. `SLOT_NOW` starts a fresh slot
+//!   and keeps the backlogs; an `IN_RES`/`OUT_RES` write in joint mode stores
+//!   the backlog of the slot written (0 for a slot in the past).
+//! - `in_res_p`, `out_res_p` out: `IN_RES`/`OUT_RES`; `in_hw_p`, `out_hw_p`:
+//!   the high-water marks of the reservation ahead (the counter in paper
+//!   mode, the backlog in joint mode), cleared by `hw_clear`; `now`: the slot
 //!   clock.
 //! - `counters_c` out, `clear_c` in: [`Pl2Alu::COUNTERS`], 32 bits, wrapping.
-use crate::prim::widgets::{vec_of, DffR, Zext};
+use crate::prim::widgets::{vec_of, AddSub, DffR, SumTree, Zext};
 use ctr::*;
 use rust_hdl::prelude::*;
 
@@ -123,8 +145,7 @@ mod ctr {
         UNSOL_DROP = 13;
         SAT = 14;
         CONFLICT = 15;
-        SCRUB = 16;
-        N = 17;
+        N = 16;
     }
 }
 
@@ -167,10 +188,54 @@ pub struct Pl2Alu {
     /// Bit `j` set for every `j < i`: the pipelines ranked before `i`.
     lower: Vec<Constant<Bits<8>>>,
     c_ports: Constant<Bits<8>>,
+    /// The port-number bits that select a port (`ports` rounded up to a
+    /// power of two, minus one): the state's read multiplexers use only
+    /// these, a port number at or above `ports` reads some port's value,
+    /// which no op with that port uses.
+    c_pmask: Constant<Bits<8>>,
     c_one: Constant<Bits<33>>,
     c_max: Constant<Bits<32>>,
+    c_max1: Constant<Bits<32>>,
+    // ---- configuration registers: copies of the inputs (also in reset, so
+    // the first cycle after reset sees no change)
+    c_joint: DFF<Bit>,
+    c_k: DFF<Bits<8>>,
+    c_t: DFF<Bits<32>>,
+    c_en: DFF<Bits<64>>,
+    c_sc: DFF<Bits<32>>,
+    c_run: DFF<Bit>,
+    c_jchg: DFF<Bit>,
+    c_scchg: DFF<Bit>,
+    w_now: DFF<Bit>,
+    t_q: DFF<Bits<32>>,
+    joint_q: DFF<Bit>,
+    run_q: DFF<Bit>,
+    sc_q: DFF<Bits<32>>,
+    // ---- host write, registered
+    w_v: DffR<Bit>,
+    w_sel: DffR<Bits<2>>,
+    w_port: DffR<Bits<8>>,
+    w_data: DffR<Bits<32>>,
+    /// The write's target, decoded as it is registered: `IN_RES[p]`,
+    /// `OUT_RES[p]`.
+    w_hi: Vec<DffR<Bit>>,
+    w_ho: Vec<DffR<Bit>>,
+    w_back: AddSub<32>,
+    w_b: Signal<Local, Bits<32>>,
+    /// The backlog the last host write stored (joint mode), for forwarding.
+    r_wb: DffR<Bits<32>>,
+    // ---- slot clock
+    now_r: DffR<Bits<32>>,
+    /// The slot clock's fraction against a slot, `acc + 1.0 − slot_cycles`
+    /// (16.16, signed; `slot_cycles` below 2³⁰ keeps it in 32 bits): the
+    /// clock steps at the end of a cycle that starts with it at 0 or above.
+    dl: DFF<Bits<32>>,
+    dl_tick: AddSub<32>,
+    dl_next: Signal<Local, Bits<32>>,
+    /// This cycle's slot step (reset: the first cycle's, from the inputs).
+    tick_q: DFF<Bit>,
+    tick_next: Signal<Local, Bit>,
     // ---- decode (combinational)
-    d_rsv: Vec<Signal<Local, Bit>>,
     d_on_in: Vec<Signal<Local, Bit>>,
     d_on_dst: Vec<Signal<Local, Bit>>,
     d_in_oh: Vec<Signal<Local, Bits<64>>>,
@@ -181,6 +246,8 @@ pub struct Pl2Alu {
     d_unsol: Vec<Signal<Local, Bit>>,
     d_touch: Vec<Signal<Local, Bit>>,
     d_conf: Vec<Signal<Local, Bit>>,
+    d_a: Vec<Signal<Local, Bits<32>>>,
+    d_b: Vec<Signal<Local, Bits<32>>>,
     // ---- stage-1 registers, per pipeline
     r_v: Vec<DffR<Bit>>,
     r_kind: Vec<DFF<Bits<2>>>,
@@ -194,49 +261,109 @@ pub struct Pl2Alu {
     r_on_in: Vec<DFF<Bit>>,
     r_on_dst: Vec<DFF<Bit>>,
     r_d: Vec<DFF<Bits<8>>>,
-    r_in_oh: Vec<DFF<Bits<64>>>,
-    r_dst_oh: Vec<DFF<Bits<64>>>,
+    r_in: Vec<DFF<Bits<8>>>,
+    r_dst: Vec<DFF<Bits<8>>>,
+    /// Joint mode: the backlogs read, a tick older (`max(b − tick, 0)`).
+    r_a: Vec<DFF<Bits<32>>>,
+    r_b: Vec<DFF<Bits<32>>>,
+    /// Forwarding selects: `in[src]` from a host write, from this pipeline's
+    /// previous op; `out[dst]` from a host write, from pipeline `j`'s
+    /// previous op (bit `j`).
+    r_fa_w: Vec<DFF<Bit>>,
+    r_fa_op: Vec<DFF<Bit>>,
+    r_fb_w: Vec<DFF<Bit>>,
+    r_fb_op: Vec<DFF<Bits<8>>>,
     // ---- stage-1 registers, per port
-    pi_inc: Vec<DFF<Bits<33>>>,
-    pi_dec: Vec<DFF<Bit>>,
-    po_inc: Vec<DFF<Bits<33>>>,
+    pi_dec: Vec<DFF<Bits<4>>>,
+    pi_da: Vec<DFF<Bits<32>>>,
+    pi_dm1: Vec<DFF<Bits<32>>>,
     po_dec: Vec<DFF<Bits<4>>>,
+    po_da: Vec<DFF<Bits<32>>>,
+    po_dm1: Vec<DFF<Bits<32>>>,
+    s_mtick: Signal<Local, Bits<32>>,
+    s_ndec: Signal<Local, Bits<10>>,
+    s_dm1: Signal<Local, Bits<10>>,
+    s_da: Signal<Local, Bits<10>>,
+    c_sext: Constant<Bits<32>>,
+    s_inc_i: Signal<Local, Bits<8>>,
+    s_dec_i: Signal<Local, Bits<4>>,
+    s_inc_o: Signal<Local, Bits<8>>,
+    s_dec_o: Signal<Local, Bits<4>>,
+    /// Bit `i`: pipeline `i`'s op writes this counter (joint RSV) or may
+    /// pass as an UNSOL that decrements it (paper).
+    pi_jw: Vec<DFF<Bits<8>>>,
+    po_jw: Vec<DFF<Bits<8>>>,
+    /// Paper mode: a passing UNSOL decrements this counter (decided here:
+    /// its test reads the counters at the start of the previous cycle).
+    pi_hit: Vec<DFF<Bit>>,
+    po_hit: Vec<DFF<Bit>>,
     // ---- state
     in_r: Vec<DffR<Bits<32>>>,
     out_r: Vec<DffR<Bits<32>>>,
-    now_r: DffR<Bits<32>>,
-    acc: DffR<Bits<32>>,
-    sc_prev: DffR<Bits<32>>,
-    scrub: DffR<Bits<8>>,
-    // ---- execute (combinational)
+    // ---- execute (combinational), per pipeline
     x_a: Vec<Signal<Local, Bits<32>>>,
     x_b: Vec<Signal<Local, Bits<32>>>,
-    x_dab: Vec<Signal<Local, Bits<32>>>,
-    x_dna: Vec<Signal<Local, Bits<32>>>,
-    x_dnb: Vec<Signal<Local, Bits<32>>>,
-    x_ge_ab: Vec<Signal<Local, Bit>>,
-    x_ge_na: Vec<Signal<Local, Bit>>,
-    x_ge_nb: Vec<Signal<Local, Bit>>,
-    x_s: Vec<Signal<Local, Bits<32>>>,
-    x_v: Vec<Signal<Local, Bits<32>>>,
+    x_pa: Vec<Signal<Local, Bits<32>>>,
+    x_pb: Vec<Signal<Local, Bits<32>>>,
+    x_ge: Vec<Signal<Local, Bit>>,
+    x_d32: Vec<Zext<8, 32>>,
+    x_add_a: Vec<AddSub<32>>,
+    x_add_b: Vec<AddSub<32>>,
+    y_tick32: Signal<Local, Bits<32>>,
+    x_sa: Vec<Signal<Local, Bits<32>>>,
+    x_sb: Vec<Signal<Local, Bits<32>>>,
+    x_sat_a: Vec<Signal<Local, Bit>>,
+    x_sat_b: Vec<Signal<Local, Bit>>,
+    x_m: Vec<Signal<Local, Bits<32>>>,
+    x_jv: Vec<Signal<Local, Bits<32>>>,
+    x_ab: Vec<Signal<Local, Bits<32>>>,
+    x_sap: Vec<Signal<Local, Bits<32>>>,
+    x_sbp: Vec<Signal<Local, Bits<32>>>,
+    x_maxt: Signal<Local, Bits<32>>,
+    x_jsat: Vec<Signal<Local, Bit>>,
     x_over: Vec<Signal<Local, Bit>>,
     x_pass: Vec<Signal<Local, Bit>>,
-    x_m1a: Vec<Signal<Local, Bit>>,
-    x_mb: Vec<Signal<Local, Bit>>,
+    d_over: Vec<Signal<Local, Bit>>,
+    d_pass: Vec<Signal<Local, Bit>>,
+    r_ppass: Vec<DFF<Bit>>,
     x_code: Vec<Signal<Local, Bits<3>>>,
-    // per port
+    r_jv: Vec<DFF<Bits<32>>>,
+    // ---- execute, per counter (scalars reused for each)
+    y_v: Signal<Local, Bits<32>>,
     y_dec: Signal<Local, Bits<4>>,
-    y_a: Signal<Local, Bits<33>>,
-    y_sat: Signal<Local, Bit>,
-    y_av: Signal<Local, Bits<32>>,
-    y_took: Signal<Local, Bits<4>>,
+    y_da: Signal<Local, Bits<32>>,
+    y_dm1: Signal<Local, Bits<32>>,
+    y_m_a: Signal<Local, Bits<32>>,
+    y_k_a: Signal<Local, Bits<32>>,
+    y_m_b: Signal<Local, Bits<32>>,
+    y_k_b: Signal<Local, Bits<32>>,
+    y_satx: Signal<Local, Bit>,
+    y_sa: Signal<Local, Bits<32>>,
+    y_sb: Signal<Local, Bits<32>>,
+    y_co_a: Signal<Local, Bit>,
+    y_co_b: Signal<Local, Bit>,
+    y_sel_a: Signal<Local, Bit>,
+    y_sel_b: Signal<Local, Bit>,
+    y_sel_j: Signal<Local, Bit>,
+    y_wv: Signal<Local, Bits<32>>,
+    y_jm: Signal<Local, Bits<32>>,
+    y_low: Signal<Local, Bits<5>>,
+    y_zero5: Signal<Local, Bits<5>>,
+    y_decx: Signal<Local, Bits<5>>,
+    y_und_a: Signal<Local, Bit>,
+    y_und_b: Signal<Local, Bit>,
+    y_sat_a: Signal<Local, Bit>,
+    y_sat_b: Signal<Local, Bit>,
+    y_und: Signal<Local, Bit>,
+    y_va: Signal<Local, Bits<32>>,
+    y_vb: Signal<Local, Bits<32>>,
+    y_hit: Signal<Local, Bit>,
     y_jw: Signal<Local, Bit>,
     y_jv: Signal<Local, Bits<32>>,
-    y_raise: Signal<Local, Bit>,
-    y_diff: Signal<Local, Bits<32>>,
-    h_diff: Signal<Local, Bits<32>>,
-    tick_a: Signal<Local, Bits<33>>,
-    tick_r: Signal<Local, Bits<33>>,
+    y_nx: Signal<Local, Bits<32>>,
+    y_under: Signal<Local, Bits<5>>,
+    y_took: Signal<Local, Bits<5>>,
+    y_wr: Signal<Local, Bit>,
     // ---- results
     q_v: Vec<DffR<Bit>>,
     q_code: Vec<DFF<Bits<3>>>,
@@ -244,30 +371,21 @@ pub struct Pl2Alu {
     q_send: Vec<DFF<Bits<32>>>,
     q_recv: Vec<DFF<Bits<32>>>,
     // ---- counter events (from execute) and counters
-    e_ops: Vec<DffR<Bits<8>>>,
-    e_took_in: Vec<DffR<Bit>>,
-    e_under_in: Vec<DffR<Bit>>,
-    e_sat_in: Vec<DffR<Bit>>,
-    e_took_out: Vec<DffR<Bits<8>>>,
-    e_under_out: Vec<DffR<Bits<8>>>,
-    e_sat_out: Vec<DffR<Bit>>,
-    e_raise: DffR<Bits<2>>,
-    e_sum: Vec<Signal<Local, Bits<8>>>,
+    e_ops: Vec<DffR<Bits<16>>>,
+    /// Per counter (`2p` in, `2p + 1` out): decrements taken, refused, and
+    /// clamps at 2³²−1 (a joint RSV's at its `in[src]`), summed by trees.
+    e_took: Vec<DffR<Bits<16>>>,
+    e_under: Vec<DffR<Bits<16>>>,
+    e_sat: Vec<DffR<Bits<16>>>,
+    t_took: SumTree,
+    t_under: SumTree,
+    t_sat: SumTree,
+    e_sum: Vec<Signal<Local, Bits<16>>>,
+    zx_e: Vec<Zext<16, 32>>,
     cnt: Vec<DffR<Bits<32>>>,
-    // ---- widenings of vector elements
-    zx_dem: Vec<Zext<8, 33>>,
-    zx_d: Vec<Zext<8, 32>>,
-    zx_in: Vec<Zext<32, 33>>,
-    zx_out: Vec<Zext<32, 33>>,
-    zx_e: Vec<Zext<8, 32>>,
-    // ---- high-water marks
-    now_prev: DffR<Bits<32>>,
-    joint_prev: DffR<Bit>,
-    /// The state after the cycle's ops, before a host write.
+    // ---- high-water marks: the state after each cycle (before a host write)
     nx_in: Vec<DffR<Bits<32>>>,
     nx_out: Vec<DffR<Bits<32>>>,
-    b_in: Vec<DffR<Bits<32>>>,
-    b_out: Vec<DffR<Bits<32>>>,
     hw_in: Vec<DffR<Bits<32>>>,
     hw_out: Vec<DffR<Bits<32>>>,
 }
@@ -294,11 +412,22 @@ impl Pl2Alu {
         "unsol_drop",
         "saturate",
         "conflict_drop",
-        "scrub_raised",
     ];
 
     /// Cycles from an op at the inputs to its result at `res_*`.
     pub const LATENCY: u64 = 2;
+
+    /// Cycles after an op's execute cycle (the one after it is presented)
+    /// until counter `c` shows it: one for the op counters, 8 for the
+    /// per-counter ones (`data_dec`, `data_underflow`, `saturate`), which a
+    /// [`SumTree`] adds up.
+    pub fn counter_lag(c: usize) -> u64 {
+        if [DEC, UNDER, SAT].contains(&c) {
+            1 + SumTree::LATENCY
+        } else {
+            1
+        }
+    }
 
     /// An ALU for `ports` ports (1..=64) and `pipelines` op inputs (1..=8).
     pub fn new(ports: usize, pipelines: usize) -> Self {
@@ -339,9 +468,38 @@ impl Pl2Alu {
             clear: vec_of(ctr::N),
             lower: (0..n).map(|i| Constant::new(((1u64 << i) - 1).to_bits())).collect(),
             c_ports: Constant::new((p as u64).to_bits()),
+            c_pmask: Constant::new(((p.next_power_of_two() - 1) as u64).to_bits()),
             c_one: Constant::new((1u64 << 16).to_bits()),
             c_max: Constant::new(0xFFFF_FFFFu64.to_bits()),
-            d_rsv: vec_of(n),
+            c_max1: Constant::new(0xFFFF_FFFEu64.to_bits()),
+            c_joint: Default::default(),
+            c_k: Default::default(),
+            c_t: Default::default(),
+            c_en: Default::default(),
+            c_sc: Default::default(),
+            c_run: Default::default(),
+            c_jchg: Default::default(),
+            c_scchg: Default::default(),
+            w_now: Default::default(),
+            t_q: Default::default(),
+            joint_q: Default::default(),
+            run_q: Default::default(),
+            sc_q: Default::default(),
+            w_v: Default::default(),
+            w_sel: Default::default(),
+            w_port: Default::default(),
+            w_data: Default::default(),
+            w_hi: vec_of(p),
+            w_ho: vec_of(p),
+            w_back: Default::default(),
+            w_b: Default::default(),
+            r_wb: Default::default(),
+            now_r: Default::default(),
+            dl: Default::default(),
+            dl_tick: Default::default(),
+            dl_next: Default::default(),
+            tick_q: Default::default(),
+            tick_next: Default::default(),
             d_on_in: vec_of(n),
             d_on_dst: vec_of(n),
             d_in_oh: vec_of(n),
@@ -352,6 +510,8 @@ impl Pl2Alu {
             d_unsol: vec_of(n),
             d_touch: vec_of(n),
             d_conf: vec_of(n),
+            d_a: vec_of(n),
+            d_b: vec_of(n),
             r_v: vec_of(n),
             r_kind: vec_of(n),
             r_code: vec_of(n),
@@ -364,71 +524,114 @@ impl Pl2Alu {
             r_on_in: vec_of(n),
             r_on_dst: vec_of(n),
             r_d: vec_of(n),
-            r_in_oh: vec_of(n),
-            r_dst_oh: vec_of(n),
-            pi_inc: vec_of(p),
+            r_in: vec_of(n),
+            r_dst: vec_of(n),
+            r_a: vec_of(n),
+            r_b: vec_of(n),
+            r_fa_w: vec_of(n),
+            r_fa_op: vec_of(n),
+            r_fb_w: vec_of(n),
+            r_fb_op: vec_of(n),
             pi_dec: vec_of(p),
-            po_inc: vec_of(p),
+            pi_da: vec_of(p),
+            pi_dm1: vec_of(p),
             po_dec: vec_of(p),
+            po_da: vec_of(p),
+            po_dm1: vec_of(p),
+            s_mtick: Default::default(),
+            s_ndec: Default::default(),
+            s_dm1: Default::default(),
+            s_da: Default::default(),
+            c_sext: Constant::new(0xFFFF_FC00u64.to_bits()),
+            s_inc_i: Default::default(),
+            s_dec_i: Default::default(),
+            s_inc_o: Default::default(),
+            s_dec_o: Default::default(),
+            pi_jw: vec_of(p),
+            po_jw: vec_of(p),
+            pi_hit: vec_of(p),
+            po_hit: vec_of(p),
             in_r: vec_of(p),
             out_r: vec_of(p),
-            now_r: Default::default(),
-            acc: Default::default(),
-            sc_prev: Default::default(),
-            scrub: Default::default(),
             x_a: vec_of(n),
             x_b: vec_of(n),
-            x_dab: vec_of(n),
-            x_dna: vec_of(n),
-            x_dnb: vec_of(n),
-            x_ge_ab: vec_of(n),
-            x_ge_na: vec_of(n),
-            x_ge_nb: vec_of(n),
-            x_s: vec_of(n),
-            x_v: vec_of(n),
+            x_pa: vec_of(n),
+            x_pb: vec_of(n),
+            x_ge: vec_of(n),
+            x_d32: vec_of(n),
+            x_add_a: vec_of(n),
+            x_add_b: vec_of(n),
+            y_tick32: Default::default(),
+            x_sa: vec_of(n),
+            x_sb: vec_of(n),
+            x_sat_a: vec_of(n),
+            x_sat_b: vec_of(n),
+            x_m: vec_of(n),
+            x_jv: vec_of(n),
+            x_ab: vec_of(n),
+            x_sap: vec_of(n),
+            x_sbp: vec_of(n),
+            x_maxt: Default::default(),
+            x_jsat: vec_of(n),
             x_over: vec_of(n),
             x_pass: vec_of(n),
-            x_m1a: vec_of(n),
-            x_mb: vec_of(n),
+            d_over: vec_of(n),
+            d_pass: vec_of(n),
+            r_ppass: vec_of(n),
             x_code: vec_of(n),
+            r_jv: vec_of(n),
+            y_v: Default::default(),
             y_dec: Default::default(),
-            y_a: Default::default(),
-            y_sat: Default::default(),
-            y_av: Default::default(),
-            y_took: Default::default(),
+            y_da: Default::default(),
+            y_dm1: Default::default(),
+            y_m_a: Default::default(),
+            y_k_a: Default::default(),
+            y_m_b: Default::default(),
+            y_k_b: Default::default(),
+            y_satx: Default::default(),
+            y_sa: Default::default(),
+            y_co_a: Default::default(),
+            y_co_b: Default::default(),
+            y_sel_a: Default::default(),
+            y_sel_b: Default::default(),
+            y_sel_j: Default::default(),
+            y_wv: Default::default(),
+            y_jm: Default::default(),
+            y_sb: Default::default(),
+            y_low: Default::default(),
+            y_zero5: Default::default(),
+            y_decx: Default::default(),
+            y_und_a: Default::default(),
+            y_und_b: Default::default(),
+            y_sat_a: Default::default(),
+            y_sat_b: Default::default(),
+            y_und: Default::default(),
+            y_va: Default::default(),
+            y_vb: Default::default(),
+            y_hit: Default::default(),
             y_jw: Default::default(),
             y_jv: Default::default(),
-            y_raise: Default::default(),
-            y_diff: Default::default(),
-            h_diff: Default::default(),
-            tick_a: Default::default(),
-            tick_r: Default::default(),
+            y_nx: Default::default(),
+            y_under: Default::default(),
+            y_took: Default::default(),
+            y_wr: Default::default(),
             q_v: vec_of(n),
             q_code: vec_of(n),
             q_d: vec_of(n),
             q_send: vec_of(n),
             q_recv: vec_of(n),
             e_ops: vec_of(ctr::N),
-            e_took_in: vec_of(p),
-            e_under_in: vec_of(p),
-            e_sat_in: vec_of(p),
-            e_took_out: vec_of(p),
-            e_under_out: vec_of(p),
-            e_sat_out: vec_of(p),
-            e_raise: Default::default(),
+            e_took: vec_of(2 * p),
+            e_under: vec_of(2 * p),
+            e_sat: vec_of(2 * p),
+            t_took: Default::default(),
+            t_under: Default::default(),
+            t_sat: Default::default(),
             e_sum: vec_of(ctr::N),
-            cnt: vec_of(ctr::N),
-            zx_dem: vec_of(n),
-            zx_d: vec_of(n),
-            zx_in: vec_of(p),
-            zx_out: vec_of(p),
             zx_e: vec_of(ctr::N),
-            now_prev: Default::default(),
-            joint_prev: Default::default(),
+            cnt: vec_of(ctr::N),
             nx_in: vec_of(p),
             nx_out: vec_of(p),
-            b_in: vec_of(p),
-            b_out: vec_of(p),
             hw_in: vec_of(p),
             hw_out: vec_of(p),
         }
@@ -451,14 +654,84 @@ impl Logic for Pl2Alu {
 impl Pl2Alu {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, now_r, acc, sc_prev, scrub, e_raise, now_prev, joint_prev);
-        self.joint_prev.reset.next = self.reset.val();
+        dff_setup!(
+            self, clock, c_joint, c_k, c_t, c_en, c_sc, c_run, c_jchg, c_scchg, w_now, t_q, joint_q, run_q, sc_q, w_v, w_sel, w_port,
+            w_data, r_wb, now_r, dl, tick_q
+        );
+        self.w_v.reset.next = self.reset.val();
+        self.w_sel.reset.next = self.reset.val();
+        self.w_port.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.r_wb.reset.next = self.reset.val();
         self.now_r.reset.next = self.reset.val();
-        self.acc.reset.next = self.reset.val();
-        self.sc_prev.reset.next = self.reset.val();
-        self.scrub.reset.next = self.reset.val();
-        self.e_raise.reset.next = self.reset.val();
-        self.now_prev.reset.next = self.reset.val();
+        // ================================================= configuration
+        // The inputs, registered (a setting takes effect a cycle after it is
+        // written), and whether the mode or the slot length just changed.
+        self.c_joint.d.next = self.joint.val();
+        self.c_k.d.next = self.k.val();
+        self.c_t.d.next = self.t_drop.val();
+        self.c_en.d.next = self.port_en.val();
+        self.c_sc.d.next = self.slot_cycles.val();
+        self.c_run.d.next = self.slot_run.val();
+        self.c_jchg.d.next = self.joint.val() != self.c_joint.q.val();
+        self.c_scchg.d.next = self.slot_cycles.val() != self.c_sc.q.val();
+        self.w_now.d.next = self.wr_en.val() & (self.wr_sel.val() == 2);
+        self.t_q.d.next = self.c_t.q.val();
+        self.joint_q.d.next = self.c_joint.q.val();
+        self.run_q.d.next = self.c_run.q.val();
+        self.sc_q.d.next = self.c_sc.q.val();
+        // ================================================= host write
+        self.w_v.d.next = self.wr_en.val();
+        self.w_sel.d.next = self.wr_sel.val();
+        self.w_port.d.next = self.wr_port.val();
+        self.w_data.d.next = self.wr_data.val();
+        for p in 0..self.w_hi.len() {
+            self.w_hi[p].clock.next = self.clock.val();
+            self.w_hi[p].reset.next = self.reset.val();
+            self.w_ho[p].clock.next = self.clock.val();
+            self.w_ho[p].reset.next = self.reset.val();
+            self.w_hi[p].d.next = self.wr_en.val() & (self.wr_sel.val() == 0) & (self.wr_port.val().index() == p);
+            self.w_ho[p].d.next = self.wr_en.val() & (self.wr_sel.val() == 1) & (self.wr_port.val().index() == p);
+        }
+        // Joint mode stores the backlog of the slot written, against the
+        // clock after this cycle's tick: data + (-tick) - now.
+        self.w_back.a.next = self.w_data.q.val();
+        self.w_back.b.next = 0.into();
+        if self.tick_q.q.val() {
+            self.w_back.b.next = self.c_max.val();
+        }
+        self.w_back.c.next = self.now_r.q.val();
+        self.w_b.next = self.w_back.add_sub.val();
+        if self.w_back.add_sub.val().get_bit(31) {
+            self.w_b.next = 0.into();
+        }
+        if self.w_v.q.val() {
+            self.r_wb.d.next = self.w_b.val();
+        }
+        // ================================================= slot clock
+        // `tick_q` is this cycle's step (the model's `tick`, at the end of the
+        // cycle); the next one is the sign of `dl`'s next value.
+        self.dl_tick.a.next = self.dl.q.val();
+        self.dl_tick.b.next = self.c_one.val().get_bits::<32>(0);
+        self.dl_tick.c.next = self.sc_q.q.val();
+        self.dl_next.next = self.dl.q.val();
+        if self.tick_q.q.val() {
+            self.dl_next.next = self.dl_tick.add_sub.val();
+            self.now_r.d.next = self.now_r.q.val() + 1;
+        } else if self.run_q.q.val() {
+            self.dl_next.next = self.dl.q.val() + self.c_one.val().get_bits::<32>(0);
+        }
+        // A fresh slot: after reset, a new `slot_cycles` or a `SLOT_NOW` write.
+        if self.c_scchg.q.val() | self.w_now.q.val() | self.reset.val() {
+            self.dl_next.next = self.c_one.val().get_bits::<32>(0) - self.c_sc.q.val();
+        }
+        if self.w_v.q.val() & (self.w_sel.q.val() == 2) {
+            self.now_r.d.next = self.w_data.q.val();
+        }
+        self.dl.d.next = self.dl_next.val();
+        self.tick_next.next = self.c_run.q.val() & !self.dl_next.val().get_bit(31);
+        self.tick_q.d.next = self.tick_next.val();
+        self.now.next = self.now_r.q.val();
         // ================================================= decode
         for i in 0..self.op_valid.len() {
             self.r_v[i].clock.next = self.clock.val();
@@ -477,16 +750,22 @@ impl Pl2Alu {
             self.r_on_in[i].clock.next = self.clock.val();
             self.r_on_dst[i].clock.next = self.clock.val();
             self.r_d[i].clock.next = self.clock.val();
-            self.r_in_oh[i].clock.next = self.clock.val();
-            self.r_dst_oh[i].clock.next = self.clock.val();
+            self.r_in[i].clock.next = self.clock.val();
+            self.r_dst[i].clock.next = self.clock.val();
+            self.r_a[i].clock.next = self.clock.val();
+            self.r_b[i].clock.next = self.clock.val();
+            self.r_fa_w[i].clock.next = self.clock.val();
+            self.r_fa_op[i].clock.next = self.clock.val();
+            self.r_fb_w[i].clock.next = self.clock.val();
+            self.r_fb_op[i].clock.next = self.clock.val();
+            self.r_jv[i].clock.next = self.clock.val();
             self.q_v[i].clock.next = self.clock.val();
             self.q_v[i].reset.next = self.reset.val();
             self.q_code[i].clock.next = self.clock.val();
             self.q_d[i].clock.next = self.clock.val();
             self.q_send[i].clock.next = self.clock.val();
             self.q_recv[i].clock.next = self.clock.val();
-            // One-hot ports and whether PL2 is on there (a port >= ports
-            // matches no bit: off).
+            // One-hot ports (a port >= ports matches no bit: PL2 off there).
             self.d_in_oh[i].next = 0.into();
             self.d_dst_oh[i].next = 0.into();
             for p in 0..self.in_r.len() {
@@ -497,17 +776,15 @@ impl Pl2Alu {
                     self.d_dst_oh[i].next = self.d_dst_oh[i].val().replace_bit(p, true);
                 }
             }
-            self.d_on_in[i].next = (self.d_in_oh[i].val() & self.port_en.val()).any();
-            self.d_on_dst[i].next = (self.d_dst_oh[i].val() & self.port_en.val()).any();
-            self.d_rsv[i].next = self.op_valid[i].val() & (self.op_kind[i].val() == 0);
+            self.d_on_in[i].next = (self.d_in_oh[i].val() & self.c_en.q.val()).any();
+            self.d_on_dst[i].next = (self.d_dst_oh[i].val() & self.c_en.q.val()).any();
             self.d_unsol[i].next = self.op_valid[i].val() & (self.op_kind[i].val() == 3);
             // The demand, clamped to K (A.3).
             self.d_dem[i].next = self.op_demand[i].val();
-            if self.op_demand[i].val() > self.k.val() {
-                self.d_dem[i].next = self.k.val();
+            if self.op_demand[i].val() > self.c_k.q.val() {
+                self.d_dem[i].next = self.c_k.q.val();
             }
             // The RSV's checks, in the model's order.
-            self.zx_dem[i].a.next = self.d_dem[i].val();
             self.d_code[i].next = 1.into();
             if !self.op_demand[i].val().any() {
                 self.d_code[i].next = 4.into();
@@ -524,16 +801,47 @@ impl Pl2Alu {
             if self.op_kind[i].val().get_bit(1) {
                 self.d_code[i].next = 0.into();
             }
-            self.d_ok[i].next = self.d_rsv[i].val() & (self.d_code[i].val() == 1);
+            self.d_ok[i].next = self.op_valid[i].val()
+                & (self.op_kind[i].val() == 0)
+                & self.d_on_in[i].val()
+                & self.d_on_dst[i].val()
+                & self.op_demand[i].val().any();
             // Ops reading out[dst]; a lower rank reading the same one is a
             // conflict.
             self.d_touch[i].next = self.d_ok[i].val() | (self.d_unsol[i].val() & self.d_on_dst[i].val());
+            // Joint mode: the backlogs, as they will be after this cycle's
+            // tick (the op ahead and a host write are forwarded below).
+            self.d_a[i].next = 0.into();
+            self.d_b[i].next = 0.into();
+            for p in 0..self.in_r.len() {
+                if (self.op_in[i].val() & self.c_pmask.val()).index() == p {
+                    self.d_a[i].next = self.in_r[p].q.val();
+                }
+                if (self.op_dst[i].val() & self.c_pmask.val()).index() == p {
+                    self.d_b[i].next = self.out_r[p].q.val();
+                }
+            }
+            self.r_a[i].d.next = self.d_a[i].val();
+            if self.tick_q.q.val() & self.d_a[i].val().any() {
+                self.r_a[i].d.next = self.d_a[i].val() - 1;
+            }
+            self.r_b[i].d.next = self.d_b[i].val();
+            if self.tick_q.q.val() & self.d_b[i].val().any() {
+                self.r_b[i].d.next = self.d_b[i].val() - 1;
+            }
+            self.r_fa_w[i].d.next = self.w_v.q.val() & (self.w_sel.q.val() == 0) & (self.w_port.q.val() == self.op_in[i].val());
+            self.r_fb_w[i].d.next = self.w_v.q.val() & (self.w_sel.q.val() == 1) & (self.w_port.q.val() == self.op_dst[i].val());
+            self.r_fa_op[i].d.next = self.r_ok[i].q.val() & (self.r_in[i].q.val() == self.op_in[i].val());
         }
         for i in 0..self.op_valid.len() {
             self.d_conf[i].next = false;
+            self.r_fb_op[i].d.next = 0.into();
             for j in 0..self.op_valid.len() {
                 if self.lower[i].val().get_bit(j) & self.d_touch[j].val() & (self.op_dst[j].val() == self.op_dst[i].val()) {
                     self.d_conf[i].next = self.d_touch[i].val();
+                }
+                if self.r_ok[j].q.val() & (self.r_dst[j].q.val() == self.op_dst[i].val()) {
+                    self.r_fb_op[i].d.next = self.r_fb_op[i].d.val().replace_bit(j, true);
                 }
             }
             self.r_v[i].d.next = self.op_valid[i].val();
@@ -545,7 +853,7 @@ impl Pl2Alu {
             self.r_ok[i].d.next = self.d_ok[i].val() & !self.d_conf[i].val();
             self.r_unsol[i].d.next = self.d_unsol[i].val() & !self.d_conf[i].val();
             self.r_data[i].d.next = self.op_valid[i].val() & (self.op_kind[i].val() == 2);
-            self.r_clamp[i].d.next = self.op_demand[i].val() > self.k.val();
+            self.r_clamp[i].d.next = self.op_demand[i].val() > self.c_k.q.val();
             self.r_mism[i].d.next = self.op_src[i].val() != self.op_in[i].val();
             self.r_badp[i].d.next = self.op_valid[i].val()
                 & self.op_kind[i].val().get_bit(1)
@@ -553,91 +861,201 @@ impl Pl2Alu {
             self.r_on_in[i].d.next = self.d_on_in[i].val();
             self.r_on_dst[i].d.next = self.d_on_dst[i].val();
             self.r_d[i].d.next = self.d_dem[i].val();
-            self.r_in_oh[i].d.next = self.d_in_oh[i].val();
-            self.r_dst_oh[i].d.next = self.d_dst_oh[i].val();
+            self.r_in[i].d.next = self.op_in[i].val();
+            self.r_dst[i].d.next = self.op_dst[i].val();
+            // Paper mode's UNSOL test: the counters now, at the start of the
+            // cycle before the op's (A.4; the model's decision).
+            self.d_over[i].next = (self.d_on_in[i].val() & (self.d_a[i].val() > self.t_q.q.val()))
+                | (self.d_on_dst[i].val() & (self.d_b[i].val() > self.t_q.q.val()));
+            self.d_pass[i].next = self.d_unsol[i].val() & !self.d_conf[i].val() & !self.d_over[i].val();
+            self.r_ppass[i].clock.next = self.clock.val();
+            self.r_ppass[i].d.next = !self.d_over[i].val();
         }
-        // Per port: the cycle's increments and DATA decrements.
+        // Joint mode: minus the next cycle's slot step.
+        self.s_mtick.next = 0.into();
+        if self.tick_next.val() {
+            self.s_mtick.next = self.c_max.val();
+        }
+        // Per port: the cycle's increment and decrement count (paper mode),
+        // `inc − dec − 1` for the execute stage's one-chain update (joint
+        // mode: −1, the tick enters as the carry), and the ops that write
+        // (joint RSV) or decrement as a passing UNSOL (paper) each counter.
         for p in 0..self.in_r.len() {
-            self.pi_inc[p].clock.next = self.clock.val();
             self.pi_dec[p].clock.next = self.clock.val();
-            self.po_inc[p].clock.next = self.clock.val();
+            self.pi_dm1[p].clock.next = self.clock.val();
+            self.pi_da[p].clock.next = self.clock.val();
             self.po_dec[p].clock.next = self.clock.val();
-            self.pi_inc[p].d.next = 0.into();
-            self.pi_dec[p].d.next = false;
-            self.po_inc[p].d.next = 0.into();
-            self.po_dec[p].d.next = 0.into();
-            for i in 0..self.op_valid.len() {
-                if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) {
-                    self.pi_inc[p].d.next = self.zx_dem[i].y.val();
+            self.po_dm1[p].clock.next = self.clock.val();
+            self.po_da[p].clock.next = self.clock.val();
+            self.pi_jw[p].clock.next = self.clock.val();
+            self.po_jw[p].clock.next = self.clock.val();
+            self.pi_hit[p].clock.next = self.clock.val();
+            self.po_hit[p].clock.next = self.clock.val();
+            self.s_inc_i.next = 0.into();
+            self.s_dec_i.next = 0.into();
+            self.s_inc_o.next = 0.into();
+            self.s_dec_o.next = 0.into();
+            self.pi_jw[p].d.next = 0.into();
+            self.po_jw[p].d.next = 0.into();
+            self.pi_hit[p].d.next = false;
+            self.po_hit[p].d.next = false;
+            if self.c_joint.q.val() {
+                for i in 0..self.op_valid.len() {
+                    if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) {
+                        self.pi_jw[p].d.next = self.pi_jw[p].d.val().replace_bit(i, true);
+                    }
+                    if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) {
+                        self.po_jw[p].d.next = self.po_jw[p].d.val().replace_bit(i, true);
+                    }
                 }
-                if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) {
-                    self.po_inc[p].d.next = self.zx_dem[i].y.val();
+            } else {
+                for i in 0..self.op_valid.len() {
+                    if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) {
+                        self.s_inc_i.next = self.s_inc_i.val() | self.d_dem[i].val();
+                    }
+                    if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) {
+                        self.s_inc_o.next = self.s_inc_o.val() | self.d_dem[i].val();
+                    }
+                    if self.op_valid[i].val()
+                        & (self.op_kind[i].val() == 2)
+                        & self.d_in_oh[i].val().get_bit(p)
+                        & self.c_en.q.val().get_bit(p)
+                    {
+                        self.s_dec_i.next = 1.into();
+                    }
+                    if self.op_valid[i].val()
+                        & (self.op_kind[i].val() == 2)
+                        & self.d_dst_oh[i].val().get_bit(p)
+                        & self.c_en.q.val().get_bit(p)
+                    {
+                        self.s_dec_o.next = self.s_dec_o.val() + 1;
+                    }
+                    if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
+                        self.pi_hit[p].d.next = self.pi_hit[p].d.val() | self.d_pass[i].val();
+                    }
+                    if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
+                        self.po_hit[p].d.next = self.po_hit[p].d.val() | self.d_pass[i].val();
+                    }
                 }
-                if self.op_valid[i].val() & (self.op_kind[i].val() == 2) & self.d_in_oh[i].val().get_bit(p) & self.port_en.val().get_bit(p)
-                {
-                    self.pi_dec[p].d.next = true;
-                }
-                if self.op_valid[i].val() & (self.op_kind[i].val() == 2) & self.d_dst_oh[i].val().get_bit(p) & self.port_en.val().get_bit(p)
-                {
-                    self.po_dec[p].d.next = self.po_dec[p].d.val() + 1;
-                }
+            }
+            self.pi_dec[p].d.next = self.s_dec_i.val();
+            self.po_dec[p].d.next = self.s_dec_o.val();
+            // The change of the counter (joint mode: the slot step) and, for a
+            // passing UNSOL (paper mode), one less.
+            // (10-bit sums `inc - dec` and `inc + !dec`, side by side, sign-
+            // extended: no 32-bit chain.)
+            self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_i.val());
+            self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_i.val()) + self.s_ndec.val();
+            self.s_da.next = bit_cast::<10, 8>(self.s_inc_i.val()) - bit_cast::<10, 4>(self.s_dec_i.val());
+            self.pi_da[p].d.next = bit_cast::<32, 10>(self.s_da.val());
+            if self.s_da.val().get_bit(9) {
+                self.pi_da[p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
+            }
+            self.pi_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
+            if self.s_dm1.val().get_bit(9) {
+                self.pi_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
+            }
+            self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_o.val());
+            self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_o.val()) + self.s_ndec.val();
+            self.s_da.next = bit_cast::<10, 8>(self.s_inc_o.val()) - bit_cast::<10, 4>(self.s_dec_o.val());
+            self.po_da[p].d.next = bit_cast::<32, 10>(self.s_da.val());
+            if self.s_da.val().get_bit(9) {
+                self.po_da[p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
+            }
+            self.po_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
+            if self.s_dm1.val().get_bit(9) {
+                self.po_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
+            }
+            if self.c_joint.q.val() {
+                self.pi_da[p].d.next = self.s_mtick.val();
+                self.po_da[p].d.next = self.s_mtick.val();
             }
         }
+
         // ================================================= execute
+        // Joint mode: this cycle's slot step comes off every backlog.
+        self.y_tick32.next = bit_cast::<32, 1>(self.tick_q.q.val().into());
+        self.x_maxt.next = self.c_max.val();
+        if self.tick_q.q.val() {
+            self.x_maxt.next = self.c_max1.val();
+        }
         for i in 0..self.op_valid.len() {
-            // Reads of the state (every earlier op included).
-            self.x_a[i].next = 0.into();
-            self.x_b[i].next = 0.into();
+            // Paper mode: the counters (the GRT fields).
+            self.x_pa[i].next = 0.into();
+            self.x_pb[i].next = 0.into();
             for p in 0..self.in_r.len() {
-                if self.r_in_oh[i].q.val().get_bit(p) {
-                    self.x_a[i].next = self.x_a[i].val() | self.in_r[p].q.val();
+                if (self.r_in[i].q.val() & self.c_pmask.val()).index() == p {
+                    self.x_pa[i].next = self.in_r[p].q.val();
                 }
-                if self.r_dst_oh[i].q.val().get_bit(p) {
-                    self.x_b[i].next = self.x_b[i].val() | self.out_r[p].q.val();
-                }
-            }
-            // Joint mode (A.5): s = max(now, max(in, out)) modulo 2^32.
-            self.x_dab[i].next = self.x_a[i].val() - self.x_b[i].val();
-            self.x_dna[i].next = self.now_r.q.val() - self.x_a[i].val();
-            self.x_dnb[i].next = self.now_r.q.val() - self.x_b[i].val();
-            self.x_ge_ab[i].next = !self.x_dab[i].val().get_bit(31);
-            self.x_ge_na[i].next = !self.x_dna[i].val().get_bit(31);
-            self.x_ge_nb[i].next = !self.x_dnb[i].val().get_bit(31);
-            if self.x_ge_ab[i].val() {
-                self.x_s[i].next = self.x_a[i].val();
-                if self.x_ge_na[i].val() {
-                    self.x_s[i].next = self.now_r.q.val();
-                }
-            } else {
-                self.x_s[i].next = self.x_b[i].val();
-                if self.x_ge_nb[i].val() {
-                    self.x_s[i].next = self.now_r.q.val();
+                if (self.r_dst[i].q.val() & self.c_pmask.val()).index() == p {
+                    self.x_pb[i].next = self.out_r[p].q.val();
                 }
             }
-            self.zx_d[i].a.next = self.r_d[i].q.val();
-            self.x_v[i].next = self.x_s[i].val() + self.zx_d[i].y.val();
-            // UNSOL (A.4): paper mode max(in, out) > T over the ports with PL2
-            // on; joint mode max(now, in, out) - now > T, folded from now as
-            // the model does.
-            if self.joint.val() {
-                self.x_m1a[i].next = self.r_on_in[i].q.val() & !self.x_ge_na[i].val();
-                if self.x_m1a[i].val() {
-                    self.x_mb[i].next = self.r_on_dst[i].q.val() & !self.x_ge_ab[i].val();
-                } else {
-                    self.x_mb[i].next = self.r_on_dst[i].q.val() & !self.x_ge_nb[i].val();
+            // Joint mode: the backlogs, forwarded from the ops one cycle
+            // ahead and from a host write.
+            self.x_a[i].next = self.r_a[i].q.val();
+            if self.r_fa_op[i].q.val() {
+                self.x_a[i].next = self.r_jv[i].q.val();
+            }
+            if self.r_fa_w[i].q.val() {
+                self.x_a[i].next = self.r_wb.q.val();
+            }
+            self.x_b[i].next = self.r_b[i].q.val();
+            for j in 0..self.op_valid.len() {
+                if self.r_fb_op[i].q.val().get_bit(j) {
+                    self.x_b[i].next = self.r_jv[j].q.val();
                 }
-                if self.x_mb[i].val() {
-                    self.x_over[i].next = (self.x_b[i].val() - self.now_r.q.val()) > self.t_drop.val();
-                } else if self.x_m1a[i].val() {
-                    self.x_over[i].next = (self.x_a[i].val() - self.now_r.q.val()) > self.t_drop.val();
-                } else {
-                    self.x_over[i].next = false;
-                }
+            }
+            if self.r_fb_w[i].q.val() {
+                self.x_b[i].next = self.r_wb.q.val();
+            }
+            // s - now = max(b_in, b_out); both become that + d (saturating),
+            // less this cycle's tick.
+            // (a - b, one carry chain: its borrow is the compare.)
+            self.x_ab[i].next = self.x_a[i].val() - self.x_b[i].val();
+            // a >= b: no borrow out of bit 31 (from the top bits).
+            self.x_ge[i].next = (self.x_a[i].val().get_bit(31) & !self.x_b[i].val().get_bit(31))
+                | (!(self.x_a[i].val().get_bit(31) ^ self.x_b[i].val().get_bit(31)) & !self.x_ab[i].val().get_bit(31));
+            self.x_d32[i].a.next = self.r_d[i].q.val();
+            self.x_add_a[i].a.next = self.x_a[i].val();
+            self.x_add_a[i].b.next = self.x_d32[i].y.val();
+            self.x_add_a[i].c.next = self.y_tick32.val();
+            self.x_add_b[i].a.next = self.x_b[i].val();
+            self.x_add_b[i].b.next = self.x_d32[i].y.val();
+            self.x_add_b[i].c.next = self.y_tick32.val();
+            self.x_sa[i].next = self.x_add_a[i].add_sub.val();
+            self.x_sb[i].next = self.x_add_b[i].add_sub.val();
+            // Above 2^32 - 1: the top 24 bits all ones and the low 8 carry
+            // (`a[7:0] + d >= 256`, i.e. `a[7:0] > !d`).
+            self.x_sat_a[i].next = self.x_a[i].val().get_bits::<24>(8).all() & (self.x_a[i].val().get_bits::<8>(0) > !self.r_d[i].q.val());
+            self.x_sat_b[i].next = self.x_b[i].val().get_bits::<24>(8).all() & (self.x_b[i].val().get_bits::<8>(0) > !self.r_d[i].q.val());
+            // Each sum clamped at 2^32 - 1 (less the tick) before the select,
+            // so the compare's result is the last input of the state's
+            // multiplexer.
+            self.x_sap[i].next = self.x_sa[i].val();
+            if self.x_sat_a[i].val() {
+                self.x_sap[i].next = self.x_maxt.val();
+            }
+            self.x_sbp[i].next = self.x_sb[i].val();
+            if self.x_sat_b[i].val() {
+                self.x_sbp[i].next = self.x_maxt.val();
+            }
+            if self.x_ge[i].val() {
+                self.x_m[i].next = self.x_a[i].val();
+                self.x_jsat[i].next = self.x_sat_a[i].val();
+                self.x_jv[i].next = self.x_sap[i].val();
             } else {
-                self.x_m1a[i].next = false;
-                self.x_mb[i].next = false;
-                self.x_over[i].next = (self.r_on_in[i].q.val() & (self.x_a[i].val() > self.t_drop.val()))
-                    | (self.r_on_dst[i].q.val() & (self.x_b[i].val() > self.t_drop.val()));
+                self.x_m[i].next = self.x_b[i].val();
+                self.x_jsat[i].next = self.x_sat_b[i].val();
+                self.x_jv[i].next = self.x_sbp[i].val();
+            }
+            self.r_jv[i].d.next = self.x_jv[i].val();
+            // UNSOL (A.4): the reservation ahead against T.
+            if self.joint_q.q.val() {
+                self.x_over[i].next = (self.r_on_in[i].q.val() & (self.x_a[i].val() > self.t_q.q.val()))
+                    | (self.r_on_dst[i].q.val() & (self.x_b[i].val() > self.t_q.q.val()));
+            } else {
+                self.x_over[i].next = !self.r_ppass[i].q.val();
             }
             self.x_pass[i].next = self.r_unsol[i].q.val() & !self.x_over[i].val();
             self.x_code[i].next = self.r_code[i].q.val();
@@ -648,12 +1066,12 @@ impl Pl2Alu {
             self.q_v[i].d.next = self.r_v[i].q.val();
             self.q_code[i].d.next = self.x_code[i].val();
             self.q_d[i].d.next = self.r_d[i].q.val();
-            if self.joint.val() {
-                self.q_send[i].d.next = self.x_s[i].val() - self.now_r.q.val();
-                self.q_recv[i].d.next = self.x_s[i].val() - self.now_r.q.val();
+            if self.joint_q.q.val() {
+                self.q_send[i].d.next = self.x_m[i].val();
+                self.q_recv[i].d.next = self.x_m[i].val();
             } else {
-                self.q_send[i].d.next = self.x_a[i].val();
-                self.q_recv[i].d.next = self.x_b[i].val();
+                self.q_send[i].d.next = self.x_pa[i].val();
+                self.q_recv[i].d.next = self.x_pb[i].val();
             }
             self.res_valid[i].next = self.q_v[i].q.val();
             self.res_code[i].next = self.q_code[i].q.val();
@@ -661,132 +1079,274 @@ impl Pl2Alu {
             self.res_send[i].next = self.q_send[i].q.val();
             self.res_recv[i].next = self.q_recv[i].q.val();
         }
-        // State, per port.
-        self.e_raise.d.next = 0.into();
+        // ---- the state, per port: in[p] then out[p].
+        self.y_zero5.next = 0.into();
         for p in 0..self.in_r.len() {
             self.in_r[p].clock.next = self.clock.val();
             self.in_r[p].reset.next = self.reset.val();
             self.out_r[p].clock.next = self.clock.val();
             self.out_r[p].reset.next = self.reset.val();
-            self.in_r[p].d.next = self.in_r[p].q.val();
-            self.out_r[p].d.next = self.out_r[p].q.val();
-            self.e_took_in[p].clock.next = self.clock.val();
-            self.e_took_in[p].reset.next = self.reset.val();
-            self.e_under_in[p].clock.next = self.clock.val();
-            self.e_under_in[p].reset.next = self.reset.val();
-            self.e_sat_in[p].clock.next = self.clock.val();
-            self.e_sat_in[p].reset.next = self.reset.val();
-            self.e_took_out[p].clock.next = self.clock.val();
-            self.e_took_out[p].reset.next = self.reset.val();
-            self.e_under_out[p].clock.next = self.clock.val();
-            self.e_under_out[p].reset.next = self.reset.val();
-            self.e_sat_out[p].clock.next = self.clock.val();
-            self.e_sat_out[p].reset.next = self.reset.val();
-            // ---- in[p], paper mode: one op at most (the port's pipeline).
-            self.y_dec.next = 0.into();
-            if self.pi_dec[p].q.val() {
-                self.y_dec.next = 1.into();
-            }
-            for i in 0..self.op_valid.len() {
-                if self.x_pass[i].val() & self.r_on_in[i].q.val() & self.r_in_oh[i].q.val().get_bit(p) {
-                    self.y_dec.next = 1.into();
-                }
-            }
-            self.zx_in[p].a.next = self.in_r[p].q.val();
-            self.y_a.next = self.zx_in[p].y.val() + self.pi_inc[p].q.val();
-            self.y_sat.next = self.y_a.val().get_bit(32);
-            self.y_av.next = self.y_a.val().get_bits::<32>(0);
-            if self.y_sat.val() {
-                self.y_av.next = self.c_max.val();
-            }
-            self.y_took.next = self.y_dec.val();
-            if !self.y_av.val().any() {
-                self.y_took.next = 0.into();
-            }
-            self.e_took_in[p].d.next = self.y_took.val().get_bit(0) & !self.joint.val();
-            self.e_under_in[p].d.next = self.y_dec.val().get_bit(0) & !self.y_took.val().get_bit(0) & !self.joint.val();
-            self.e_sat_in[p].d.next = self.y_sat.val() & !self.joint.val();
-            // ---- in[p], joint mode: the RSV's s + d, else the scrub.
+            self.nx_in[p].clock.next = self.clock.val();
+            self.nx_in[p].reset.next = self.reset.val();
+            self.nx_out[p].clock.next = self.clock.val();
+            self.nx_out[p].reset.next = self.reset.val();
+            // -------- in[p]
+            self.y_v.next = self.in_r[p].q.val();
+            self.y_dec.next = self.pi_dec[p].q.val();
+            self.y_da.next = self.pi_da[p].q.val();
+            self.y_dm1.next = self.pi_dm1[p].q.val();
+            self.y_hit.next = self.pi_hit[p].q.val();
             self.y_jw.next = false;
             self.y_jv.next = 0.into();
             for i in 0..self.op_valid.len() {
-                if self.r_ok[i].q.val() & self.r_in_oh[i].q.val().get_bit(p) {
+                if self.pi_jw[p].q.val().get_bit(i) {
                     self.y_jw.next = true;
-                    self.y_jv.next = self.x_v[i].val();
+                    self.y_jv.next = self.x_jv[i].val();
                 }
             }
-            self.y_diff.next = self.in_r[p].q.val() - self.now_r.q.val();
-            self.y_raise.next = self.joint.val() & (self.scrub.q.val().index() == p) & !self.y_jw.val() & self.y_diff.val().get_bit(31);
-            if self.joint.val() {
-                if self.y_jw.val() {
-                    self.in_r[p].d.next = self.y_jv.val();
-                } else if self.y_raise.val() {
-                    self.in_r[p].d.next = self.now_r.q.val();
+            // The two candidates, one 32-bit carry chain each: v + inc - dec
+            // (joint mode: v - tick) and, for a passing UNSOL, one less. The
+            // carry out of bit 31 (from the top bits of the operands and the
+            // sum) tells a result above 2^32 - 1 (the change positive) or
+            // below 0 (negative) apart from one in range.
+            self.y_sa.next = self.y_v.val() + self.y_da.val();
+            self.y_sb.next = self.y_v.val() + self.y_dm1.val();
+            self.y_co_a.next = (self.y_v.val().get_bit(31) & self.y_da.val().get_bit(31))
+                | ((self.y_v.val().get_bit(31) ^ self.y_da.val().get_bit(31)) & !self.y_sa.val().get_bit(31));
+            self.y_co_b.next = (self.y_v.val().get_bit(31) & self.y_dm1.val().get_bit(31))
+                | ((self.y_v.val().get_bit(31) ^ self.y_dm1.val().get_bit(31)) & !self.y_sb.val().get_bit(31));
+            self.y_sat_a.next = !self.y_da.val().get_bit(31) & self.y_co_a.val();
+            self.y_und_a.next = self.y_da.val().get_bit(31) & !self.y_co_a.val();
+            self.y_sat_b.next = !self.y_dm1.val().get_bit(31) & self.y_co_b.val();
+            self.y_und_b.next = self.y_dm1.val().get_bit(31) & !self.y_co_b.val();
+            // The state's sources, selected early (registers): a host write,
+            // the clear of a mode change, a joint RSV's value, the passing
+            // UNSOL's candidate, else the first candidate.
+            self.y_wr.next = self.w_hi[p].q.val();
+            self.y_sel_j.next = self.joint_q.q.val() & self.y_jw.val() & !self.y_wr.val() & !self.c_jchg.q.val();
+            self.y_sel_b.next = !self.joint_q.q.val() & self.y_hit.val() & !self.y_wr.val() & !self.c_jchg.q.val();
+            self.y_sel_a.next = !self.y_wr.val() & !self.c_jchg.q.val() & !self.y_sel_j.val() & !self.y_sel_b.val();
+            // Clamped (2^32 - 1 above, 0 below) and selected as masks, so
+            // the late signals (the sums, their carries, the joint compare)
+            // meet in the last levels.
+            self.y_k_a.next = 0.into();
+            self.y_m_a.next = 0.into();
+            self.y_k_b.next = 0.into();
+            self.y_m_b.next = 0.into();
+            if self.y_sel_a.val() & !self.y_und_a.val() {
+                self.y_k_a.next = self.c_max.val();
+            }
+            if self.y_sel_a.val() & self.y_sat_a.val() {
+                self.y_m_a.next = self.c_max.val();
+            }
+            if self.y_sel_b.val() & !self.y_und_b.val() {
+                self.y_k_b.next = self.c_max.val();
+            }
+            if self.y_sel_b.val() & self.y_sat_b.val() {
+                self.y_m_b.next = self.c_max.val();
+            }
+            self.y_wv.next = 0.into();
+            if self.y_wr.val() {
+                self.y_wv.next = self.w_data.q.val();
+                if self.joint_q.q.val() {
+                    self.y_wv.next = self.w_b.val();
                 }
-            } else {
-                self.in_r[p].d.next = self.y_av.val() - bit_cast::<32, 4>(self.y_took.val());
             }
-            self.nx_in[p].d.next = self.in_r[p].d.val();
-            if self.wr_en.val() & (self.wr_sel.val() == 0) & (self.wr_port.val().index() == p) {
-                self.in_r[p].d.next = self.wr_data.val();
+            self.y_jm.next = 0.into();
+            if self.y_sel_j.val() {
+                self.y_jm.next = self.y_jv.val();
             }
-            if self.y_raise.val() {
-                self.e_raise.d.next = self.e_raise.d.val() + 1;
+            self.in_r[p].d.next = (self.y_sa.val() & self.y_k_a.val())
+                | (self.y_sb.val() & self.y_k_b.val())
+                | self.y_m_a.val()
+                | self.y_m_b.val()
+                | self.y_wv.val()
+                | self.y_jm.val();
+            // The state after the cycle's ops, before a host write or a
+            // clear (the high-water marks).
+            self.y_va.next = self.y_sa.val();
+            if self.y_und_a.val() {
+                self.y_va.next = 0.into();
             }
-            // ---- out[p], paper mode: one RSV or UNSOL, merged DATA.
+            if self.y_sat_a.val() {
+                self.y_va.next = self.c_max.val();
+            }
+            self.y_vb.next = self.y_sb.val();
+            if self.y_und_b.val() {
+                self.y_vb.next = 0.into();
+            }
+            if self.y_sat_b.val() {
+                self.y_vb.next = self.c_max.val();
+            }
+            self.y_nx.next = self.y_va.val();
+            if !self.joint_q.q.val() & self.y_hit.val() {
+                self.y_nx.next = self.y_vb.val();
+            }
+            if self.joint_q.q.val() & self.y_jw.val() {
+                self.y_nx.next = self.y_jv.val();
+            }
+            self.nx_in[p].d.next = self.y_nx.val();
+            // Paper-mode events: the decrements taken and refused.
+            self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val());
+            self.y_und.next = self.y_und_a.val();
+            self.y_satx.next = self.y_sat_a.val();
+            self.y_low.next = self.y_sa.val().get_bits::<5>(0);
+            if self.y_hit.val() {
+                self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val()) + 1;
+                self.y_und.next = self.y_und_b.val();
+                self.y_satx.next = self.y_sat_b.val();
+                self.y_low.next = self.y_sb.val().get_bits::<5>(0);
+            }
+            self.y_under.next = 0.into();
+            if self.y_und.val() {
+                self.y_under.next = self.y_zero5.val() - self.y_low.val();
+            }
+            self.y_took.next = self.y_decx.val() - self.y_under.val();
+            self.e_took[2 * p].d.next = 0.into();
+            self.e_under[2 * p].d.next = 0.into();
+            if !self.joint_q.q.val() {
+                self.e_took[2 * p].d.next = bit_cast::<16, 5>(self.y_took.val());
+                self.e_under[2 * p].d.next = bit_cast::<16, 5>(self.y_under.val());
+            }
+            self.e_sat[2 * p].d.next = 0.into();
+            if !self.joint_q.q.val() {
+                self.e_sat[2 * p].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
+            }
+            // A joint RSV's clamp, counted once (at its in[src]).
+            for i in 0..self.op_valid.len() {
+                if self.joint_q.q.val() & self.pi_jw[p].q.val().get_bit(i) & self.x_jsat[i].val() {
+                    self.e_sat[2 * p].d.next = 1.into();
+                }
+            }
+            // -------- out[p]
+            self.y_v.next = self.out_r[p].q.val();
             self.y_dec.next = self.po_dec[p].q.val();
-            for i in 0..self.op_valid.len() {
-                if self.x_pass[i].val() & self.r_on_dst[i].q.val() & self.r_dst_oh[i].q.val().get_bit(p) {
-                    self.y_dec.next = self.po_dec[p].q.val() + 1;
-                }
-            }
-            self.zx_out[p].a.next = self.out_r[p].q.val();
-            self.y_a.next = self.zx_out[p].y.val() + self.po_inc[p].q.val();
-            self.y_sat.next = self.y_a.val().get_bit(32);
-            self.y_av.next = self.y_a.val().get_bits::<32>(0);
-            if self.y_sat.val() {
-                self.y_av.next = self.c_max.val();
-            }
-            self.y_took.next = self.y_dec.val();
-            if self.y_av.val() < bit_cast::<32, 4>(self.y_dec.val()) {
-                self.y_took.next = self.y_av.val().get_bits::<4>(0);
-            }
-            self.e_took_out[p].d.next = bit_cast::<8, 4>(self.y_took.val());
-            self.e_under_out[p].d.next = bit_cast::<8, 4>(self.y_dec.val() - self.y_took.val());
-            if self.joint.val() {
-                self.e_took_out[p].d.next = 0.into();
-                self.e_under_out[p].d.next = 0.into();
-            }
-            self.e_sat_out[p].d.next = self.y_sat.val() & !self.joint.val();
-            // ---- out[p], joint mode.
+            self.y_da.next = self.po_da[p].q.val();
+            self.y_dm1.next = self.po_dm1[p].q.val();
+            self.y_hit.next = self.po_hit[p].q.val();
             self.y_jw.next = false;
             self.y_jv.next = 0.into();
             for i in 0..self.op_valid.len() {
-                if self.r_ok[i].q.val() & self.r_dst_oh[i].q.val().get_bit(p) {
+                if self.po_jw[p].q.val().get_bit(i) {
                     self.y_jw.next = true;
-                    self.y_jv.next = self.x_v[i].val();
+                    self.y_jv.next = self.x_jv[i].val();
                 }
             }
-            self.y_diff.next = self.out_r[p].q.val() - self.now_r.q.val();
-            self.y_raise.next = self.joint.val() & (self.scrub.q.val().index() == p) & !self.y_jw.val() & self.y_diff.val().get_bit(31);
-            if self.joint.val() {
-                if self.y_jw.val() {
-                    self.out_r[p].d.next = self.y_jv.val();
-                } else if self.y_raise.val() {
-                    self.out_r[p].d.next = self.now_r.q.val();
+            // The two candidates, one 32-bit carry chain each: v + inc - dec
+            // (joint mode: v - tick) and, for a passing UNSOL, one less. The
+            // carry out of bit 31 (from the top bits of the operands and the
+            // sum) tells a result above 2^32 - 1 (the change positive) or
+            // below 0 (negative) apart from one in range.
+            self.y_sa.next = self.y_v.val() + self.y_da.val();
+            self.y_sb.next = self.y_v.val() + self.y_dm1.val();
+            self.y_co_a.next = (self.y_v.val().get_bit(31) & self.y_da.val().get_bit(31))
+                | ((self.y_v.val().get_bit(31) ^ self.y_da.val().get_bit(31)) & !self.y_sa.val().get_bit(31));
+            self.y_co_b.next = (self.y_v.val().get_bit(31) & self.y_dm1.val().get_bit(31))
+                | ((self.y_v.val().get_bit(31) ^ self.y_dm1.val().get_bit(31)) & !self.y_sb.val().get_bit(31));
+            self.y_sat_a.next = !self.y_da.val().get_bit(31) & self.y_co_a.val();
+            self.y_und_a.next = self.y_da.val().get_bit(31) & !self.y_co_a.val();
+            self.y_sat_b.next = !self.y_dm1.val().get_bit(31) & self.y_co_b.val();
+            self.y_und_b.next = self.y_dm1.val().get_bit(31) & !self.y_co_b.val();
+            // The state's sources, selected early (registers): a host write,
+            // the clear of a mode change, a joint RSV's value, the passing
+            // UNSOL's candidate, else the first candidate.
+            self.y_wr.next = self.w_ho[p].q.val();
+            self.y_sel_j.next = self.joint_q.q.val() & self.y_jw.val() & !self.y_wr.val() & !self.c_jchg.q.val();
+            self.y_sel_b.next = !self.joint_q.q.val() & self.y_hit.val() & !self.y_wr.val() & !self.c_jchg.q.val();
+            self.y_sel_a.next = !self.y_wr.val() & !self.c_jchg.q.val() & !self.y_sel_j.val() & !self.y_sel_b.val();
+            // Clamped (2^32 - 1 above, 0 below) and selected as masks, so
+            // the late signals (the sums, their carries, the joint compare)
+            // meet in the last levels.
+            self.y_k_a.next = 0.into();
+            self.y_m_a.next = 0.into();
+            self.y_k_b.next = 0.into();
+            self.y_m_b.next = 0.into();
+            if self.y_sel_a.val() & !self.y_und_a.val() {
+                self.y_k_a.next = self.c_max.val();
+            }
+            if self.y_sel_a.val() & self.y_sat_a.val() {
+                self.y_m_a.next = self.c_max.val();
+            }
+            if self.y_sel_b.val() & !self.y_und_b.val() {
+                self.y_k_b.next = self.c_max.val();
+            }
+            if self.y_sel_b.val() & self.y_sat_b.val() {
+                self.y_m_b.next = self.c_max.val();
+            }
+            self.y_wv.next = 0.into();
+            if self.y_wr.val() {
+                self.y_wv.next = self.w_data.q.val();
+                if self.joint_q.q.val() {
+                    self.y_wv.next = self.w_b.val();
                 }
-            } else {
-                self.out_r[p].d.next = self.y_av.val() - bit_cast::<32, 4>(self.y_took.val());
             }
-            self.nx_out[p].d.next = self.out_r[p].d.val();
-            if self.wr_en.val() & (self.wr_sel.val() == 1) & (self.wr_port.val().index() == p) {
-                self.out_r[p].d.next = self.wr_data.val();
+            self.y_jm.next = 0.into();
+            if self.y_sel_j.val() {
+                self.y_jm.next = self.y_jv.val();
             }
-            if self.y_raise.val() {
-                self.e_raise.d.next = self.e_raise.d.val() + 1;
+            self.out_r[p].d.next = (self.y_sa.val() & self.y_k_a.val())
+                | (self.y_sb.val() & self.y_k_b.val())
+                | self.y_m_a.val()
+                | self.y_m_b.val()
+                | self.y_wv.val()
+                | self.y_jm.val();
+            // The state after the cycle's ops, before a host write or a
+            // clear (the high-water marks).
+            self.y_va.next = self.y_sa.val();
+            if self.y_und_a.val() {
+                self.y_va.next = 0.into();
             }
+            if self.y_sat_a.val() {
+                self.y_va.next = self.c_max.val();
+            }
+            self.y_vb.next = self.y_sb.val();
+            if self.y_und_b.val() {
+                self.y_vb.next = 0.into();
+            }
+            if self.y_sat_b.val() {
+                self.y_vb.next = self.c_max.val();
+            }
+            self.y_nx.next = self.y_va.val();
+            if !self.joint_q.q.val() & self.y_hit.val() {
+                self.y_nx.next = self.y_vb.val();
+            }
+            if self.joint_q.q.val() & self.y_jw.val() {
+                self.y_nx.next = self.y_jv.val();
+            }
+            self.nx_out[p].d.next = self.y_nx.val();
+            // Paper-mode events: the decrements taken and refused.
+            self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val());
+            self.y_und.next = self.y_und_a.val();
+            self.y_satx.next = self.y_sat_a.val();
+            self.y_low.next = self.y_sa.val().get_bits::<5>(0);
+            if self.y_hit.val() {
+                self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val()) + 1;
+                self.y_und.next = self.y_und_b.val();
+                self.y_satx.next = self.y_sat_b.val();
+                self.y_low.next = self.y_sb.val().get_bits::<5>(0);
+            }
+            self.y_under.next = 0.into();
+            if self.y_und.val() {
+                self.y_under.next = self.y_zero5.val() - self.y_low.val();
+            }
+            self.y_took.next = self.y_decx.val() - self.y_under.val();
+            self.e_took[2 * p + 1].d.next = 0.into();
+            self.e_under[2 * p + 1].d.next = 0.into();
+            if !self.joint_q.q.val() {
+                self.e_took[2 * p + 1].d.next = bit_cast::<16, 5>(self.y_took.val());
+                self.e_under[2 * p + 1].d.next = bit_cast::<16, 5>(self.y_under.val());
+            }
+            self.e_sat[2 * p + 1].d.next = 0.into();
+            if !self.joint_q.q.val() {
+                self.e_sat[2 * p + 1].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
+            }
+            // Read-outs: joint mode's backlogs as slot numbers.
             self.in_res[p].next = self.in_r[p].q.val();
             self.out_res[p].next = self.out_r[p].q.val();
+            if self.joint_q.q.val() {
+                self.in_res[p].next = self.now_r.q.val() + self.in_r[p].q.val();
+                self.out_res[p].next = self.now_r.q.val() + self.out_r[p].q.val();
+            }
         }
         // ---- counter events of the cycle, then the counters.
         for c in 0..self.cnt.len() {
@@ -795,6 +1355,28 @@ impl Pl2Alu {
             self.cnt[c].clock.next = self.clock.val();
             self.cnt[c].reset.next = self.reset.val();
             self.e_ops[c].d.next = 0.into();
+        }
+        self.t_took.clock.next = self.clock.val();
+        self.t_took.reset.next = self.reset.val();
+        self.t_under.clock.next = self.clock.val();
+        self.t_under.reset.next = self.reset.val();
+        self.t_sat.clock.next = self.clock.val();
+        self.t_sat.reset.next = self.reset.val();
+        for e in 0..self.t_took.t.len() {
+            self.t_took.t[e].next = 0.into();
+            self.t_under.t[e].next = 0.into();
+            self.t_sat.t[e].next = 0.into();
+        }
+        for e in 0..self.e_took.len() {
+            self.e_took[e].clock.next = self.clock.val();
+            self.e_took[e].reset.next = self.reset.val();
+            self.e_under[e].clock.next = self.clock.val();
+            self.e_under[e].reset.next = self.reset.val();
+            self.e_sat[e].clock.next = self.clock.val();
+            self.e_sat[e].reset.next = self.reset.val();
+            self.t_took.t[e].next = self.e_took[e].q.val();
+            self.t_under.t[e].next = self.e_under[e].q.val();
+            self.t_sat.t[e].next = self.e_sat[e].q.val();
         }
         for i in 0..self.op_valid.len() {
             if self.r_v[i].q.val() & (self.r_kind[i].q.val() == 0) {
@@ -840,23 +1422,9 @@ impl Pl2Alu {
         for c in 0..self.cnt.len() {
             self.e_sum[c].next = self.e_ops[c].q.val();
         }
-        for p in 0..self.in_r.len() {
-            self.e_sum[DEC].next = self.e_sum[DEC].val() + self.e_took_out[p].q.val();
-            if self.e_took_in[p].q.val() {
-                self.e_sum[DEC].next = self.e_sum[DEC].val() + 1;
-            }
-            self.e_sum[UNDER].next = self.e_sum[UNDER].val() + self.e_under_out[p].q.val();
-            if self.e_under_in[p].q.val() {
-                self.e_sum[UNDER].next = self.e_sum[UNDER].val() + 1;
-            }
-            if self.e_sat_in[p].q.val() {
-                self.e_sum[SAT].next = self.e_sum[SAT].val() + 1;
-            }
-            if self.e_sat_out[p].q.val() {
-                self.e_sum[SAT].next = self.e_sum[SAT].val() + 1;
-            }
-        }
-        self.e_sum[SCRUB].next = bit_cast::<8, 2>(self.e_raise.q.val());
+        self.e_sum[DEC].next = self.t_took.sum.val();
+        self.e_sum[UNDER].next = self.t_under.sum.val();
+        self.e_sum[SAT].next = self.t_sat.sum.val();
         for c in 0..self.cnt.len() {
             self.zx_e[c].a.next = self.e_sum[c].val();
             self.cnt[c].d.next = self.cnt[c].q.val() + self.zx_e[c].y.val();
@@ -865,44 +1433,20 @@ impl Pl2Alu {
             }
             self.counters[c].next = self.cnt[c].q.val();
         }
-        // ---- high-water marks: the state after each cycle's ops (before a
-        // host write) against that cycle's now.
-        self.now_prev.d.next = self.now_r.q.val();
-        self.joint_prev.d.next = self.joint.val();
+        // ---- high-water marks: the state after each cycle (its ops and its
+        // tick, before a host write).
         for p in 0..self.in_r.len() {
-            self.nx_in[p].clock.next = self.clock.val();
-            self.nx_in[p].reset.next = self.reset.val();
-            self.nx_out[p].clock.next = self.clock.val();
-            self.nx_out[p].reset.next = self.reset.val();
-            self.b_in[p].clock.next = self.clock.val();
-            self.b_in[p].reset.next = self.reset.val();
-            self.b_out[p].clock.next = self.clock.val();
-            self.b_out[p].reset.next = self.reset.val();
             self.hw_in[p].clock.next = self.clock.val();
             self.hw_in[p].reset.next = self.reset.val();
             self.hw_out[p].clock.next = self.clock.val();
             self.hw_out[p].reset.next = self.reset.val();
             self.hw_in[p].d.next = self.hw_in[p].q.val();
             self.hw_out[p].d.next = self.hw_out[p].q.val();
-            self.b_in[p].d.next = self.nx_in[p].q.val();
-            self.b_out[p].d.next = self.nx_out[p].q.val();
-            if self.joint_prev.q.val() {
-                self.h_diff.next = self.nx_in[p].q.val() - self.now_prev.q.val();
-                self.b_in[p].d.next = self.h_diff.val();
-                if self.h_diff.val().get_bit(31) {
-                    self.b_in[p].d.next = 0.into();
-                }
-                self.h_diff.next = self.nx_out[p].q.val() - self.now_prev.q.val();
-                self.b_out[p].d.next = self.h_diff.val();
-                if self.h_diff.val().get_bit(31) {
-                    self.b_out[p].d.next = 0.into();
-                }
+            if self.nx_in[p].q.val() > self.hw_in[p].q.val() {
+                self.hw_in[p].d.next = self.nx_in[p].q.val();
             }
-            if self.b_in[p].q.val() > self.hw_in[p].q.val() {
-                self.hw_in[p].d.next = self.b_in[p].q.val();
-            }
-            if self.b_out[p].q.val() > self.hw_out[p].q.val() {
-                self.hw_out[p].d.next = self.b_out[p].q.val();
+            if self.nx_out[p].q.val() > self.hw_out[p].q.val() {
+                self.hw_out[p].d.next = self.nx_out[p].q.val();
             }
             if self.hw_clear.val() {
                 self.hw_in[p].d.next = 0.into();
@@ -911,33 +1455,5 @@ impl Pl2Alu {
             self.in_hw[p].next = self.hw_in[p].q.val();
             self.out_hw[p].next = self.hw_out[p].q.val();
         }
-        // ---- the scrub pointer (joint mode), the slot clock.
-        if self.joint.val() {
-            self.scrub.d.next = self.scrub.q.val() + 1;
-            if self.scrub.q.val() == self.c_ports.val() - 1 {
-                self.scrub.d.next = 0.into();
-            }
-        }
-        self.tick_a.next = bit_cast::<33, 32>(self.acc.q.val()) + self.c_one.val();
-        if self.slot_cycles.val() != self.sc_prev.q.val() {
-            self.tick_a.next = self.c_one.val();
-        }
-        self.sc_prev.d.next = self.slot_cycles.val();
-        if self.slot_run.val() {
-            if self.tick_a.val() >= bit_cast::<33, 32>(self.slot_cycles.val()) {
-                self.tick_r.next = self.tick_a.val() - bit_cast::<33, 32>(self.slot_cycles.val());
-                self.acc.d.next = self.tick_r.val().get_bits::<32>(0);
-                self.now_r.d.next = self.now_r.q.val() + 1;
-            } else {
-                self.acc.d.next = self.tick_a.val().get_bits::<32>(0);
-            }
-        } else if self.slot_cycles.val() != self.sc_prev.q.val() {
-            self.acc.d.next = 0.into();
-        }
-        if self.wr_en.val() & (self.wr_sel.val() == 2) {
-            self.now_r.d.next = self.wr_data.val();
-            self.acc.d.next = 0.into();
-        }
-        self.now.next = self.now_r.q.val();
     }
 }

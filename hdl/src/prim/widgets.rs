@@ -110,10 +110,99 @@ impl<const A: usize, const B: usize> Logic for Zext<A, B> {
     fn hdl(&self) -> Verilog {
         assert!(B >= A, "Zext<{A}, {B}> narrows");
         if B == A {
-            Verilog::Custom("assign y = a;\n".into())
+            Verilog::Custom("always @(*) y = a;\n".into())
         } else {
-            Verilog::Custom(format!("assign y = {{{}'d0, a}};\n", B - A))
+            Verilog::Custom(format!("always @(*) y = {{{}'d0, a}};\n", B - A))
         }
+    }
+}
+
+/// The sum of up to [`SumTree::TERMS`] 16-bit terms by a binary tree of
+/// registered adders, one level per cycle: [`SumTree::LATENCY`] cycles from
+/// `t_i` to `sum`, one 16-bit add per level (a serial sum of `n` terms would be
+/// `n` carry chains in a row). Terms not driven are tied to 0 by the user;
+/// synthesis removes their adders. Sums wrap at 2¹⁶. Issue 15: the PL2 ALU's
+/// per-counter events (`crate::pl2::alu`).
+///
+/// Ports: `clock`, `reset` (synchronous, clears the tree), `t_i` in (`i` in
+/// `0..TERMS`), `sum` out.
+#[derive(LogicBlock)]
+pub struct SumTree {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub t: Vec<Signal<In, Bits<16>>>,
+    pub sum: Signal<Out, Bits<16>>,
+    l1: Vec<DffR<Bits<16>>>,
+    l2: Vec<DffR<Bits<16>>>,
+    l3: Vec<DffR<Bits<16>>>,
+    l4: Vec<DffR<Bits<16>>>,
+    l5: Vec<DffR<Bits<16>>>,
+    l6: Vec<DffR<Bits<16>>>,
+    l7: Vec<DffR<Bits<16>>>,
+}
+
+impl SumTree {
+    /// Terms summed.
+    pub const TERMS: usize = 128;
+    /// Cycles from the terms to their sum.
+    pub const LATENCY: u64 = 7;
+}
+
+impl Default for SumTree {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            t: vec_of(Self::TERMS),
+            sum: Default::default(),
+            l1: vec_of(64),
+            l2: vec_of(32),
+            l3: vec_of(16),
+            l4: vec_of(8),
+            l5: vec_of(4),
+            l6: vec_of(2),
+            l7: vec_of(1),
+        }
+    }
+}
+
+impl Logic for SumTree {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for k in 0..self.l1.len() {
+            self.l1[k].clock.next = self.clock.val();
+            self.l1[k].reset.next = self.reset.val();
+            self.l1[k].d.next = self.t[2 * k].val() + self.t[2 * k + 1].val();
+        }
+        for k in 0..self.l2.len() {
+            self.l2[k].clock.next = self.clock.val();
+            self.l2[k].reset.next = self.reset.val();
+            self.l2[k].d.next = self.l1[2 * k].q.val() + self.l1[2 * k + 1].q.val();
+        }
+        for k in 0..self.l3.len() {
+            self.l3[k].clock.next = self.clock.val();
+            self.l3[k].reset.next = self.reset.val();
+            self.l3[k].d.next = self.l2[2 * k].q.val() + self.l2[2 * k + 1].q.val();
+        }
+        for k in 0..self.l4.len() {
+            self.l4[k].clock.next = self.clock.val();
+            self.l4[k].reset.next = self.reset.val();
+            self.l4[k].d.next = self.l3[2 * k].q.val() + self.l3[2 * k + 1].q.val();
+        }
+        for k in 0..self.l5.len() {
+            self.l5[k].clock.next = self.clock.val();
+            self.l5[k].reset.next = self.reset.val();
+            self.l5[k].d.next = self.l4[2 * k].q.val() + self.l4[2 * k + 1].q.val();
+        }
+        for k in 0..self.l6.len() {
+            self.l6[k].clock.next = self.clock.val();
+            self.l6[k].reset.next = self.reset.val();
+            self.l6[k].d.next = self.l5[2 * k].q.val() + self.l5[2 * k + 1].q.val();
+        }
+        self.l7[0].clock.next = self.clock.val();
+        self.l7[0].reset.next = self.reset.val();
+        self.l7[0].d.next = self.l6[0].q.val() + self.l6[1].q.val();
+        self.sum.next = self.l7[0].q.val();
     }
 }
 

@@ -660,11 +660,12 @@ enum Ev {
 
 type PacketId = (u8, usize, u64, u8);
 
-/// In joint mode, sets the ALU's slot clock to the current slot,
-/// `floor(now / slot)`, as a running `SLOT_NOW` would read (A.5).
+/// In joint mode, runs the ALU's slot clock forward to the current slot,
+/// `floor(now / slot)`, as the running clock would (A.5).
 fn joint_now(alu: &mut Pl2Model, now_ns: u64, slot_ns: u64) -> &mut Pl2Model {
     if alu.config().mode == Pl2Mode::Joint {
-        alu.set_now((now_ns / slot_ns) as u32);
+        let slot = (now_ns / slot_ns) as u32;
+        alu.advance(slot.wrapping_sub(alu.now()));
     }
     alu
 }
