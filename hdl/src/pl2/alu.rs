@@ -218,8 +218,7 @@ pub struct Pl2Alu {
     w_data: DffR<Bits<32>>,
     /// The write's target, decoded as it is registered: `IN_RES[p]`,
     /// `OUT_RES[p]`.
-    w_hi: Vec<DffR<Bit>>,
-    w_ho: Vec<DffR<Bit>>,
+    w_h: Vec<DffR<Bit>>,
     w_back: AddSub<32>,
     w_b: Signal<Local, Bits<32>>,
     /// The backlog the last host write stored (joint mode), for forwarding.
@@ -274,12 +273,11 @@ pub struct Pl2Alu {
     r_fb_w: Vec<DFF<Bit>>,
     r_fb_op: Vec<DFF<Bits<8>>>,
     // ---- stage-1 registers, per port
-    pi_dec: Vec<DFF<Bits<4>>>,
-    pi_da: Vec<DFF<Bits<32>>>,
-    pi_dm1: Vec<DFF<Bits<32>>>,
-    po_dec: Vec<DFF<Bits<4>>>,
-    po_da: Vec<DFF<Bits<32>>>,
-    po_dm1: Vec<DFF<Bits<32>>>,
+    /// Per counter (`2p`: `IN_RES[p]`, `2p + 1`: `OUT_RES[p]`): the DATA
+    /// decrements, the change and the change less one.
+    cdec: Vec<DFF<Bits<4>>>,
+    cda: Vec<DFF<Bits<32>>>,
+    cdm1: Vec<DFF<Bits<32>>>,
     s_mtick: Signal<Local, Bits<32>>,
     s_ndec: Signal<Local, Bits<10>>,
     s_dm1: Signal<Local, Bits<10>>,
@@ -291,15 +289,15 @@ pub struct Pl2Alu {
     s_dec_o: Signal<Local, Bits<4>>,
     /// Bit `i`: pipeline `i`'s op writes this counter (joint RSV) or may
     /// pass as an UNSOL that decrements it (paper).
-    pi_jw: Vec<DFF<Bits<8>>>,
-    po_jw: Vec<DFF<Bits<8>>>,
+    cjw: Vec<DFF<Bits<8>>>,
     /// Paper mode: a passing UNSOL decrements this counter (decided here:
     /// its test reads the counters at the start of the previous cycle).
-    pi_hit: Vec<DFF<Bit>>,
-    po_hit: Vec<DFF<Bit>>,
+    chit: Vec<DFF<Bit>>,
     // ---- state
-    in_r: Vec<DffR<Bits<32>>>,
-    out_r: Vec<DffR<Bits<32>>>,
+    /// The counters (`2p`: `IN_RES[p]`, `2p + 1`: `OUT_RES[p]`).
+    st: Vec<DffR<Bits<32>>>,
+    /// Whether counter `c` is an `IN_RES`.
+    is_in: Vec<Constant<Bit>>,
     // ---- execute (combinational), per pipeline
     x_a: Vec<Signal<Local, Bits<32>>>,
     x_b: Vec<Signal<Local, Bits<32>>>,
@@ -384,10 +382,8 @@ pub struct Pl2Alu {
     zx_e: Vec<Zext<16, 32>>,
     cnt: Vec<DffR<Bits<32>>>,
     // ---- high-water marks: the state after each cycle (before a host write)
-    nx_in: Vec<DffR<Bits<32>>>,
-    nx_out: Vec<DffR<Bits<32>>>,
-    hw_in: Vec<DffR<Bits<32>>>,
-    hw_out: Vec<DffR<Bits<32>>>,
+    nx: Vec<DffR<Bits<32>>>,
+    hw: Vec<DffR<Bits<32>>>,
 }
 
 impl Pl2Alu {
@@ -489,8 +485,7 @@ impl Pl2Alu {
             w_sel: Default::default(),
             w_port: Default::default(),
             w_data: Default::default(),
-            w_hi: vec_of(p),
-            w_ho: vec_of(p),
+            w_h: vec_of(2 * p),
             w_back: Default::default(),
             w_b: Default::default(),
             r_wb: Default::default(),
@@ -532,12 +527,9 @@ impl Pl2Alu {
             r_fa_op: vec_of(n),
             r_fb_w: vec_of(n),
             r_fb_op: vec_of(n),
-            pi_dec: vec_of(p),
-            pi_da: vec_of(p),
-            pi_dm1: vec_of(p),
-            po_dec: vec_of(p),
-            po_da: vec_of(p),
-            po_dm1: vec_of(p),
+            cdec: vec_of(2 * p),
+            cda: vec_of(2 * p),
+            cdm1: vec_of(2 * p),
             s_mtick: Default::default(),
             s_ndec: Default::default(),
             s_dm1: Default::default(),
@@ -547,12 +539,10 @@ impl Pl2Alu {
             s_dec_i: Default::default(),
             s_inc_o: Default::default(),
             s_dec_o: Default::default(),
-            pi_jw: vec_of(p),
-            po_jw: vec_of(p),
-            pi_hit: vec_of(p),
-            po_hit: vec_of(p),
-            in_r: vec_of(p),
-            out_r: vec_of(p),
+            cjw: vec_of(2 * p),
+            chit: vec_of(2 * p),
+            st: vec_of(2 * p),
+            is_in: (0..2 * p).map(|c| Constant::new(c % 2 == 0)).collect(),
             x_a: vec_of(n),
             x_b: vec_of(n),
             x_pa: vec_of(n),
@@ -630,10 +620,8 @@ impl Pl2Alu {
             e_sum: vec_of(ctr::N),
             zx_e: vec_of(ctr::N),
             cnt: vec_of(ctr::N),
-            nx_in: vec_of(p),
-            nx_out: vec_of(p),
-            hw_in: vec_of(p),
-            hw_out: vec_of(p),
+            nx: vec_of(2 * p),
+            hw: vec_of(2 * p),
         }
     }
 }
@@ -685,13 +673,13 @@ impl Pl2Alu {
         self.w_sel.d.next = self.wr_sel.val();
         self.w_port.d.next = self.wr_port.val();
         self.w_data.d.next = self.wr_data.val();
-        for p in 0..self.w_hi.len() {
-            self.w_hi[p].clock.next = self.clock.val();
-            self.w_hi[p].reset.next = self.reset.val();
-            self.w_ho[p].clock.next = self.clock.val();
-            self.w_ho[p].reset.next = self.reset.val();
-            self.w_hi[p].d.next = self.wr_en.val() & (self.wr_sel.val() == 0) & (self.wr_port.val().index() == p);
-            self.w_ho[p].d.next = self.wr_en.val() & (self.wr_sel.val() == 1) & (self.wr_port.val().index() == p);
+        for p in 0..self.in_res.len() {
+            self.w_h[2 * p].clock.next = self.clock.val();
+            self.w_h[2 * p].reset.next = self.reset.val();
+            self.w_h[2 * p + 1].clock.next = self.clock.val();
+            self.w_h[2 * p + 1].reset.next = self.reset.val();
+            self.w_h[2 * p].d.next = self.wr_en.val() & (self.wr_sel.val() == 0) & (self.wr_port.val().index() == p);
+            self.w_h[2 * p + 1].d.next = self.wr_en.val() & (self.wr_sel.val() == 1) & (self.wr_port.val().index() == p);
         }
         // Joint mode stores the backlog of the slot written, against the
         // clock after this cycle's tick: data + (-tick) - now.
@@ -768,7 +756,7 @@ impl Pl2Alu {
             // One-hot ports (a port >= ports matches no bit: PL2 off there).
             self.d_in_oh[i].next = 0.into();
             self.d_dst_oh[i].next = 0.into();
-            for p in 0..self.in_r.len() {
+            for p in 0..self.in_res.len() {
                 if self.op_in[i].val().index() == p {
                     self.d_in_oh[i].next = self.d_in_oh[i].val().replace_bit(p, true);
                 }
@@ -813,12 +801,12 @@ impl Pl2Alu {
             // tick (the op ahead and a host write are forwarded below).
             self.d_a[i].next = 0.into();
             self.d_b[i].next = 0.into();
-            for p in 0..self.in_r.len() {
+            for p in 0..self.in_res.len() {
                 if (self.op_in[i].val() & self.c_pmask.val()).index() == p {
-                    self.d_a[i].next = self.in_r[p].q.val();
+                    self.d_a[i].next = self.st[2 * p].q.val();
                 }
                 if (self.op_dst[i].val() & self.c_pmask.val()).index() == p {
-                    self.d_b[i].next = self.out_r[p].q.val();
+                    self.d_b[i].next = self.st[2 * p + 1].q.val();
                 }
             }
             self.r_a[i].d.next = self.d_a[i].val();
@@ -880,32 +868,32 @@ impl Pl2Alu {
         // `inc − dec − 1` for the execute stage's one-chain update (joint
         // mode: −1, the tick enters as the carry), and the ops that write
         // (joint RSV) or decrement as a passing UNSOL (paper) each counter.
-        for p in 0..self.in_r.len() {
-            self.pi_dec[p].clock.next = self.clock.val();
-            self.pi_dm1[p].clock.next = self.clock.val();
-            self.pi_da[p].clock.next = self.clock.val();
-            self.po_dec[p].clock.next = self.clock.val();
-            self.po_dm1[p].clock.next = self.clock.val();
-            self.po_da[p].clock.next = self.clock.val();
-            self.pi_jw[p].clock.next = self.clock.val();
-            self.po_jw[p].clock.next = self.clock.val();
-            self.pi_hit[p].clock.next = self.clock.val();
-            self.po_hit[p].clock.next = self.clock.val();
+        for p in 0..self.in_res.len() {
+            self.cdec[2 * p].clock.next = self.clock.val();
+            self.cdm1[2 * p].clock.next = self.clock.val();
+            self.cda[2 * p].clock.next = self.clock.val();
+            self.cdec[2 * p + 1].clock.next = self.clock.val();
+            self.cdm1[2 * p + 1].clock.next = self.clock.val();
+            self.cda[2 * p + 1].clock.next = self.clock.val();
+            self.cjw[2 * p].clock.next = self.clock.val();
+            self.cjw[2 * p + 1].clock.next = self.clock.val();
+            self.chit[2 * p].clock.next = self.clock.val();
+            self.chit[2 * p + 1].clock.next = self.clock.val();
             self.s_inc_i.next = 0.into();
             self.s_dec_i.next = 0.into();
             self.s_inc_o.next = 0.into();
             self.s_dec_o.next = 0.into();
-            self.pi_jw[p].d.next = 0.into();
-            self.po_jw[p].d.next = 0.into();
-            self.pi_hit[p].d.next = false;
-            self.po_hit[p].d.next = false;
+            self.cjw[2 * p].d.next = 0.into();
+            self.cjw[2 * p + 1].d.next = 0.into();
+            self.chit[2 * p].d.next = false;
+            self.chit[2 * p + 1].d.next = false;
             if self.c_joint.q.val() {
                 for i in 0..self.op_valid.len() {
                     if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) {
-                        self.pi_jw[p].d.next = self.pi_jw[p].d.val().replace_bit(i, true);
+                        self.cjw[2 * p].d.next = self.cjw[2 * p].d.val().replace_bit(i, true);
                     }
                     if self.d_ok[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) {
-                        self.po_jw[p].d.next = self.po_jw[p].d.val().replace_bit(i, true);
+                        self.cjw[2 * p + 1].d.next = self.cjw[2 * p + 1].d.val().replace_bit(i, true);
                     }
                 }
             } else {
@@ -931,15 +919,15 @@ impl Pl2Alu {
                         self.s_dec_o.next = self.s_dec_o.val() + 1;
                     }
                     if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
-                        self.pi_hit[p].d.next = self.pi_hit[p].d.val() | self.d_pass[i].val();
+                        self.chit[2 * p].d.next = self.chit[2 * p].d.val() | self.d_pass[i].val();
                     }
                     if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
-                        self.po_hit[p].d.next = self.po_hit[p].d.val() | self.d_pass[i].val();
+                        self.chit[2 * p + 1].d.next = self.chit[2 * p + 1].d.val() | self.d_pass[i].val();
                     }
                 }
             }
-            self.pi_dec[p].d.next = self.s_dec_i.val();
-            self.po_dec[p].d.next = self.s_dec_o.val();
+            self.cdec[2 * p].d.next = self.s_dec_i.val();
+            self.cdec[2 * p + 1].d.next = self.s_dec_o.val();
             // The change of the counter (joint mode: the slot step) and, for a
             // passing UNSOL (paper mode), one less.
             // (10-bit sums `inc - dec` and `inc + !dec`, side by side, sign-
@@ -947,28 +935,28 @@ impl Pl2Alu {
             self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_i.val());
             self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_i.val()) + self.s_ndec.val();
             self.s_da.next = bit_cast::<10, 8>(self.s_inc_i.val()) - bit_cast::<10, 4>(self.s_dec_i.val());
-            self.pi_da[p].d.next = bit_cast::<32, 10>(self.s_da.val());
+            self.cda[2 * p].d.next = bit_cast::<32, 10>(self.s_da.val());
             if self.s_da.val().get_bit(9) {
-                self.pi_da[p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
+                self.cda[2 * p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
             }
-            self.pi_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
+            self.cdm1[2 * p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
             if self.s_dm1.val().get_bit(9) {
-                self.pi_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
+                self.cdm1[2 * p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
             }
             self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_o.val());
             self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_o.val()) + self.s_ndec.val();
             self.s_da.next = bit_cast::<10, 8>(self.s_inc_o.val()) - bit_cast::<10, 4>(self.s_dec_o.val());
-            self.po_da[p].d.next = bit_cast::<32, 10>(self.s_da.val());
+            self.cda[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_da.val());
             if self.s_da.val().get_bit(9) {
-                self.po_da[p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
+                self.cda[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
             }
-            self.po_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
+            self.cdm1[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_dm1.val());
             if self.s_dm1.val().get_bit(9) {
-                self.po_dm1[p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
+                self.cdm1[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
             }
             if self.c_joint.q.val() {
-                self.pi_da[p].d.next = self.s_mtick.val();
-                self.po_da[p].d.next = self.s_mtick.val();
+                self.cda[2 * p].d.next = self.s_mtick.val();
+                self.cda[2 * p + 1].d.next = self.s_mtick.val();
             }
         }
 
@@ -983,12 +971,12 @@ impl Pl2Alu {
             // Paper mode: the counters (the GRT fields).
             self.x_pa[i].next = 0.into();
             self.x_pb[i].next = 0.into();
-            for p in 0..self.in_r.len() {
+            for p in 0..self.in_res.len() {
                 if (self.r_in[i].q.val() & self.c_pmask.val()).index() == p {
-                    self.x_pa[i].next = self.in_r[p].q.val();
+                    self.x_pa[i].next = self.st[2 * p].q.val();
                 }
                 if (self.r_dst[i].q.val() & self.c_pmask.val()).index() == p {
-                    self.x_pb[i].next = self.out_r[p].q.val();
+                    self.x_pb[i].next = self.st[2 * p + 1].q.val();
                 }
             }
             // Joint mode: the backlogs, forwarded from the ops one cycle
@@ -1079,27 +1067,22 @@ impl Pl2Alu {
             self.res_send[i].next = self.q_send[i].q.val();
             self.res_recv[i].next = self.q_recv[i].q.val();
         }
-        // ---- the state, per port: in[p] then out[p].
+        // ---- the state, per counter (`2p`: IN_RES[p], `2p + 1`: OUT_RES[p]).
         self.y_zero5.next = 0.into();
-        for p in 0..self.in_r.len() {
-            self.in_r[p].clock.next = self.clock.val();
-            self.in_r[p].reset.next = self.reset.val();
-            self.out_r[p].clock.next = self.clock.val();
-            self.out_r[p].reset.next = self.reset.val();
-            self.nx_in[p].clock.next = self.clock.val();
-            self.nx_in[p].reset.next = self.reset.val();
-            self.nx_out[p].clock.next = self.clock.val();
-            self.nx_out[p].reset.next = self.reset.val();
-            // -------- in[p]
-            self.y_v.next = self.in_r[p].q.val();
-            self.y_dec.next = self.pi_dec[p].q.val();
-            self.y_da.next = self.pi_da[p].q.val();
-            self.y_dm1.next = self.pi_dm1[p].q.val();
-            self.y_hit.next = self.pi_hit[p].q.val();
+        for c in 0..self.st.len() {
+            self.st[c].clock.next = self.clock.val();
+            self.st[c].reset.next = self.reset.val();
+            self.nx[c].clock.next = self.clock.val();
+            self.nx[c].reset.next = self.reset.val();
+            self.y_v.next = self.st[c].q.val();
+            self.y_dec.next = self.cdec[c].q.val();
+            self.y_da.next = self.cda[c].q.val();
+            self.y_dm1.next = self.cdm1[c].q.val();
+            self.y_hit.next = self.chit[c].q.val();
             self.y_jw.next = false;
             self.y_jv.next = 0.into();
             for i in 0..self.op_valid.len() {
-                if self.pi_jw[p].q.val().get_bit(i) {
+                if self.cjw[c].q.val().get_bit(i) {
                     self.y_jw.next = true;
                     self.y_jv.next = self.x_jv[i].val();
                 }
@@ -1122,7 +1105,7 @@ impl Pl2Alu {
             // The state's sources, selected early (registers): a host write,
             // the clear of a mode change, a joint RSV's value, the passing
             // UNSOL's candidate, else the first candidate.
-            self.y_wr.next = self.w_hi[p].q.val();
+            self.y_wr.next = self.w_h[c].q.val();
             self.y_sel_j.next = self.joint_q.q.val() & self.y_jw.val() & !self.y_wr.val() & !self.c_jchg.q.val();
             self.y_sel_b.next = !self.joint_q.q.val() & self.y_hit.val() & !self.y_wr.val() & !self.c_jchg.q.val();
             self.y_sel_a.next = !self.y_wr.val() & !self.c_jchg.q.val() & !self.y_sel_j.val() & !self.y_sel_b.val();
@@ -1156,7 +1139,7 @@ impl Pl2Alu {
             if self.y_sel_j.val() {
                 self.y_jm.next = self.y_jv.val();
             }
-            self.in_r[p].d.next = (self.y_sa.val() & self.y_k_a.val())
+            self.st[c].d.next = (self.y_sa.val() & self.y_k_a.val())
                 | (self.y_sb.val() & self.y_k_b.val())
                 | self.y_m_a.val()
                 | self.y_m_b.val()
@@ -1185,7 +1168,7 @@ impl Pl2Alu {
             if self.joint_q.q.val() & self.y_jw.val() {
                 self.y_nx.next = self.y_jv.val();
             }
-            self.nx_in[p].d.next = self.y_nx.val();
+            self.nx[c].d.next = self.y_nx.val();
             // Paper-mode events: the decrements taken and refused.
             self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val());
             self.y_und.next = self.y_und_a.val();
@@ -1202,150 +1185,30 @@ impl Pl2Alu {
                 self.y_under.next = self.y_zero5.val() - self.y_low.val();
             }
             self.y_took.next = self.y_decx.val() - self.y_under.val();
-            self.e_took[2 * p].d.next = 0.into();
-            self.e_under[2 * p].d.next = 0.into();
+            self.e_took[c].d.next = 0.into();
+            self.e_under[c].d.next = 0.into();
             if !self.joint_q.q.val() {
-                self.e_took[2 * p].d.next = bit_cast::<16, 5>(self.y_took.val());
-                self.e_under[2 * p].d.next = bit_cast::<16, 5>(self.y_under.val());
+                self.e_took[c].d.next = bit_cast::<16, 5>(self.y_took.val());
+                self.e_under[c].d.next = bit_cast::<16, 5>(self.y_under.val());
             }
-            self.e_sat[2 * p].d.next = 0.into();
+            self.e_sat[c].d.next = 0.into();
             if !self.joint_q.q.val() {
-                self.e_sat[2 * p].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
+                self.e_sat[c].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
             }
             // A joint RSV's clamp, counted once (at its in[src]).
             for i in 0..self.op_valid.len() {
-                if self.joint_q.q.val() & self.pi_jw[p].q.val().get_bit(i) & self.x_jsat[i].val() {
-                    self.e_sat[2 * p].d.next = 1.into();
+                if self.is_in[c].val() & self.joint_q.q.val() & self.cjw[c].q.val().get_bit(i) & self.x_jsat[i].val() {
+                    self.e_sat[c].d.next = 1.into();
                 }
             }
-            // -------- out[p]
-            self.y_v.next = self.out_r[p].q.val();
-            self.y_dec.next = self.po_dec[p].q.val();
-            self.y_da.next = self.po_da[p].q.val();
-            self.y_dm1.next = self.po_dm1[p].q.val();
-            self.y_hit.next = self.po_hit[p].q.val();
-            self.y_jw.next = false;
-            self.y_jv.next = 0.into();
-            for i in 0..self.op_valid.len() {
-                if self.po_jw[p].q.val().get_bit(i) {
-                    self.y_jw.next = true;
-                    self.y_jv.next = self.x_jv[i].val();
-                }
-            }
-            // The two candidates, one 32-bit carry chain each: v + inc - dec
-            // (joint mode: v - tick) and, for a passing UNSOL, one less. The
-            // carry out of bit 31 (from the top bits of the operands and the
-            // sum) tells a result above 2^32 - 1 (the change positive) or
-            // below 0 (negative) apart from one in range.
-            self.y_sa.next = self.y_v.val() + self.y_da.val();
-            self.y_sb.next = self.y_v.val() + self.y_dm1.val();
-            self.y_co_a.next = (self.y_v.val().get_bit(31) & self.y_da.val().get_bit(31))
-                | ((self.y_v.val().get_bit(31) ^ self.y_da.val().get_bit(31)) & !self.y_sa.val().get_bit(31));
-            self.y_co_b.next = (self.y_v.val().get_bit(31) & self.y_dm1.val().get_bit(31))
-                | ((self.y_v.val().get_bit(31) ^ self.y_dm1.val().get_bit(31)) & !self.y_sb.val().get_bit(31));
-            self.y_sat_a.next = !self.y_da.val().get_bit(31) & self.y_co_a.val();
-            self.y_und_a.next = self.y_da.val().get_bit(31) & !self.y_co_a.val();
-            self.y_sat_b.next = !self.y_dm1.val().get_bit(31) & self.y_co_b.val();
-            self.y_und_b.next = self.y_dm1.val().get_bit(31) & !self.y_co_b.val();
-            // The state's sources, selected early (registers): a host write,
-            // the clear of a mode change, a joint RSV's value, the passing
-            // UNSOL's candidate, else the first candidate.
-            self.y_wr.next = self.w_ho[p].q.val();
-            self.y_sel_j.next = self.joint_q.q.val() & self.y_jw.val() & !self.y_wr.val() & !self.c_jchg.q.val();
-            self.y_sel_b.next = !self.joint_q.q.val() & self.y_hit.val() & !self.y_wr.val() & !self.c_jchg.q.val();
-            self.y_sel_a.next = !self.y_wr.val() & !self.c_jchg.q.val() & !self.y_sel_j.val() & !self.y_sel_b.val();
-            // Clamped (2^32 - 1 above, 0 below) and selected as masks, so
-            // the late signals (the sums, their carries, the joint compare)
-            // meet in the last levels.
-            self.y_k_a.next = 0.into();
-            self.y_m_a.next = 0.into();
-            self.y_k_b.next = 0.into();
-            self.y_m_b.next = 0.into();
-            if self.y_sel_a.val() & !self.y_und_a.val() {
-                self.y_k_a.next = self.c_max.val();
-            }
-            if self.y_sel_a.val() & self.y_sat_a.val() {
-                self.y_m_a.next = self.c_max.val();
-            }
-            if self.y_sel_b.val() & !self.y_und_b.val() {
-                self.y_k_b.next = self.c_max.val();
-            }
-            if self.y_sel_b.val() & self.y_sat_b.val() {
-                self.y_m_b.next = self.c_max.val();
-            }
-            self.y_wv.next = 0.into();
-            if self.y_wr.val() {
-                self.y_wv.next = self.w_data.q.val();
-                if self.joint_q.q.val() {
-                    self.y_wv.next = self.w_b.val();
-                }
-            }
-            self.y_jm.next = 0.into();
-            if self.y_sel_j.val() {
-                self.y_jm.next = self.y_jv.val();
-            }
-            self.out_r[p].d.next = (self.y_sa.val() & self.y_k_a.val())
-                | (self.y_sb.val() & self.y_k_b.val())
-                | self.y_m_a.val()
-                | self.y_m_b.val()
-                | self.y_wv.val()
-                | self.y_jm.val();
-            // The state after the cycle's ops, before a host write or a
-            // clear (the high-water marks).
-            self.y_va.next = self.y_sa.val();
-            if self.y_und_a.val() {
-                self.y_va.next = 0.into();
-            }
-            if self.y_sat_a.val() {
-                self.y_va.next = self.c_max.val();
-            }
-            self.y_vb.next = self.y_sb.val();
-            if self.y_und_b.val() {
-                self.y_vb.next = 0.into();
-            }
-            if self.y_sat_b.val() {
-                self.y_vb.next = self.c_max.val();
-            }
-            self.y_nx.next = self.y_va.val();
-            if !self.joint_q.q.val() & self.y_hit.val() {
-                self.y_nx.next = self.y_vb.val();
-            }
-            if self.joint_q.q.val() & self.y_jw.val() {
-                self.y_nx.next = self.y_jv.val();
-            }
-            self.nx_out[p].d.next = self.y_nx.val();
-            // Paper-mode events: the decrements taken and refused.
-            self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val());
-            self.y_und.next = self.y_und_a.val();
-            self.y_satx.next = self.y_sat_a.val();
-            self.y_low.next = self.y_sa.val().get_bits::<5>(0);
-            if self.y_hit.val() {
-                self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val()) + 1;
-                self.y_und.next = self.y_und_b.val();
-                self.y_satx.next = self.y_sat_b.val();
-                self.y_low.next = self.y_sb.val().get_bits::<5>(0);
-            }
-            self.y_under.next = 0.into();
-            if self.y_und.val() {
-                self.y_under.next = self.y_zero5.val() - self.y_low.val();
-            }
-            self.y_took.next = self.y_decx.val() - self.y_under.val();
-            self.e_took[2 * p + 1].d.next = 0.into();
-            self.e_under[2 * p + 1].d.next = 0.into();
-            if !self.joint_q.q.val() {
-                self.e_took[2 * p + 1].d.next = bit_cast::<16, 5>(self.y_took.val());
-                self.e_under[2 * p + 1].d.next = bit_cast::<16, 5>(self.y_under.val());
-            }
-            self.e_sat[2 * p + 1].d.next = 0.into();
-            if !self.joint_q.q.val() {
-                self.e_sat[2 * p + 1].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
-            }
-            // Read-outs: joint mode's backlogs as slot numbers.
-            self.in_res[p].next = self.in_r[p].q.val();
-            self.out_res[p].next = self.out_r[p].q.val();
+        }
+        // Read-outs: joint mode's backlogs as slot numbers.
+        for p in 0..self.in_res.len() {
+            self.in_res[p].next = self.st[2 * p].q.val();
+            self.out_res[p].next = self.st[2 * p + 1].q.val();
             if self.joint_q.q.val() {
-                self.in_res[p].next = self.now_r.q.val() + self.in_r[p].q.val();
-                self.out_res[p].next = self.now_r.q.val() + self.out_r[p].q.val();
+                self.in_res[p].next = self.now_r.q.val() + self.st[2 * p].q.val();
+                self.out_res[p].next = self.now_r.q.val() + self.st[2 * p + 1].q.val();
             }
         }
         // ---- counter events of the cycle, then the counters.
@@ -1435,25 +1298,25 @@ impl Pl2Alu {
         }
         // ---- high-water marks: the state after each cycle (its ops and its
         // tick, before a host write).
-        for p in 0..self.in_r.len() {
-            self.hw_in[p].clock.next = self.clock.val();
-            self.hw_in[p].reset.next = self.reset.val();
-            self.hw_out[p].clock.next = self.clock.val();
-            self.hw_out[p].reset.next = self.reset.val();
-            self.hw_in[p].d.next = self.hw_in[p].q.val();
-            self.hw_out[p].d.next = self.hw_out[p].q.val();
-            if self.nx_in[p].q.val() > self.hw_in[p].q.val() {
-                self.hw_in[p].d.next = self.nx_in[p].q.val();
+        for p in 0..self.in_res.len() {
+            self.hw[2 * p].clock.next = self.clock.val();
+            self.hw[2 * p].reset.next = self.reset.val();
+            self.hw[2 * p + 1].clock.next = self.clock.val();
+            self.hw[2 * p + 1].reset.next = self.reset.val();
+            self.hw[2 * p].d.next = self.hw[2 * p].q.val();
+            self.hw[2 * p + 1].d.next = self.hw[2 * p + 1].q.val();
+            if self.nx[2 * p].q.val() > self.hw[2 * p].q.val() {
+                self.hw[2 * p].d.next = self.nx[2 * p].q.val();
             }
-            if self.nx_out[p].q.val() > self.hw_out[p].q.val() {
-                self.hw_out[p].d.next = self.nx_out[p].q.val();
+            if self.nx[2 * p + 1].q.val() > self.hw[2 * p + 1].q.val() {
+                self.hw[2 * p + 1].d.next = self.nx[2 * p + 1].q.val();
             }
             if self.hw_clear.val() {
-                self.hw_in[p].d.next = 0.into();
-                self.hw_out[p].d.next = 0.into();
+                self.hw[2 * p].d.next = 0.into();
+                self.hw[2 * p + 1].d.next = 0.into();
             }
-            self.in_hw[p].next = self.hw_in[p].q.val();
-            self.out_hw[p].next = self.hw_out[p].q.val();
+            self.in_hw[p].next = self.hw[2 * p].q.val();
+            self.out_hw[p].next = self.hw[2 * p + 1].q.val();
         }
     }
 }
