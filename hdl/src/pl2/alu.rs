@@ -9,10 +9,10 @@
 //!
 //! | `op_kind` | op | effect |
 //! |---|---|---|
-//! | 0 | RSV (`pl2_kind` 1) | checks, then paper mode: `send = in[src]; in[src] += d; recv = out[dst]; out[dst] += d` (Alg. 1 l.8-11, saturating); joint mode: `s = max(now, in[src], out[dst])`, both set to `s + d`, `send = recv = s − now` (A.5) |
+//! | 0 | RSV (`pl2_kind` 1) | checks, then paper mode: `send = in[src]; in[src] += d; recv = out[dst]; out[dst] += d` (Alg. 1 l.8-11; with the cycle's decrements, clamped to `0..=2³²−1`); joint mode: `s = max(now, in[src], out[dst])`, both set to `s + d`, `send = recv = s − now` (A.5) |
 //! | 1 | GRT from a host | dropped, counted |
 //! | 2 | DATA | paper mode: `in[src] −= 1`, `out[dst] −= 1` where PL2 is on, flooring at 0 (Alg. 1 l.14-15); joint mode: nothing |
-//! | 3 | UNSOL (data marked unsolicited, §4.4) | dropped when the reservation ahead exceeds `T`, else as DATA |
+//! | 3 | UNSOL (data marked unsolicited, §4.4) | dropped when the reservation ahead exceeds `T` (paper mode: the counters at the start of the previous cycle), else as DATA |
 //!
 //! `src` is always the physical ingress port `op_in`; an RSV's own
 //! `src_port` field (`op_src`) is only compared with it.
