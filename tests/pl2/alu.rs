@@ -35,7 +35,6 @@ struct AluDut {
     cfg: Pl2Config,
     n: usize,
     p: usize,
-    reset: Port,
     /// Per pipeline: valid, kind, in, src, dst, demand.
     op: Vec<[Port; 6]>,
     /// Per pipeline: valid, code, demand, send, recv.
@@ -102,7 +101,6 @@ impl AluDut {
         let res = (0..pipelines)
             .map(|i| Ok(resn.map(|n| m.port(&format!("{n}_{i}"))).into_iter().collect::<Result<Vec<_>>>()?.try_into().unwrap()));
         let mut d = AluDut {
-            reset: m.port("reset")?,
             op: op.collect::<Result<Vec<[Port; 6]>>>()?,
             res: res.collect::<Result<Vec<[Port; 5]>>>()?,
             joint: m.port("joint")?,
@@ -149,7 +147,6 @@ impl AluDut {
 
     /// Reset: the ALU and a fresh model of the current configuration.
     fn reset(&mut self) -> Result<()> {
-        let _ = &self.reset;
         self.idle_inputs();
         self.tb.reset(2);
         self.model = Pl2Model::new(self.cfg).map_err(anyhow::Error::msg)?;
