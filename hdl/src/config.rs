@@ -26,6 +26,9 @@ pub struct Config {
     pub arbiter: Arbiter,
     pub ingress: Ingress,
     pub tm: Tm,
+    /// PL2 (seed 003, `docs/pl2.md`); absent: the defaults of [`Pl2`], PL2 off.
+    #[serde(default)]
+    pub pl2: Pl2,
     /// Where this configuration was read from (not part of the file).
     #[serde(skip)]
     pub source: PathBuf,
@@ -187,6 +190,65 @@ impl Tm {
     /// `t_us` microseconds in cycles at `clock_mhz`, rounded up.
     pub fn cycles(t_us: f64, clock_mhz: f64) -> u64 {
         (t_us * clock_mhz - 1e-9).ceil().max(0.0) as u64
+    }
+}
+
+/// PL2, the timeslot reservation ALU (seed 003; the specification
+/// `PL2-PROTEGO.md` part A; `docs/pl2.md`): reset values of its run-time
+/// registers. Every key may be left out.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Pl2 {
+    /// `CTRL` bit 0: PL2 on. Off, RSV and GRT frames are forwarded as any
+    /// other Ethernet frame and data packets change nothing.
+    pub enable: bool,
+    /// `CTRL` bit 1: `"paper"` (003 §4.1.1 Alg. 1, counters of slots) or
+    /// `"joint"` (003 §4.2's wish, A.5: absolute slots and a slot clock).
+    pub mode: String,
+    /// `K`: most slots one RSV reserves; larger demands are clamped (1..=255).
+    pub k: u32,
+    /// `T`: unsolicited bursts are dropped when more than `T` slots are
+    /// reserved ahead of them (003 §4.4; below 2^31).
+    pub t_drop: u32,
+    /// Ports with PL2 on (`PORT_EN`); absent: every port.
+    pub ports: Option<Vec<u32>>,
+    /// Clock cycles per timeslot (`SLOT_CYCLES`, 16.16 fixed point, 1 to
+    /// below 16384); absent: one 1500-byte frame at `datapath.port_gbps`
+    /// (003 §4.1 fn 4: 240 cycles at 10G and 200 MHz).
+    pub slot_cycles: Option<f64>,
+    /// DSCP codepoint marking an IP packet unsolicited (003 §4.4, A.4;
+    /// 0..=63, -1 disables).
+    pub dscp_unsol: i32,
+    /// PCP marking a VLAN-tagged non-IP frame unsolicited (raw Ethernet,
+    /// A.4; 0..=7, -1 disables).
+    pub pcp_unsol: i32,
+}
+
+impl Default for Pl2 {
+    /// PL2 off; the paper's `K` = 4, the specification's `T` = 64, paper
+    /// mode, every port, the slot length from the line rate, DSCP 14 marks
+    /// unsolicited IP packets, no PCP.
+    fn default() -> Pl2 {
+        Pl2 { enable: false, mode: "paper".into(), k: 4, t_drop: 64, ports: None, slot_cycles: None, dscp_unsol: 14, pcp_unsol: -1 }
+    }
+}
+
+/// Bytes of one PL2 timeslot on the wire: one MTU frame (003 §4.1 fn 4).
+pub const PL2_SLOT_BYTES: f64 = 1500.0;
+
+impl Config {
+    /// `SLOT_CYCLES` in 16.16 fixed point: `pl2.slot_cycles`, or one
+    /// [`PL2_SLOT_BYTES`] frame at `datapath.port_gbps` and `target.clock_mhz`.
+    pub fn pl2_slot_cycles(&self) -> u32 {
+        let cycles = self.pl2.slot_cycles.unwrap_or(PL2_SLOT_BYTES * 8.0 / self.datapath.port_gbps * self.target.clock_mhz / 1000.0);
+        (cycles * 65536.0).round().clamp(0.0, u32::MAX as f64) as u32
+    }
+    /// `PORT_EN`: bit `p` set for each port with PL2 on.
+    pub fn pl2_port_en(&self) -> u64 {
+        match &self.pl2.ports {
+            None => u64::MAX >> (64 - self.datapath.ports.min(64)),
+            Some(v) => v.iter().filter(|p| **p < 64).fold(0, |m, p| m | 1 << p),
+        }
     }
 }
 
@@ -426,7 +488,60 @@ impl Config {
             err("arbiter.quantum", self.arbiter.quantum.to_string(), "must be in 1..=65535 bytes")?;
         }
         self.validate_ingress()?;
-        self.validate_tm()
+        self.validate_tm()?;
+        self.validate_pl2()
+    }
+
+    fn validate_pl2(&self) -> Result<()> {
+        let f = self.source.display();
+        let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: pl2.{key} = {value}: {why}") };
+        let p = &self.pl2;
+        if !["paper", "joint"].contains(&p.mode.as_str()) {
+            err("mode", format!("{:?}", p.mode), "must be \"paper\" or \"joint\"")?;
+        }
+        if !(1..=255).contains(&p.k) {
+            err("k", p.k.to_string(), "must be in 1..=255 (the RSV's demand field is one byte)")?;
+        }
+        if p.t_drop >= 1 << 31 {
+            err("t_drop", p.t_drop.to_string(), "must be below 2^31")?;
+        }
+        if let Some(v) = &p.ports {
+            for (i, port) in v.iter().enumerate() {
+                if *port as usize >= self.datapath.ports {
+                    err(&format!("ports[{i}]"), port.to_string(), &format!("must be below datapath.ports ({})", self.datapath.ports))?;
+                }
+                if v[..i].contains(port) {
+                    err(&format!("ports[{i}]"), port.to_string(), "is listed twice")?;
+                }
+            }
+        }
+        if let Some(c) = p.slot_cycles {
+            if !(1.0..16384.0).contains(&c) {
+                err("slot_cycles", c.to_string(), "must be in 1..16384 cycles (16.16 fixed point, a step per cycle at most)")?;
+            }
+        } else {
+            let c = self.pl2_slot_cycles() as f64 / 65536.0;
+            if !(1.0..16384.0).contains(&c) {
+                err(
+                    "slot_cycles",
+                    "(absent)".into(),
+                    &format!("one 1500-byte slot at datapath.port_gbps is {c:.2} cycles, outside 1..16384: set pl2.slot_cycles"),
+                )?;
+            }
+        }
+        if !(-1..=63).contains(&p.dscp_unsol) {
+            err("dscp_unsol", p.dscp_unsol.to_string(), "must be a DSCP value 0..=63, or -1 to disable")?;
+        }
+        let g = &self.ingress;
+        for (key, v) in [("dscp_trimmable", g.dscp_trimmable), ("dscp_trimmed", g.dscp_trimmed), ("dscp_control", g.dscp_control)] {
+            if p.dscp_unsol >= 0 && p.dscp_unsol == v {
+                err("dscp_unsol", p.dscp_unsol.to_string(), &format!("must differ from ingress.{key}"))?;
+            }
+        }
+        if !(-1..=7).contains(&p.pcp_unsol) {
+            err("pcp_unsol", p.pcp_unsol.to_string(), "must be a PCP value 0..=7, or -1 to disable")?;
+        }
+        Ok(())
     }
 
     fn validate_tm(&self) -> Result<()> {
@@ -713,6 +828,43 @@ nexthop = 1
         assert_eq!(parse_prefix("192.168.1.0/24"), Some((0xc0a8_0100, 24)));
         assert_eq!(parse_prefix("1.2.3.4/33"), None);
         assert_eq!(parse_mac("02:00:00:00:00:fe"), Some(0x0200_0000_00fe));
+    }
+
+    #[test]
+    fn pl2_section_defaults_and_checks() {
+        let c = Config::parse(GOOD, Path::new("x.toml")).unwrap();
+        assert_eq!(c.pl2, Pl2::default());
+        assert!(!c.pl2.enable);
+        // One 1500-byte frame at 10 Gb/s and 200 MHz: 240 cycles (A.1).
+        assert_eq!(c.pl2_slot_cycles(), 240 << 16);
+        assert_eq!(c.pl2_port_en(), 0b1111);
+        let on = format!("{GOOD}\n[pl2]\nenable = true\nmode = \"joint\"\nports = [1, 3]\nslot_cycles = 38.67\n");
+        let c = Config::parse(&on, Path::new("x.toml")).unwrap();
+        assert!(c.pl2.enable && c.pl2.mode == "joint");
+        assert_eq!((c.pl2_port_en(), c.pl2_slot_cycles()), (0b1010, (38.67f64 * 65536.0).round() as u32));
+        let cases = [
+            ("mode = \"both\"", "x.toml: pl2.mode = \"both\": must be \"paper\" or \"joint\""),
+            ("k = 0", "x.toml: pl2.k = 0: must be in 1..=255 (the RSV's demand field is one byte)"),
+            ("t_drop = 2147483648", "x.toml: pl2.t_drop = 2147483648: must be below 2^31"),
+            ("ports = [0, 4]", "x.toml: pl2.ports[1] = 4: must be below datapath.ports (4)"),
+            ("ports = [2, 2]", "x.toml: pl2.ports[1] = 2: is listed twice"),
+            (
+                "slot_cycles = 0.5",
+                "x.toml: pl2.slot_cycles = 0.5: must be in 1..16384 cycles (16.16 fixed point, a step per cycle at most)",
+            ),
+            ("dscp_unsol = 10", "x.toml: pl2.dscp_unsol = 10: must differ from ingress.dscp_trimmable"),
+            ("dscp_unsol = 64", "x.toml: pl2.dscp_unsol = 64: must be a DSCP value 0..=63, or -1 to disable"),
+            ("pcp_unsol = 8", "x.toml: pl2.pcp_unsol = 8: must be a PCP value 0..=7, or -1 to disable"),
+        ];
+        for (line, want) in cases {
+            let e = Config::parse(&format!("{GOOD}\n[pl2]\n{line}\n"), Path::new("x.toml")).unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
+        // A slot the line rate makes too short must be set by hand.
+        let e = Config::parse(&GOOD.replace("port_gbps = 10.0", "port_gbps = 40000.0"), Path::new("x.toml")).unwrap_err();
+        assert!(e.to_string().contains("pl2.slot_cycles = (absent): one 1500-byte slot at datapath.port_gbps is 0.06 cycles"), "{e}");
+        let e = Config::parse(&format!("{GOOD}\n[pl2]\nenabled = true\n"), Path::new("x.toml")).unwrap_err();
+        assert!(e.to_string().contains("pl2.enabled: unknown key"), "{e}");
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub mod ethertype {
     pub const PL2: u16 = 0x88B5;
     /// Protego control frames and tags (seed 004).
     pub const PROTEGO: u16 = 0x88B6;
+    /// MAC control (802.3 Annex 31B; PFC pause, 802.1Qbb).
+    pub const MAC_CONTROL: u16 = 0x8808;
 }
 
 /// IP protocol numbers.

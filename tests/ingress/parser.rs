@@ -90,7 +90,9 @@ fn against_model(width: usize, idle: f64, ready: f64, seed: u64) -> Result<()> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let wire = frames(&mut rng, MIN_CYCLES as usize / 2, width / 8);
     let sent: Vec<Packet> = wire.iter().enumerate().map(|(i, f)| Packet::new(f.clone(), tuser((i % 7) as u8, 0, f.len() as u16))).collect();
-    let want: Vec<Phv> = wire.iter().map(|f| parse(f, f.len())).collect();
+    // The PHV carries the ingress port (`tuser.src_port`), which the parser
+    // model leaves to its caller.
+    let want: Vec<Phv> = wire.iter().enumerate().map(|(i, f)| Phv { in_port: (i % 7) as u8, ..parse(f, f.len()) }).collect();
     push_all(&mut b.src, sent.clone());
     b.sink.expect(sent.len() as u64);
     let cycles = run_for(&mut b.tb, &mut [&mut b.src, &mut b.sink, &mut b.tap], MIN_CYCLES, 50 * MIN_CYCLES)?;

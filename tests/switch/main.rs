@@ -4,5 +4,6 @@
 //! each module is one block's or one tool's tests.
 #[path = "../common/mod.rs"]
 mod common;
+mod pl2;
 mod scenario;
 mod switch;

@@ -42,6 +42,10 @@ pub const RESP_DECERR: u64 = 0b11;
 /// - `ro_<j>` in: value returned for read-only register `j`.
 /// - `ro_clear_<j>` out: one-cycle pulse when read-only register `j` is written
 ///   (clear-on-write for counters).
+/// - `wdata` out: the data of the write, valid in the cycle of its
+///   `rw_wr`/`ro_clear` pulse (all 32 bits, whatever `wstrb`): a read-only
+///   register whose write means more than a clear (`ts_pl2`'s `IN_RES[p]`)
+///   takes its value from here.
 #[derive(LogicBlock)]
 pub struct AxilRegs<const AW: usize> {
     pub clock: Signal<In, Clock>,
@@ -52,6 +56,7 @@ pub struct AxilRegs<const AW: usize> {
     pub wrote: Signal<Out, Bit>,
     pub ro: Vec<Signal<In, Bits<32>>>,
     pub ro_clear: Vec<Signal<Out, Bit>>,
+    pub wdata: Signal<Out, Bits<32>>,
     ro_base: Constant<Bits<AW>>,
     /// Byte lane `b` of a register word, as a mask (`wstrb` bit `b`).
     lane: Vec<Constant<Bits<32>>>,
@@ -93,6 +98,7 @@ impl<const AW: usize> AxilRegs<AW> {
             wrote: Default::default(),
             ro: vec_of(n_ro),
             ro_clear: vec_of(n_ro),
+            wdata: Default::default(),
             ro_base: Constant::new((n_rw as u64).to_bits()),
             lane: (0..4).map(|b| Constant::new((0xFFu64 << (8 * b)).to_bits())).collect(),
             regs: rw_reset.iter().map(|&v| DffR::new((v as u64).to_bits())).collect(),
@@ -200,6 +206,7 @@ impl<const AW: usize> Logic for AxilRegs<AW> {
         }
         self.wrote_q.d.next = self.do_write.val();
         self.wrote.next = self.wrote_q.q.val();
+        self.wdata.next = self.w_data.q.val();
         self.s_axil.bvalid.next = self.bvalid.q.val();
         self.s_axil.bresp.next = self.bresp.q.val();
 

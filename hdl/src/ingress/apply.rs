@@ -2,7 +2,9 @@
 //! result that comes with each packet from the parser (`m_res`, see
 //! [`crate::ingress::lookup::res`]): drops the packet, or writes the decided fields into
 //! `tuser` and, for a routed packet, rewrites the destination MAC to the next
-//! hop's (`docs/ingress.md`, "lookup"). The source MAC stays as it arrived
+//! hop's (`docs/ingress.md`, "lookup"), and for a GRT the PL2 stage made
+//! ([`crate::pl2::stage`]) writes its `kind`, `demand` and slot fields
+//! into the message ([`GrtLanes`]). The source MAC stays as it arrived
 //! until the egress rewrite ([`crate::egress::rewrite`]) writes the router's, so a
 //! packet returned to its sender can be addressed to it.
 //! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
@@ -17,6 +19,8 @@ use crate::ingress::phv::{l3, PHV_BITS};
 use crate::meta::info::{INFO_IHL_SHIFT, INFO_L3_OFF_SHIFT, INFO_L4_OFF_SHIFT, INFO_L4_SHIFT, INFO_SHIFT};
 use crate::meta::l3kind;
 use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
+use crate::pl2::grt::GrtLanes;
+use crate::pl2::stage::grt::GRT;
 use crate::prim::widgets::{DffR, KeepExpand, MacLanes};
 use rust_hdl::prelude::*;
 
@@ -56,6 +60,16 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     swap: MacLanes,
     data: Signal<Local, Bits<D>>,
     xfer: Signal<Local, Bit>,
+    /// Beat index within the packet, saturating at 7 (for [`GrtLanes`]).
+    beat: DffR<Bits<3>>,
+    grt_bit: Constant<Bits<16>>,
+    f_vlans: Constant<Bits<16>>,
+    f_demand: Constant<Bits<16>>,
+    f_send: Constant<Bits<16>>,
+    f_recv: Constant<Bits<16>>,
+    grt: Signal<Local, Bit>,
+    lanes: GrtLanes<K, D>,
+    exp1: KeepExpand<K, D>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D, K, U> {
@@ -110,6 +124,15 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             swap: Default::default(),
             data: Default::default(),
             xfer: Default::default(),
+            beat: Default::default(),
+            grt_bit: Constant::new((GRT as u64).to_bits()),
+            f_vlans: Constant::new((field::VLANS.0 as u64).to_bits()),
+            f_demand: Constant::new((field::PL2_DEMAND.0 as u64).to_bits()),
+            f_send: Constant::new((field::PL2_SEND.0 as u64).to_bits()),
+            f_recv: Constant::new((field::PL2_RECV.0 as u64).to_bits()),
+            grt: Default::default(),
+            lanes: Default::default(),
+            exp1: Default::default(),
         }
     }
 }
@@ -117,8 +140,9 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
 impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, bidx);
+        dff_setup!(self, clock, bidx, beat);
         self.bidx.reset.next = self.reset.val();
+        self.beat.reset.next = self.reset.val();
         self.out.clock.next = self.clock.val();
         self.out.reset.next = self.reset.val();
         self.side.clock.next = self.clock.val();
@@ -134,6 +158,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         self.data.next = self.s.tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {
             self.data.next = (self.s.tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
+        }
+        // A GRT's fields (the PHV carries them, valid with every beat).
+        self.grt.next = self.s_res.val().get_bit(self.grt_bit.val().index());
+        self.lanes.beat.next = self.beat.q.val();
+        self.lanes.vlans.next = self.s_phv.val().get_bits::<2>(self.f_vlans.val().index());
+        self.lanes.demand.next = self.s_phv.val().get_bits::<8>(self.f_demand.val().index());
+        self.lanes.send.next = self.s_phv.val().get_bits::<32>(self.f_send.val().index());
+        self.lanes.recv.next = self.s_phv.val().get_bits::<32>(self.f_recv.val().index());
+        self.exp1.keep.next = self.lanes.mask.val();
+        if self.grt.val() {
+            self.data.next = (self.data.val() & !self.exp1.mask.val()) | (self.lanes.data.val() & self.exp1.mask.val());
         }
         self.out.s.tdata.next = self.data.val();
         self.out.s.tkeep.next = self.s.tkeep.val();
@@ -168,8 +203,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         if self.xfer.val() {
             if self.s.tlast.val() {
                 self.bidx.d.next = 0.into();
+                self.beat.d.next = 0.into();
             } else {
                 self.bidx.d.next = 1.into();
+                if self.beat.q.val() != 7 {
+                    self.beat.d.next = self.beat.q.val() + 1;
+                }
             }
         }
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.out.m);

@@ -44,8 +44,12 @@ pub mod res {
     pub const META: usize = 0;
     /// Bits 111:64: the new destination MAC of a routed packet.
     pub const DMAC: usize = 64;
-    /// Bit 112: drop the packet (its counter already counted it).
+    /// Bit 112: drop the packet.
     pub const DROP: usize = 112;
+    /// Bit 113: the drop is for `dest_port >= ports` (not a malformed
+    /// packet's); the PL2 stage after lookup counts it, or forwards a
+    /// granted RSV whatever lookup decided (`docs/pl2.md`).
+    pub const NO_PORT: usize = 113;
     /// Width of `m_res`.
     pub const BITS: usize = 128;
 }
@@ -95,8 +99,10 @@ pub mod reg {
 ///   The per-length masks and compared bits are recomputed the next cycle; without the pulse a
 ///   changed length is not seen.
 /// - Counters out (32 bits, wrap) with `clr_*` inputs: `routed`, `lpm_miss`,
-///   `l2_hit`, `l2_miss`, `drop_malformed`, `drop_no_port`, `out_pkts`. A
-///   packet is counted one cycle after its result leaves (`m_valid`).
+///   `l2_hit`, `l2_miss`, `drop_malformed`. A packet is counted one cycle
+///   after its result leaves (`m_valid`). Whether a packet leaves or is
+///   dropped for want of a port is counted after the PL2 stage
+///   ([`crate::pl2::stage`]), which may still turn a dropped RSV into a GRT.
 #[derive(LogicBlock)]
 pub struct Lookup {
     pub clock: Signal<In, Clock>,
@@ -121,15 +127,11 @@ pub struct Lookup {
     pub l2_hit: Signal<Out, Bits<32>>,
     pub l2_miss: Signal<Out, Bits<32>>,
     pub drop_malformed: Signal<Out, Bits<32>>,
-    pub drop_no_port: Signal<Out, Bits<32>>,
-    pub out_pkts: Signal<Out, Bits<32>>,
     pub clr_routed: Signal<In, Bit>,
     pub clr_lpm_miss: Signal<In, Bit>,
     pub clr_l2_hit: Signal<In, Bit>,
     pub clr_l2_miss: Signal<In, Bit>,
     pub clr_drop_malformed: Signal<In, Bit>,
-    pub clr_drop_no_port: Signal<In, Bit>,
-    pub clr_out_pkts: Signal<In, Bit>,
     // Configuration.
     ports: Constant<Bits<8>>,
     all32: Constant<Bits<32>>,
@@ -205,10 +207,8 @@ pub struct Lookup {
     n_l2_hit: DffR<Bits<32>>,
     n_l2_miss: DffR<Bits<32>>,
     n_drop_mal: DffR<Bits<32>>,
-    n_drop_port: DffR<Bits<32>>,
-    n_out: DffR<Bits<32>>,
     /// The counters' events of the last decision (one-hot groups, see `update`).
-    ev_q: DffR<Bits<7>>,
+    ev_q: DffR<Bits<5>>,
     // Combinational.
     dst: Signal<Local, Bits<32>>,
     rh: Signal<Local, Bits<256>>,
@@ -241,9 +241,10 @@ pub struct Lookup {
     cand: Signal<Local, Bit>,
     port: Signal<Local, Bits<8>>,
     drop: Signal<Local, Bit>,
+    no_port: Signal<Local, Bit>,
     is_routed: Signal<Local, Bit>,
     meta: Signal<Local, Bits<64>>,
-    ev: Signal<Local, Bits<7>>,
+    ev: Signal<Local, Bits<5>>,
 }
 
 impl Lookup {
@@ -276,15 +277,11 @@ impl Lookup {
             l2_hit: Default::default(),
             l2_miss: Default::default(),
             drop_malformed: Default::default(),
-            drop_no_port: Default::default(),
-            out_pkts: Default::default(),
             clr_routed: Default::default(),
             clr_lpm_miss: Default::default(),
             clr_l2_hit: Default::default(),
             clr_l2_miss: Default::default(),
             clr_drop_malformed: Default::default(),
-            clr_drop_no_port: Default::default(),
-            clr_out_pkts: Default::default(),
             ports: Constant::new((ports as u64).to_bits()),
             all32: Constant::new(0xFFFF_FFFFu64.to_bits()),
             f_dst_mac: c16(field::DST_MAC),
@@ -337,8 +334,6 @@ impl Lookup {
             n_l2_hit: Default::default(),
             n_l2_miss: Default::default(),
             n_drop_mal: Default::default(),
-            n_drop_port: Default::default(),
-            n_out: Default::default(),
             ev_q: Default::default(),
             dst: Default::default(),
             rh: Default::default(),
@@ -369,6 +364,7 @@ impl Lookup {
             cand: Default::default(),
             port: Default::default(),
             drop: Default::default(),
+            no_port: Default::default(),
             is_routed: Default::default(),
             meta: Default::default(),
             ev: Default::default(),
@@ -380,53 +376,15 @@ impl Logic for Lookup {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            upd,
-            rhit,
-            l2hit,
-            any_len,
-            rhit2,
-            l2sel,
-            best,
-            lpm_any,
-            rhit3,
-            l2_any,
-            l2_port,
-            rs_q,
-            lpm_any4,
-            l2_any4,
-            l2_port4,
-            rsel,
-            lpm_any4b,
-            l2_any4b,
-            l2_port4b,
-            l2_ok4b,
-            r_port,
-            r_ok,
-            r_nh,
-            r_nhoh,
-            lpm_any5,
-            l2_any5,
-            l2_port5,
-            l2_ok5,
-            res_q,
-            n_routed,
-            n_lpm_miss,
-            n_l2_hit,
-            n_l2_miss,
-            n_drop_mal,
-            n_drop_port,
-            n_out,
-            ev_q
+            self, clock, upd, rhit, l2hit, any_len, rhit2, l2sel, best, lpm_any, rhit3, l2_any, l2_port, rs_q, lpm_any4, l2_any4, l2_port4,
+            rsel, lpm_any4b, l2_any4b, l2_port4b, l2_ok4b, r_port, r_ok, r_nh, r_nhoh, lpm_any5, l2_any5, l2_port5, l2_ok5, res_q,
+            n_routed, n_lpm_miss, n_l2_hit, n_l2_miss, n_drop_mal, ev_q
         );
         self.n_routed.reset.next = self.reset.val();
         self.n_lpm_miss.reset.next = self.reset.val();
         self.n_l2_hit.reset.next = self.reset.val();
         self.n_l2_miss.reset.next = self.reset.val();
         self.n_drop_mal.reset.next = self.reset.val();
-        self.n_drop_port.reset.next = self.reset.val();
-        self.n_out.reset.next = self.reset.val();
         self.ev_q.reset.next = self.reset.val();
         for s in 0..self.v.len() {
             self.v[s].clock.next = self.clock.val();
@@ -668,8 +626,10 @@ impl Logic for Lookup {
             self.port.next = self.l2_port5.q.val();
             self.port_ok.next = self.l2_ok5.q.val();
         }
+        self.no_port.next = false;
         if !self.drop.val() & !self.port_ok.val() {
             self.drop.next = true;
+            self.no_port.next = true;
         }
         self.meta.next = (bit_cast::<64, 8>(self.port.val()) << SH_DEST_PORT)
             | (bit_cast::<64, 3>(self.cls[5].q.val().get_bits::<3>(CLASS_TC)) << SH_TC)
@@ -681,11 +641,12 @@ impl Logic for Lookup {
         }
         self.res_q.d.next = bit_cast::<128, 64>(self.meta.val())
             | (bit_cast::<128, 48>(self.nh_mac.val()) << 64)
-            | (bit_cast::<128, 1>(self.drop.val().into()) << 112);
+            | (bit_cast::<128, 1>(self.drop.val().into()) << 112)
+            | (bit_cast::<128, 1>(self.no_port.val().into()) << 113);
         // The counters' events are registered and counted a cycle later, so
         // the decision does not fan out into seven 32-bit counters' enables
         // (issue 14). Bits: 0 malformed drop, 1 routed, 2 LPM miss, 3 L2 hit,
-        // 4 L2 miss, 5 no-port drop, 6 out.
+        // 4 L2 miss.
         self.ev.next = 0.into();
         if self.v[5].q.val() {
             if !self.ok.val() & self.malformed_drop.val() {
@@ -701,11 +662,6 @@ impl Logic for Lookup {
                     self.ev.next = 8.into();
                 } else {
                     self.ev.next = 16.into();
-                }
-                if self.drop.val() {
-                    self.ev.next = self.ev.val() | 32;
-                } else {
-                    self.ev.next = self.ev.val() | 64;
                 }
             }
         }
@@ -725,12 +681,6 @@ impl Logic for Lookup {
         if self.ev_q.q.val().get_bit(4) {
             self.n_l2_miss.d.next = self.n_l2_miss.q.val() + 1;
         }
-        if self.ev_q.q.val().get_bit(5) {
-            self.n_drop_port.d.next = self.n_drop_port.q.val() + 1;
-        }
-        if self.ev_q.q.val().get_bit(6) {
-            self.n_out.d.next = self.n_out.q.val() + 1;
-        }
         if self.clr_routed.val() {
             self.n_routed.d.next = 0.into();
         }
@@ -746,12 +696,6 @@ impl Logic for Lookup {
         if self.clr_drop_malformed.val() {
             self.n_drop_mal.d.next = 0.into();
         }
-        if self.clr_drop_no_port.val() {
-            self.n_drop_port.d.next = 0.into();
-        }
-        if self.clr_out_pkts.val() {
-            self.n_out.d.next = 0.into();
-        }
         self.m_valid.next = self.v[6].q.val();
         self.m_phv.next = self.phv[6].q.val();
         self.m_res.next = self.res_q.q.val();
@@ -760,7 +704,5 @@ impl Logic for Lookup {
         self.l2_hit.next = self.n_l2_hit.q.val();
         self.l2_miss.next = self.n_l2_miss.q.val();
         self.drop_malformed.next = self.n_drop_mal.q.val();
-        self.drop_no_port.next = self.n_drop_port.q.val();
-        self.out_pkts.next = self.n_out.q.val();
     }
 }

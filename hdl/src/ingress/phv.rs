@@ -107,13 +107,19 @@ pub struct Phv {
     pub ip_len: u16,
     /// IPv4 IHL (0 for IPv6).
     pub ihl: u8,
-    /// IPv4 destination address (first byte in bits 31:24).
+    /// IPv4 destination address (first byte in bits 31:24). A PL2 frame
+    /// (`l3` PL2, well formed) carries its source MAC's bits 31:0 here
+    /// ([`Phv::pl2_smac`]); after the PL2 stage a GRT carries its
+    /// `send_timeslot` ([`field::PL2_SEND`]).
     pub ipv4_dst: u32,
     /// One of [`l4`].
     pub l4: u8,
     /// Byte offset of the L4 header (0 when `l4` is NONE).
     pub l4_off: u8,
-    /// UDP source/destination port, or NDP `src_port`/`dst_port`.
+    /// UDP source/destination port, or NDP `src_port`/`dst_port`. A PL2
+    /// frame carries its source MAC's bits 47:32 in `sport` (and `dport`
+    /// 0); after the PL2 stage a GRT carries its `recv_timeslot` in the two
+    /// ([`field::PL2_RECV`]).
     pub sport: u16,
     pub dport: u16,
     /// NDP flags byte (0 unless `l4` is NDP).
@@ -125,6 +131,9 @@ pub struct Phv {
     pub pl2_dst: u8,
     /// One of [`malformed`]; 0 = well formed.
     pub malformed: u8,
+    /// The port the packet arrived on (`tuser.src_port`; the model's
+    /// [`crate::ingress::phv`] users set it, the parser model leaves 0).
+    pub in_port: u8,
 }
 
 /// `(lsb, width)` of every PHV field, in declaration order. The RTL uses the
@@ -155,6 +164,17 @@ pub mod field {
     pub const PL2_SRC: (usize, usize) = (227, 8);
     pub const PL2_DST: (usize, usize) = (235, 8);
     pub const MALFORMED: (usize, usize) = (243, 4);
+    pub const IN_PORT: (usize, usize) = (247, 8);
+    /// Overlays, for PL2 frames only (`L3` = PL2; `docs/pl2.md`). From the
+    /// parser: the source MAC, bits 31:0 in `IPV4_DST` and 47:32 in `SPORT`
+    /// (the GRT's destination). After the ingress PL2 stage, a GRT's
+    /// `send_timeslot` in `IPV4_DST` and `recv_timeslot` in `SPORT`..`DPORT`
+    /// (bits 15:0 in `SPORT`).
+    pub const PL2_SMAC_LO: (usize, usize) = IPV4_DST;
+    pub const PL2_SMAC_HI: (usize, usize) = SPORT;
+    pub const PL2_SEND: (usize, usize) = IPV4_DST;
+    pub const PL2_RECV: (usize, usize) = (SPORT.0, 32);
+    const _: () = assert!(SPORT.0 + SPORT.1 == DPORT.0 && DPORT.1 == 16);
     /// The least significant bit of the fields `#[hdl_gen]` code reads by
     /// name (`s_phv.get_bits::<3>(PHV_L3_LSB)`; declared in the Verilog by the
     /// emitter, [`crate::meta::hdl_names`]).
@@ -181,6 +201,16 @@ fn get(v: &[u64; 4], (lsb, w): (usize, usize)) -> u64 {
 }
 
 impl Phv {
+    /// A PL2 frame's source MAC (first byte on the wire in bits 47:40), from
+    /// its overlay on `ipv4_dst` and `sport` ([`field::PL2_SMAC_LO`]).
+    pub fn pl2_smac(&self) -> u64 {
+        (self.sport as u64) << 32 | self.ipv4_dst as u64
+    }
+    /// Stores a PL2 frame's source MAC in its overlay.
+    pub fn set_pl2_smac(&mut self, mac: u64) {
+        self.ipv4_dst = mac as u32;
+        self.sport = (mac >> 32) as u16;
+    }
     /// The PHV as four 64-bit words, least significant first.
     pub fn pack(&self) -> [u64; 4] {
         use field::*;
@@ -210,6 +240,7 @@ impl Phv {
         put(&mut v, PL2_SRC, self.pl2_src as u64);
         put(&mut v, PL2_DST, self.pl2_dst as u64);
         put(&mut v, MALFORMED, self.malformed as u64);
+        put(&mut v, IN_PORT, self.in_port as u64);
         v
     }
 
@@ -242,6 +273,7 @@ impl Phv {
             pl2_src: get(v, PL2_SRC) as u8,
             pl2_dst: get(v, PL2_DST) as u8,
             malformed: get(v, MALFORMED) as u8,
+            in_port: get(v, IN_PORT) as u8,
         }
     }
 }
@@ -279,6 +311,7 @@ mod tests {
             PL2_SRC,
             PL2_DST,
             MALFORMED,
+            IN_PORT,
         ];
         let mut next = 0;
         for (lsb, w) in all {
@@ -316,6 +349,7 @@ mod tests {
             pl2_src: 7,
             pl2_dst: 9,
             malformed: malformed::PL2_KIND,
+            in_port: 63,
         };
         assert_eq!(Phv::unpack(&p.pack()), p);
     }

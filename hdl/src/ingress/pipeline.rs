@@ -20,6 +20,7 @@ use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::phv::PHV_BITS;
 use crate::ingress::rx_fcs::RxFcs;
+use crate::pl2::stage::Pl2Stage;
 use crate::prim::widgets::vec_of;
 use regidx::*;
 use rust_hdl::prelude::*;
@@ -67,7 +68,7 @@ impl IngressRegs {
     pub const COUNTER_BASE: u32 = 0x2004;
     /// Pipeline counters, in address order from [`IngressRegs::COUNTER_BASE`]
     /// (the golden model's names, `docs/ingress.md`).
-    pub const COUNTERS: [&'static str; 24] = [
+    pub const COUNTERS: [&'static str; 25] = [
         "parser_pkts",
         "malformed_l2_truncated",
         "malformed_vlan_depth",
@@ -91,6 +92,7 @@ impl IngressRegs {
         "lookup_l2_miss",
         "drop_malformed",
         "drop_no_port",
+        "drop_pl2",
         "ingress_out_pkts",
     ];
     /// Per-port counters, in address order after [`IngressRegs::COUNTERS`]
@@ -150,7 +152,7 @@ impl IngressRegs {
             .chain(Self::PORT_GAUGES.iter())
             .position(|n| *n == name)
             .filter(|_| p < self.ports)
-            .map(|i| Self::COUNTER_BASE + 4 * (24 + 9 * p + i) as u32)
+            .map(|i| Self::COUNTER_BASE + 4 * (Self::COUNTERS.len() + 9 * p + i) as u32)
     }
 }
 
@@ -196,6 +198,7 @@ pub mod regidx {
         RO_LOOKUP_L2_MISS = ctr("lookup_l2_miss");
         RO_DROP_MALFORMED = ctr("drop_malformed");
         RO_DROP_NO_PORT = ctr("drop_no_port");
+        RO_DROP_PL2 = ctr("drop_pl2");
         RO_OUT_PKTS = ctr("ingress_out_pkts");
         /// Per port `p`: `RO_PORT0 + RO_PER_PORT * p + P_*`.
         RO_PORT0 = R::COUNTERS.len();
@@ -230,6 +233,14 @@ pub mod regidx {
 /// - `router_mac_lo`, `router_mac_hi` out: the `ROUTER_MAC_LO`/`_HI`
 ///   registers, for the egress rewrite ([`crate::egress::rewrite`]), which writes the
 ///   router MAC as the source MAC of routed packets.
+/// - PL2 ([`Pl2Stage`] between lookup and the parser, `docs/pl2.md`; the
+///   switch's [`crate::pl2::alu::Pl2Alu`] answers): `pl2_enable`,
+///   `pl2_unsol_dscp`, `pl2_unsol_dscp_en`, `pl2_unsol_pcp`,
+///   `pl2_unsol_pcp_en` in (the PL2 registers); `pl2_op_valid`,
+///   `pl2_op_kind`, `pl2_op_in`, `pl2_op_src`, `pl2_op_dst`, `pl2_op_demand`
+///   out (registered), and `pl2_res_code`, `pl2_res_demand`,
+///   `pl2_res_send`, `pl2_res_recv` in: one op input of the ALU and its
+///   result. Without an ALU tie `pl2_enable` low.
 #[derive(LogicBlock)]
 pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
@@ -241,6 +252,21 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub port_base: Signal<In, Bits<8>>,
     pub router_mac_lo: Signal<Out, Bits<32>>,
     pub router_mac_hi: Signal<Out, Bits<32>>,
+    pub pl2_enable: Signal<In, Bit>,
+    pub pl2_unsol_dscp: Signal<In, Bits<6>>,
+    pub pl2_unsol_dscp_en: Signal<In, Bit>,
+    pub pl2_unsol_pcp: Signal<In, Bits<3>>,
+    pub pl2_unsol_pcp_en: Signal<In, Bit>,
+    pub pl2_op_valid: Signal<Out, Bit>,
+    pub pl2_op_kind: Signal<Out, Bits<2>>,
+    pub pl2_op_in: Signal<Out, Bits<8>>,
+    pub pl2_op_src: Signal<Out, Bits<8>>,
+    pub pl2_op_dst: Signal<Out, Bits<8>>,
+    pub pl2_op_demand: Signal<Out, Bits<8>>,
+    pub pl2_res_code: Signal<In, Bits<3>>,
+    pub pl2_res_demand: Signal<In, Bits<8>>,
+    pub pl2_res_send: Signal<In, Bits<32>>,
+    pub pl2_res_recv: Signal<In, Bits<32>>,
     port_offs: Vec<Constant<Bits<8>>>,
     quantum_mask: Constant<Bits<32>>,
     rx: Vec<RxFcs<D, K, U, M, W>>,
@@ -248,6 +274,7 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     parser: Parser<D, K, U, M, W>,
     classify: Classify,
     lookup: Lookup,
+    pl2: Pl2Stage,
     apply: IngressApply<D, K, U>,
     split: AxilSplit<REG_ADDR_BITS, WINDOW_BITS>,
     ctl: AxilRegs<WINDOW_BITS>,
@@ -276,6 +303,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             port_base: Default::default(),
             router_mac_lo: Default::default(),
             router_mac_hi: Default::default(),
+            pl2_enable: Default::default(),
+            pl2_unsol_dscp: Default::default(),
+            pl2_unsol_dscp_en: Default::default(),
+            pl2_unsol_pcp: Default::default(),
+            pl2_unsol_pcp_en: Default::default(),
+            pl2_op_valid: Default::default(),
+            pl2_op_kind: Default::default(),
+            pl2_op_in: Default::default(),
+            pl2_op_src: Default::default(),
+            pl2_op_dst: Default::default(),
+            pl2_op_demand: Default::default(),
+            pl2_res_code: Default::default(),
+            pl2_res_demand: Default::default(),
+            pl2_res_send: Default::default(),
+            pl2_res_recv: Default::default(),
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
             rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
@@ -283,13 +325,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             parser: Parser::default().with_match(),
             classify: Default::default(),
             lookup: Lookup::new(cfg.datapath.ports, g.lpm_entries, g.l2_entries, g.nexthops),
+            pl2: Default::default(),
             apply: Default::default(),
             split: AxilSplit::new(5),
             ctl: AxilRegs::new(&ctl, 0),
             routes: AxilRegs::new(&vec![0; 2 * g.lpm_entries], 0),
             l2t: AxilRegs::new(&vec![0; 2 * g.l2_entries], 0),
             nht: AxilRegs::new(&vec![0; 2 * g.nexthops], 0),
-            ctr: AxilRegs::new(&[0], 24 + 9 * ports),
+            ctr: AxilRegs::new(&[0], IngressRegs::COUNTERS.len() + RO_PER_PORT * ports),
         }
     }
 }
@@ -331,6 +374,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.classify.reset.next = self.reset.val();
         self.lookup.clock.next = self.clock.val();
         self.lookup.reset.next = self.reset.val();
+        self.pl2.clock.next = self.clock.val();
+        self.pl2.reset.next = self.reset.val();
         self.apply.clock.next = self.clock.val();
         self.apply.reset.next = self.reset.val();
         // Register map.
@@ -408,9 +453,28 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.lookup.nh_w0[i].next = self.nht.rw[2 * i].val();
             self.lookup.nh_w1[i].next = self.nht.rw[2 * i + 1].val();
         }
-        self.parser.x_res_valid.next = self.lookup.m_valid.val();
-        self.parser.x_res_phv.next = self.lookup.m_phv.val();
-        self.parser.x_res.next = self.lookup.m_res.val();
+        // Lookup -> PL2 (the switch's ALU answers) -> back to the parser.
+        self.pl2.s_valid.next = self.lookup.m_valid.val();
+        self.pl2.s_phv.next = self.lookup.m_phv.val();
+        self.pl2.s_res.next = self.lookup.m_res.val();
+        self.pl2.enable.next = self.pl2_enable.val();
+        self.pl2.unsol_dscp.next = self.pl2_unsol_dscp.val();
+        self.pl2.unsol_dscp_en.next = self.pl2_unsol_dscp_en.val();
+        self.pl2.unsol_pcp.next = self.pl2_unsol_pcp.val();
+        self.pl2.unsol_pcp_en.next = self.pl2_unsol_pcp_en.val();
+        self.pl2_op_valid.next = self.pl2.op_valid.val();
+        self.pl2_op_kind.next = self.pl2.op_kind.val();
+        self.pl2_op_in.next = self.pl2.op_in.val();
+        self.pl2_op_src.next = self.pl2.op_src.val();
+        self.pl2_op_dst.next = self.pl2.op_dst.val();
+        self.pl2_op_demand.next = self.pl2.op_demand.val();
+        self.pl2.res_code.next = self.pl2_res_code.val();
+        self.pl2.res_demand.next = self.pl2_res_demand.val();
+        self.pl2.res_send.next = self.pl2_res_send.val();
+        self.pl2.res_recv.next = self.pl2_res_recv.val();
+        self.parser.x_res_valid.next = self.pl2.m_valid.val();
+        self.parser.x_res_phv.next = self.pl2.m_phv.val();
+        self.parser.x_res.next = self.pl2.m_res.val();
         // Parser -> apply -> out.
         AxisSource::<D, K, U>::join(&mut self.parser.m, &mut self.apply.s);
         self.apply.s_phv.next = self.parser.m_phv.val();
@@ -442,9 +506,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.lookup.clr_l2_miss.next = self.ctr.ro_clear[RO_LOOKUP_L2_MISS].val();
         self.ctr.ro[RO_DROP_MALFORMED].next = self.lookup.drop_malformed.val();
         self.lookup.clr_drop_malformed.next = self.ctr.ro_clear[RO_DROP_MALFORMED].val();
-        self.ctr.ro[RO_DROP_NO_PORT].next = self.lookup.drop_no_port.val();
-        self.lookup.clr_drop_no_port.next = self.ctr.ro_clear[RO_DROP_NO_PORT].val();
-        self.ctr.ro[RO_OUT_PKTS].next = self.lookup.out_pkts.val();
-        self.lookup.clr_out_pkts.next = self.ctr.ro_clear[RO_OUT_PKTS].val();
+        self.ctr.ro[RO_DROP_NO_PORT].next = self.pl2.drop_no_port.val();
+        self.pl2.clr_drop_no_port.next = self.ctr.ro_clear[RO_DROP_NO_PORT].val();
+        self.ctr.ro[RO_DROP_PL2].next = self.pl2.drop_pl2.val();
+        self.pl2.clr_drop_pl2.next = self.ctr.ro_clear[RO_DROP_PL2].val();
+        self.ctr.ro[RO_OUT_PKTS].next = self.pl2.out_pkts.val();
+        self.pl2.clr_out_pkts.next = self.ctr.ro_clear[RO_OUT_PKTS].val();
     }
 }

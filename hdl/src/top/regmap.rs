@@ -12,10 +12,13 @@
 //! ingress pipeline `n` ([`IngressRegs`]); window `pipelines + n` is pipeline
 //! `n`'s traffic manager ([`TmRegs`]: its meters, admission, trimmer, DoD FIFO
 //! and counters; the queues' limits apply to each port's total over all
-//! pipelines, so a host writes the same limits into every one). An address
-//! inside a window but past its last register answers DECERR.
+//! pipelines, so a host writes the same limits into every one); window
+//! `2 * pipelines` is PL2 ([`Pl2Regs`]). An address inside a window but past
+//! its last register answers DECERR.
 use crate::config::Config;
 use crate::ingress::IngressRegs;
+use crate::pl2::alu::Pl2Alu;
+use crate::pl2::block::Pl2Regs;
 use crate::tm::TmRegs;
 
 /// Address bits of the switch's AXI4-Lite port (256 KiB: up to 16 windows).
@@ -32,6 +35,9 @@ pub enum Access {
     Ro,
     /// Read only, a counter: 32 bits, wraps; a write clears it.
     Rc,
+    /// Hardware state: a read gives its current value, a write sets it
+    /// (PL2's `IN_RES[p]`, `OUT_RES[p]`, `SLOT_NOW`).
+    State,
 }
 
 impl Access {
@@ -40,6 +46,7 @@ impl Access {
             Access::Rw => "rw",
             Access::Ro => "ro",
             Access::Rc => "rc",
+            Access::State => "rws",
         }
     }
 }
@@ -215,6 +222,41 @@ pub fn tm_regs(cfg: &Config) -> Vec<Reg> {
     v
 }
 
+/// PL2 registers ([`Pl2Regs`], `docs/pl2.md`), offsets within its window.
+pub fn pl2_regs(cfg: &Config) -> Vec<Reg> {
+    use Access::*;
+    let ports = cfg.datapath.ports;
+    let r = Pl2Regs { ports };
+    let rw = Pl2Regs::rw_reset(cfg);
+    let docs: [(&str, u32, &str); Pl2Regs::N_RW] = [
+        ("CTRL", Pl2Regs::CTRL, "bit 0 PL2 on (RSVs become GRTs, data packets give slots back); bit 1 joint mode (else paper mode; a change clears IN_RES/OUT_RES); bit 2 the slot clock runs"),
+        ("K", Pl2Regs::K, "most slots one RSV reserves [7:0], 1..=255; larger demands are clamped (003 §4.3)"),
+        ("T", Pl2Regs::T, "unsolicited packets are dropped when more than T slots are reserved ahead of them (003 §4.4), below 2^31"),
+        ("SLOT_CYCLES", Pl2Regs::SLOT_CYCLES, "cycles per timeslot, 16.16 fixed point, 1.0 to below 16384.0 (one MTU at line rate, 003 §4.1)"),
+        ("PORT_EN_LO", Pl2Regs::PORT_EN_LO, "bit p: PL2 on at port p (ports 0..31)"),
+        ("PORT_EN_HI", Pl2Regs::PORT_EN_HI, "bit p: PL2 on at port 32 + p"),
+        ("UNSOL", Pl2Regs::UNSOL, "the marks of an unsolicited packet (A.4): IP DSCP [5:0] (on: bit 6); tagged non-IP PCP [10:8] (on: bit 11)"),
+    ];
+    let mut v: Vec<Reg> = docs.iter().zip(&rw).map(|((n, a, d), x)| Reg::one(n, *a, Rw, *x, d)).collect();
+    v.push(Reg::one("SLOT_NOW", Pl2Regs::SLOT_NOW, State, 0, "the slot clock (joint mode's `now`); a write sets it (a test hook, A.5)"));
+    v.push(Reg::array("IN_RES", r.in_res(0), ports, 4, State, vec![0; ports], "port p's inReservation: paper mode the slots reserved, joint mode the last slot reserved; a write sets it (a failed host's slots are removed from outside, 003 §4.5)"));
+    v.push(Reg::array("OUT_RES", r.out_res(0), ports, 4, State, vec![0; ports], "port p's outReservation, as IN_RES"));
+    v.push(Reg::array(
+        "IN_HW",
+        r.in_hw(0),
+        ports,
+        4,
+        Rc,
+        vec![0; ports],
+        "high-water mark of port p's reservation ahead (slots); a write to any IN_HW or OUT_HW clears them all",
+    ));
+    v.push(Reg::array("OUT_HW", r.out_hw(0), ports, 4, Rc, vec![0; ports], "high-water mark of port p's outReservation ahead, as IN_HW"));
+    for n in Pl2Alu::COUNTERS {
+        v.push(Reg::one(&upper(n), r.counter(n).expect("listed"), Rc, 0, &format!("PL2 counter `{n}` (docs/pl2.md)")));
+    }
+    v
+}
+
 impl SwitchMap {
     /// The map of `cfg`'s switch.
     pub fn new(cfg: &Config) -> Self {
@@ -239,6 +281,12 @@ impl SwitchMap {
                 regs: tm_regs(cfg),
             });
         }
+        windows.push(Window {
+            name: "pl2".into(),
+            base: (2 * pipes) as u32 * win,
+            doc: "PL2 (seed 003, docs/pl2.md): the timeslot reservation ALU every pipeline asks, its state and counters".into(),
+            regs: pl2_regs(cfg),
+        });
         SwitchMap { target: cfg.target.name.clone(), config_hash: cfg.hash(), windows }
     }
 

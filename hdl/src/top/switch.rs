@@ -7,7 +7,9 @@
 //! transmit side.
 //!
 //! One AXI4-Lite port reaches every register ([`crate::top::regmap`]): windows
-//! `0..P` are the ingress pipelines, windows `P..2P` their traffic managers.
+//! `0..P` are the ingress pipelines, windows `P..2P` their traffic managers,
+//! window `2P` the PL2 block ([`Pl2Block`]: the reservation ALU every
+//! pipeline's PL2 stage asks, `docs/pl2.md`).
 //!
 //! With several ingress pipelines (`alveo-u250`, `sim-16x100g`; seed 000 §3,
 //! the Tofino's), each pipeline has its own traffic manager: its own meters
@@ -36,6 +38,7 @@ use crate::config::Config;
 use crate::egress::rewrite::EgressRewrite;
 use crate::gen::unroll;
 use crate::ingress::Ingress;
+use crate::pl2::block::Pl2Block;
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::QUEUE_LSB;
 use crate::tm::TrafficManager;
@@ -74,6 +77,7 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     port_base: Vec<Constant<Bits<8>>>,
     ingress: Vec<Ingress<D, K, U, M, W>>,
     tm: Vec<TrafficManager<D, K, U, M, W>>,
+    pl2: Pl2Block,
     split: AxilSplit<SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS>,
     /// `reset`, registered.
     rst: DFF<Bit>,
@@ -106,10 +110,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         let ports = cfg.datapath.ports;
         let pipes = cfg.datapath.pipelines;
         ensure!(
-            2 * pipes <= 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS),
-            "{}: datapath.pipelines = {pipes}: the switch's register map has room for {} pipelines (two windows each)",
+            2 * pipes < 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS),
+            "{}: datapath.pipelines = {pipes}: the switch's register map has room for {} pipelines (two windows each, and PL2's)",
             cfg.source.display(),
-            1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS - 1)
+            ((1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS)) - 1) / 2
         );
         let per = ports / pipes;
         let multi = pipes > 1;
@@ -122,7 +126,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             port_base: (0..pipes).map(|n| Constant::new(((n * per) as u64).to_bits())).collect(),
             ingress: (0..pipes).map(|_| Ingress::new(cfg)).collect(),
             tm: (0..pipes).map(|_| TrafficManager::new(cfg)).collect(),
-            split: AxilSplit::new(2 * pipes),
+            pl2: Pl2Block::new(cfg),
+            split: AxilSplit::new(2 * pipes + 1),
             rst: Default::default(),
             notify_all: vec_of(ports),
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
@@ -192,6 +197,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 // traffic manager reads the header locations from tuser).
                 AxisSource::<D, K, U>::join(&mut self.ingress[i].m, &mut self.tm[i].s);
             }
+        }
+
+        // PL2: every pipeline's stage asks the one ALU.
+        self.pl2.clock.next = self.clock.val();
+        self.pl2.reset.next = self.rst.q.val();
+        for i in 0..self.ingress.len() {
+            self.pl2.op_valid[i].next = self.ingress[i].pl2_op_valid.val();
+            self.pl2.op_kind[i].next = self.ingress[i].pl2_op_kind.val();
+            self.pl2.op_in[i].next = self.ingress[i].pl2_op_in.val();
+            self.pl2.op_src[i].next = self.ingress[i].pl2_op_src.val();
+            self.pl2.op_dst[i].next = self.ingress[i].pl2_op_dst.val();
+            self.pl2.op_demand[i].next = self.ingress[i].pl2_op_demand.val();
+            self.ingress[i].pl2_res_code.next = self.pl2.res_code[i].val();
+            self.ingress[i].pl2_res_demand.next = self.pl2.res_demand[i].val();
+            self.ingress[i].pl2_res_send.next = self.pl2.res_send[i].val();
+            self.ingress[i].pl2_res_recv.next = self.pl2.res_recv[i].val();
+            self.ingress[i].pl2_enable.next = self.pl2.enable.val();
+            self.ingress[i].pl2_unsol_dscp.next = self.pl2.unsol_dscp.val();
+            self.ingress[i].pl2_unsol_dscp_en.next = self.pl2.unsol_dscp_en.val();
+            self.ingress[i].pl2_unsol_pcp.next = self.pl2.unsol_pcp.val();
+            self.ingress[i].pl2_unsol_pcp_en.next = self.pl2.unsol_pcp_en.val();
         }
 
         // Send to all: a deflection for port p in any pipeline notifies port
@@ -334,13 +360,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
 
         // Register map: windows 0..P the ingress pipelines, P..2P their
-        // traffic managers.
+        // traffic managers, 2P the PL2 block.
         AxilSlave::<SWITCH_ADDR_BITS>::link(&mut self.s_axil, &mut self.split.s_axil);
         for np in (self.ingress.len())..(self.ingress.len() + 1) {
             for i in 0..self.ingress.len() {
                 AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[i], &mut self.ingress[i].s_axil);
                 AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[np + i], &mut self.tm[i].s_axil);
             }
+            AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[2 * np], &mut self.pl2.s_axil);
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod meter;
 pub mod parser;
 pub mod pl2;
 pub mod pl2_host;
+pub mod pl2_ingress;
 pub mod rx_fcs;
 pub mod tm;
 
@@ -100,6 +101,8 @@ pub struct Settings {
     pub l2: Vec<Option<L2>>,
     /// Next-hop MACs, `nexthops` rows (0 where not loaded).
     pub nexthop_mac: Vec<u64>,
+    /// PL2's registers (`[pl2]`; `docs/pl2.md`).
+    pub pl2: pl2_ingress::Pl2Settings,
 }
 
 impl Default for Settings {
@@ -123,6 +126,7 @@ impl Default for Settings {
             routes: vec![None; 64],
             l2: vec![None; 16],
             nexthop_mac: vec![0; 16],
+            pl2: pl2_ingress::Pl2Settings::off(4),
         }
     }
 }
@@ -174,6 +178,7 @@ impl Settings {
             routes,
             l2,
             nexthop_mac,
+            pl2: pl2_ingress::Pl2Settings::from_config(cfg),
         }
     }
 }
@@ -198,6 +203,8 @@ pub enum Fate {
     DropMalformed,
     /// `dest_port >= ports` after lookup (`drop_no_port`).
     DropNoPort,
+    /// Dropped by the PL2 ALU (`drop_pl2`, and the ALU's counter of the reason).
+    DropPl2(pl2::DropReason),
     /// Left the pipeline (`ingress_out_pkts`).
     Out,
 }
@@ -213,6 +220,8 @@ pub struct Trace {
     pub class: Option<Class>,
     /// lookup's result; set unless `rx_fcs` dropped the frame.
     pub lookup: Option<Lookup>,
+    /// The PL2 ALU's op and outcome, when the packet was one (`docs/pl2.md`).
+    pub pl2: Option<(pl2::Op, pl2::Outcome)>,
     /// Set when `fate` is [`Fate::Out`].
     pub out: Option<IngressOut>,
 }
@@ -227,6 +236,7 @@ pub struct IngressModel {
     pipelines: usize,
     user_width: usize,
     counters: Counters,
+    pl2: pl2::Pl2Model,
 }
 
 impl IngressModel {
@@ -242,7 +252,8 @@ impl IngressModel {
         let (ports, pipelines) = (cfg.datapath.ports, cfg.datapath.pipelines);
         assert_eq!(settings.ports, ports, "Settings::ports must equal datapath.ports");
         assert!(pipelines > 0 && ports % pipelines == 0, "datapath.pipelines ({pipelines}) must divide datapath.ports ({ports})");
-        IngressModel { settings, ports, pipelines, user_width: cfg.datapath.user_width, counters: zero_counters(ports, pipelines) }
+        let pl2 = pl2::Pl2Model::new(settings.pl2.alu).unwrap_or_else(|e| panic!("PL2 settings: {e}"));
+        IngressModel { settings, ports, pipelines, user_width: cfg.datapath.user_width, counters: zero_counters(ports, pipelines), pl2 }
     }
 
     /// The current settings.
@@ -266,6 +277,18 @@ impl IngressModel {
         &self.counters
     }
 
+    /// The PL2 ALU (its state and counters). The ingress model is untimed:
+    /// the ALU's slot clock moves only when the owner ticks it
+    /// ([`IngressModel::pl2_mut`], [`pl2::Pl2Model::tick`]).
+    pub fn pl2(&self) -> &pl2::Pl2Model {
+        &self.pl2
+    }
+
+    /// The PL2 ALU, to tick its slot clock or write `IN_RES`/`OUT_RES`.
+    pub fn pl2_mut(&mut self) -> &mut pl2::Pl2Model {
+        &mut self.pl2
+    }
+
     /// Runs one frame `wire` (as received, FCS included) from port `port`
     /// through rx_fcs, parser, classify and lookup; returns what leaves, if
     /// anything. Never panics on any bytes; panics if `port >= ports`.
@@ -285,7 +308,13 @@ impl IngressModel {
     ///   including packets lookup then drops;
     /// - lookup: one of `drop_malformed`, `lookup_routed`, `lookup_lpm_miss`,
     ///   `lookup_l2_hit`, `lookup_l2_miss`; then for the four lookup paths one of
-    ///   `drop_no_port`, `ingress_out_pkts`.
+    ///   `drop_no_port`, `drop_pl2`, `ingress_out_pkts`.
+    /// - PL2 (`docs/pl2.md`, [`pl2_ingress::op_of`]): a packet that is an ALU
+    ///   op runs through [`pl2::Pl2Model::apply`]. A grant turns the RSV into
+    ///   its GRT ([`pl2_ingress::grt_rewrite`]), sent back out of its ingress
+    ///   port (`dest_port` = the ingress port, `routed` so the egress writes
+    ///   the router MAC as source, `nexthop` 0) whatever lookup decided; a
+    ///   drop counts `drop_pl2`; a pass goes on as lookup decided.
     ///
     /// The output `tuser`: `src_port` = `port`, `dest_port`, `length` = output
     /// length, `flags` 0, `tc`/`prio`/`trim_ok`/`ndp_data` from classify (also
@@ -297,14 +326,14 @@ impl IngressModel {
         let frame = match rx_fcs(wire, &self.settings) {
             Err(d) => {
                 self.bump(format!("port{port}.{}", d.counter()), 1);
-                return Trace { fate: Fate::RxDrop(d), phv: None, class: None, lookup: None, out: None };
+                return Trace { fate: Fate::RxDrop(d), phv: None, class: None, lookup: None, pl2: None, out: None };
             }
             Ok(f) => f,
         };
         self.bump(format!("port{port}.rx_pkts"), 1);
         self.bump(format!("port{port}.rx_bytes"), frame.len() as u64);
 
-        let phv = parse(&frame, frame.len());
+        let phv = Phv { in_port: port as u8, ..parse(&frame, frame.len()) };
         self.bump(format!("pipe{pipe}.parser_pkts"), 1);
         if phv.malformed != 0 {
             let name = malformed::NAMES.get(phv.malformed as usize).copied().unwrap_or("none");
@@ -322,17 +351,36 @@ impl IngressModel {
 
         let lk = lookup(&phv, &class, &self.settings);
         self.bump(format!("pipe{pipe}.{}", lk.path.counter()), 1);
-        let base = Trace { fate: Fate::DropMalformed, phv: Some(phv), class: Some(class), lookup: Some(lk), out: None };
+        let mut base = Trace { fate: Fate::DropMalformed, phv: Some(phv), class: Some(class), lookup: Some(lk), pl2: None, out: None };
         if lk.path == Path::DropMalformed {
             return base;
+        }
+        let mut lk = lk;
+        let mut frame = frame;
+        if self.pl2.config() != &self.settings.pl2.alu {
+            self.pl2.set_config(self.settings.pl2.alu).unwrap_or_else(|e| panic!("PL2 settings: {e}"));
+        }
+        if let Some(op) = pl2_ingress::op_of(&phv, &lk, port as u8, &frame, &self.settings.pl2) {
+            let outcome = self.pl2.apply(&op);
+            base.pl2 = Some((op, outcome));
+            match outcome {
+                pl2::Outcome::Drop(why) => {
+                    self.bump(format!("pipe{pipe}.drop_pl2"), 1);
+                    return Trace { fate: Fate::DropPl2(why), ..base };
+                }
+                pl2::Outcome::Grant(g) => {
+                    pl2_ingress::grt_rewrite(&mut frame, &phv, &g);
+                    lk = Lookup { dest_port: port as u8, nexthop: 0, routed: true, forward: true, ..lk };
+                }
+                pl2::Outcome::Pass => {}
+            }
         }
         if !lk.forward {
             self.bump(format!("pipe{pipe}.drop_no_port"), 1);
             return Trace { fate: Fate::DropNoPort, ..base };
         }
         self.bump(format!("pipe{pipe}.ingress_out_pkts"), 1);
-        let mut frame = frame;
-        if lk.routed {
+        if lk.routed && !matches!(base.pl2, Some((_, pl2::Outcome::Grant(_)))) {
             lookup::rewrite_dst_mac(&mut frame, lk.nexthop, &self.settings);
         }
         let meta = Meta {

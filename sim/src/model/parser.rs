@@ -185,6 +185,10 @@ fn headers(r: &Reader, p: &mut Phv) -> Result<(), u8> {
                 return Err(malformed::PL2_TRUNCATED);
             }
             p.pl2_kind = r.b(b);
+            // The source MAC rides in fields a PL2 frame does not use: the
+            // GRT's destination (`Phv::pl2_smac`, docs/pl2.md).
+            let smac = (6..12).fold(0u64, |acc, i| acc << 8 | r.b(i) as u64);
+            p.set_pl2_smac(smac);
             p.pl2_demand = r.b(b + 1);
             p.pl2_src = r.b(b + 2);
             p.pl2_dst = r.b(b + 3);

@@ -136,6 +136,7 @@ impl Logic for ParseDecide {
         }
         self.pack.l3_off.next = bit_cast::<7, 8>(self.l3_rec.val().l3_off);
         self.pack.malformed.next = self.c.val();
+        self.pack.in_port.next = self.l2_rec.val().port;
         self.pack.dscp.next = 0.into();
         self.pack.ecn.next = 0.into();
         self.pack.proto.next = 0.into();
@@ -179,6 +180,9 @@ impl Logic for ParseDecide {
             self.pack.pl2_demand.next = self.pl2w.val().get_bits::<8>(PL2_DEMAND_AT);
             self.pack.pl2_src.next = self.pl2w.val().get_bits::<8>(PL2_SRC_AT);
             self.pack.pl2_dst.next = self.pl2w.val().get_bits::<8>(PL2_DST_AT);
+            // The source MAC in fields PL2 does not use (`field::PL2_SMAC_LO`).
+            self.pack.ipv4_dst.next = self.l2_rec.val().smac.get_bits::<32>(0);
+            self.pack.sport.next = self.l2_rec.val().smac.get_bits::<16>(32);
         }
         self.phv.next = self.pack.phv.val();
     }

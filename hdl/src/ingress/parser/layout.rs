@@ -34,6 +34,8 @@ crate::gen::unroll::named_indices! {
     // ---- Ethernet and its tags (IEEE 802.3, 802.1Q; Protego: PL2-PROTEGO.md) ----
     /// Destination MAC (bytes 0..5).
     ETH_DMAC = 0;
+    /// Source MAC (bytes 6..11).
+    ETH_SMAC = 6 * 8;
     /// The EtherType after the MAC addresses (bytes 12..13); each VLAN tag
     /// before it moves the next one on by [`TAG_BITS`].
     ETH_TYPE = 12 * 8;
@@ -144,6 +146,11 @@ pub mod code {
 pub struct L2Info {
     /// Destination MAC, most significant byte first.
     pub dmac: Bits<48>,
+    /// Source MAC, most significant byte first (a PL2 frame's GRT goes back
+    /// to it).
+    pub smac: Bits<48>,
+    /// The ingress port (`tuser.src_port` of the first beat).
+    pub port: Bits<8>,
     /// The EtherType after the tags (wire byte order).
     pub ether: Bits<16>,
     /// VLAN tags (0..2), and the first tag's PCP and VID.

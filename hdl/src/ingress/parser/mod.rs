@@ -123,6 +123,8 @@ pub struct Parser<const D: usize, const K: usize, const U: usize, const M: usize
     n_pkts: DffR<Bits<32>>,
     n_malformed: Vec<DffR<Bits<32>>>,
     len_l: DFF<Bits<16>>,
+    /// The packet's ingress port (`tuser.src_port`), latched at its first beat.
+    port_l: DFF<Bits<8>>,
     lmask_l: DFF<Bits<128>>,
     // The stages.
     tags: tags::ParseTags,
@@ -193,6 +195,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             n_pkts: Default::default(),
             n_malformed: vec_of(REASONS),
             len_l: Default::default(),
+            port_l: Default::default(),
             lmask_l: Default::default(),
             tags: Default::default(),
             align: Default::default(),
@@ -234,7 +237,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Logic for Parser<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, first, widx, go, inflight, room, n_pkts, len_l, lmask_l);
+        dff_setup!(self, clock, first, widx, go, inflight, room, n_pkts, len_l, port_l, lmask_l);
         self.first.reset.next = self.reset.val();
         self.widx.reset.next = self.reset.val();
         self.go.reset.next = self.reset.val();
@@ -295,6 +298,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
             if self.first.q.val() {
                 self.len_l.d.next = self.len_in.val();
+                self.port_l.d.next = self.s.tuser.val().get_bits::<8>(0);
                 if self.len_in.val() >= 128 {
                     self.lmask_l.d.next = self.all128.val();
                 } else {
@@ -315,6 +319,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.tags.go.next = self.go.q.val();
         self.tags.win.next = self.win.val();
         self.tags.len.next = self.len_l.q.val();
+        self.tags.port.next = self.port_l.q.val();
         self.align.clock.next = self.clock.val();
         self.align.reset.next = self.reset.val();
         self.align.s_v.next = self.tags.v.val();

@@ -33,6 +33,7 @@ pub struct PhvPack {
     pub pl2_src: Signal<In, Bits<8>>,
     pub pl2_dst: Signal<In, Bits<8>>,
     pub malformed: Signal<In, Bits<4>>,
+    pub in_port: Signal<In, Bits<8>>,
     pub phv: Signal<Out, Bits<PHV_BITS>>,
 }
 
@@ -64,6 +65,7 @@ impl Logic for PhvPack {
         v = v | (bit_cast::<PHV_BITS, 8>(self.pl2_src.val()) << field::PL2_SRC.0 as u64);
         v = v | (bit_cast::<PHV_BITS, 8>(self.pl2_dst.val()) << field::PL2_DST.0 as u64);
         v = v | (bit_cast::<PHV_BITS, 4>(self.malformed.val()) << field::MALFORMED.0 as u64);
+        v = v | (bit_cast::<PHV_BITS, 8>(self.in_port.val()) << field::IN_PORT.0 as u64);
         self.phv.next = v;
     }
     fn connect(&mut self) {
@@ -96,6 +98,7 @@ impl Logic for PhvPack {
             (field::PL2_SRC, "pl2_src"),
             (field::PL2_DST, "pl2_dst"),
             (field::MALFORMED, "malformed"),
+            (field::IN_PORT, "in_port"),
         ];
         let mut parts = vec![];
         let mut next = 0;

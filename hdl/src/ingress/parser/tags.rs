@@ -27,6 +27,7 @@ pub struct ParseTags {
     pub go: Signal<In, Bit>,
     pub win: Signal<In, Bits<WIN_BITS>>,
     pub len: Signal<In, Bits<16>>,
+    pub port: Signal<In, Bits<8>>,
     pub v: Signal<Out, Bit>,
     pub win_q: Signal<Out, Bits<WIN_BITS>>,
     pub l2_rec: Signal<Out, L2Info>,
@@ -37,6 +38,7 @@ pub struct ParseTags {
     a_v: DffR<Bit>,
     a_win: DFF<Bits<WIN_BITS>>,
     a_len: DFF<Bits<16>>,
+    a_port: DFF<Bits<8>>,
     /// The EtherType after zero, one, two VLAN tags is a VLAN type.
     a_t0: DFF<Bit>,
     a_t1: DFF<Bit>,
@@ -77,6 +79,7 @@ impl Default for ParseTags {
             go: Default::default(),
             win: Default::default(),
             len: Default::default(),
+            port: Default::default(),
             v: Default::default(),
             win_q: Default::default(),
             l2_rec: Default::default(),
@@ -86,6 +89,7 @@ impl Default for ParseTags {
             a_v: Default::default(),
             a_win: Default::default(),
             a_len: Default::default(),
+            a_port: Default::default(),
             a_t0: Default::default(),
             a_t1: Default::default(),
             a_t2: Default::default(),
@@ -115,7 +119,7 @@ impl Default for ParseTags {
 impl Logic for ParseTags {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, a_v, a_win, a_len, a_t0, a_t1, a_t2, a_p0, a_p1, a_p2, r_v, r_win, r_l2);
+        dff_setup!(self, clock, a_v, a_win, a_len, a_port, a_t0, a_t1, a_t2, a_p0, a_p1, a_p2, r_v, r_win, r_l2);
         self.a_v.reset.next = self.reset.val();
         self.r_v.reset.next = self.reset.val();
         // Stage 1: the tag tests on the window.
@@ -129,6 +133,7 @@ impl Logic for ParseTags {
         if self.go.val() {
             self.a_win.d.next = self.win.val();
             self.a_len.d.next = self.len.val();
+            self.a_port.d.next = self.port.val();
             self.a_t0.d.next = (self.e0.val() == self.et_vlan.val()) | (self.e0.val() == self.et_qinq.val());
             self.a_t1.d.next = (self.e1.val() == self.et_vlan.val()) | (self.e1.val() == self.et_qinq.val());
             self.a_t2.d.next = (self.e2.val() == self.et_vlan.val()) | (self.e2.val() == self.et_qinq.val());
@@ -189,7 +194,14 @@ impl Logic for ParseTags {
                 | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_DMAC + 24)) << 16)
                 | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_DMAC + 32)) << 8)
                 | bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_DMAC + 40));
+            self.r_l2.d.next.smac = (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC)) << 40)
+                | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC + 8)) << 32)
+                | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC + 16)) << 24)
+                | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC + 24)) << 16)
+                | (bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC + 32)) << 8)
+                | bit_cast::<48, 8>(self.a_win.q.val().get_bits::<8>(ETH_SMAC + 40));
             self.r_l2.d.next.len = self.a_len.q.val();
+            self.r_l2.d.next.port = self.a_port.q.val();
         }
         self.v.next = self.r_v.q.val();
         self.win_q.next = self.r_win.q.val();

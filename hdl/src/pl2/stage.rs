@@ -1,0 +1,440 @@
+//! `Pl2Stage`: the PL2 stage of an ingress pipeline, between lookup and the
+//! parser's match-result input (`lookup ─► pl2 ─► meter/TM`, the
+//! specification `PL2-PROTEGO.md` A.2; `docs/pl2.md`, "In the switch").
+//! Golden model: `sim/src/model/pl2_ingress.rs` with
+//! `IngressModel::trace`.
+//!
+//! Each PHV from lookup that is an ALU op (A.3; [`Pl2Stage`] lists which)
+//! leaves on `op_*` a cycle later, registered, for the switch's one
+//! [`crate::pl2::alu::Pl2Alu`]; its result comes back on `res_*`
+//! [`Pl2Alu::LATENCY`](crate::pl2::alu::Pl2Alu::LATENCY) cycles after that.
+//! Meanwhile the PHV and its lookup result wait in a delay line, and leave
+//! on `m_*` merged with the result, [`LATENCY`] cycles after they came:
+//! - a grant turns the RSV into its GRT: `dest_port` := the ingress port,
+//!   `routed` set and `nexthop` 0 (the egress writes the router MAC as
+//!   source), the destination MAC := the RSV's source MAC (lookup's
+//!   next-hop MAC field, which apply writes for a routed packet), lookup's
+//!   drop cleared (its miss drop is bypassed), [`grt::GRT`] set; in the PHV
+//!   `pl2_kind` 2, `pl2_demand` the granted slots, `send_timeslot` and
+//!   `recv_timeslot` in their overlays ([`field::PL2_SEND`],
+//!   [`field::PL2_RECV`]), which `IngressApply` writes into the frame;
+//! - any other ALU code but pass drops the packet (`drop_pl2`);
+//! - a pass, and a packet that is no op, go on as lookup decided.
+//!
+//! Ports:
+//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset
+//!   (drops what is in flight, zeroes the counters).
+//! - `s_valid`, `s_phv`, `s_res` in: lookup's output ([`res`]), from
+//!   registers.
+//! - `m_valid`, `m_phv`, `m_res` out: the same, [`LATENCY`] cycles later,
+//!   merged (combinational from registers and the ALU's registered result;
+//!   the parser writes them into its PHV FIFO).
+//! - `enable` in: `CTRL` bit 0 (PL2 on); off, nothing is an op.
+//! - `unsol_dscp` (6 bits), `unsol_dscp_en`, `unsol_pcp` (3 bits),
+//!   `unsol_pcp_en` in: the marks of an unsolicited packet (A.4).
+//! - `op_valid`, `op_kind`, `op_in`, `op_src`, `op_dst`, `op_demand` out
+//!   (registered): the op, for one pipeline input of the ALU.
+//! - `res_code`, `res_demand`, `res_send`, `res_recv` in: that input's
+//!   result (`res_valid` is implied by the op this stage sent).
+//! - `drop_no_port`, `drop_pl2`, `out_pkts` out (32 bits, wrap), `clr_*`
+//!   in: packets dropped for want of a port (not turned into a GRT), dropped
+//!   by the ALU, and leaving the pipeline; counted a cycle after they leave.
+use crate::ingress::lookup::res;
+use crate::ingress::phv::{field, l3, PHV_BITS};
+use crate::meta::{DEST_PORT_LSB, NEXTHOP_LSB, ROUTED_BIT};
+use crate::pl2::alu::{code, kind};
+use crate::prim::widgets::DffR;
+use crate::proto::ethertype;
+use rust_hdl::prelude::*;
+
+/// Cycles from `s_*` to `m_*`: one to register the op, the ALU's two.
+pub const LATENCY: usize = 1 + crate::pl2::alu::Pl2Alu::LATENCY as usize;
+// The delay line below has three registers: the op's, and one per ALU cycle.
+const _: () = assert!(LATENCY == 3);
+
+/// Bits of the stage's lookup-result word ([`res`]) beyond lookup's own.
+pub mod grt {
+    /// Bit 114 of `m_res`: the packet is a GRT this switch made; apply writes
+    /// the PHV's slot fields into the frame.
+    pub const GRT: usize = 114;
+}
+
+#[derive(LogicBlock)]
+pub struct Pl2Stage {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_phv: Signal<In, Bits<PHV_BITS>>,
+    pub s_res: Signal<In, Bits<128>>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_phv: Signal<Out, Bits<PHV_BITS>>,
+    pub m_res: Signal<Out, Bits<128>>,
+    pub enable: Signal<In, Bit>,
+    pub unsol_dscp: Signal<In, Bits<6>>,
+    pub unsol_dscp_en: Signal<In, Bit>,
+    pub unsol_pcp: Signal<In, Bits<3>>,
+    pub unsol_pcp_en: Signal<In, Bit>,
+    pub op_valid: Signal<Out, Bit>,
+    pub op_kind: Signal<Out, Bits<2>>,
+    pub op_in: Signal<Out, Bits<8>>,
+    pub op_src: Signal<Out, Bits<8>>,
+    pub op_dst: Signal<Out, Bits<8>>,
+    pub op_demand: Signal<Out, Bits<8>>,
+    pub res_code: Signal<In, Bits<3>>,
+    pub res_demand: Signal<In, Bits<8>>,
+    pub res_send: Signal<In, Bits<32>>,
+    pub res_recv: Signal<In, Bits<32>>,
+    pub drop_no_port: Signal<Out, Bits<32>>,
+    pub drop_pl2: Signal<Out, Bits<32>>,
+    pub out_pkts: Signal<Out, Bits<32>>,
+    pub clr_drop_no_port: Signal<In, Bit>,
+    pub clr_drop_pl2: Signal<In, Bit>,
+    pub clr_out_pkts: Signal<In, Bit>,
+    // Field positions.
+    f_l3: Constant<Bits<16>>,
+    f_ether: Constant<Bits<16>>,
+    f_vlans: Constant<Bits<16>>,
+    f_pcp: Constant<Bits<16>>,
+    f_prot: Constant<Bits<16>>,
+    f_dscp: Constant<Bits<16>>,
+    f_kind: Constant<Bits<16>>,
+    f_demand: Constant<Bits<16>>,
+    f_src: Constant<Bits<16>>,
+    f_dst: Constant<Bits<16>>,
+    f_mal: Constant<Bits<16>>,
+    f_in: Constant<Bits<16>>,
+    f_lo: Constant<Bits<16>>,
+    f_hi: Constant<Bits<16>>,
+    f_recv: Constant<Bits<16>>,
+    f_dport: Constant<Bits<16>>,
+    c_pl2: Constant<Bits<3>>,
+    c_ctl: Constant<Bits<3>>,
+    c_v4: Constant<Bits<3>>,
+    c_v6: Constant<Bits<3>>,
+    c_rsv: Constant<Bits<8>>,
+    c_macctl: Constant<Bits<16>>,
+    f_pkind_hi: Constant<Bits<16>>,
+    f_drop: Constant<Bits<16>>,
+    f_noport: Constant<Bits<16>>,
+    f_dmac: Constant<Bits<16>>,
+    c_grant: Constant<Bits<3>>,
+    c_pass: Constant<Bits<3>>,
+    k_data: Constant<Bits<2>>,
+    k_unsol: Constant<Bits<2>>,
+    k_grt: Constant<Bits<2>>,
+    k_rsv: Constant<Bits<2>>,
+    /// A grant's constant bits: `pl2_kind` 2 in the PHV; `routed` and
+    /// [`grt::GRT`] in the result. A drop's: [`res::DROP`].
+    phv_grt: Constant<Bits<PHV_BITS>>,
+    res_grt: Constant<Bits<128>>,
+    res_drop: Constant<Bits<128>>,
+    /// The PHV with a grant's fields cleared, and the result likewise.
+    phv_keep: Constant<Bits<PHV_BITS>>,
+    res_keep: Constant<Bits<128>>,
+    // Decode (combinational on `s_*`).
+    ok: Signal<Local, Bit>,
+    is_pl2: Signal<Local, Bit>,
+    is_rsv: Signal<Local, Bit>,
+    ctl: Signal<Local, Bit>,
+    ip: Signal<Local, Bit>,
+    unsol: Signal<Local, Bit>,
+    data: Signal<Local, Bit>,
+    // The op register and the delay line (the op's flag rides along).
+    r_op_v: DffR<Bit>,
+    r_op_k: DFF<Bits<2>>,
+    r_op_in: DFF<Bits<8>>,
+    r_op_src: DFF<Bits<8>>,
+    r_op_dst: DFF<Bits<8>>,
+    r_op_d: DFF<Bits<8>>,
+    d1_v: DffR<Bit>,
+    d1_op: DffR<Bit>,
+    d1_phv: DFF<Bits<PHV_BITS>>,
+    d1_res: DFF<Bits<128>>,
+    d2_v: DffR<Bit>,
+    d2_op: DffR<Bit>,
+    d2_phv: DFF<Bits<PHV_BITS>>,
+    d2_res: DFF<Bits<128>>,
+    d3_v: DffR<Bit>,
+    d3_op: DffR<Bit>,
+    d3_phv: DFF<Bits<PHV_BITS>>,
+    d3_res: DFF<Bits<128>>,
+    // Merge.
+    granted: Signal<Local, Bit>,
+    dropped: Signal<Local, Bit>,
+    smac: Signal<Local, Bits<48>>,
+    port: Signal<Local, Bits<8>>,
+    // Counters: events registered, counted a cycle later.
+    ev: Signal<Local, Bits<3>>,
+    ev_q: DffR<Bits<3>>,
+    n_no_port: DffR<Bits<32>>,
+    n_pl2: DffR<Bits<32>>,
+    n_out: DffR<Bits<32>>,
+}
+
+impl Default for Pl2Stage {
+    fn default() -> Self {
+        let c16 = |v: usize| Constant::new((v as u64).to_bits());
+        let mut phv_keep = Bits::<PHV_BITS>::mask();
+        for (lsb, w) in [field::PL2_KIND, field::PL2_DEMAND, field::PL2_SEND, field::PL2_RECV] {
+            for b in lsb..lsb + w {
+                phv_keep = phv_keep.replace_bit(b, false);
+            }
+        }
+        let mut res_keep = Bits::<128>::mask();
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(NEXTHOP_LSB..NEXTHOP_LSB + 8).chain(res::DMAC..res::DMAC + 48).chain([
+            ROUTED_BIT,
+            res::DROP,
+            res::NO_PORT,
+            grt::GRT,
+        ]) {
+            res_keep = res_keep.replace_bit(b, false);
+        }
+        const { assert!(grt::GRT > res::NO_PORT && grt::GRT < 128 && res::DMAC >= 64 && NEXTHOP_LSB + 8 <= 64) };
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_valid: Default::default(),
+            s_phv: Default::default(),
+            s_res: Default::default(),
+            m_valid: Default::default(),
+            m_phv: Default::default(),
+            m_res: Default::default(),
+            enable: Default::default(),
+            unsol_dscp: Default::default(),
+            unsol_dscp_en: Default::default(),
+            unsol_pcp: Default::default(),
+            unsol_pcp_en: Default::default(),
+            op_valid: Default::default(),
+            op_kind: Default::default(),
+            op_in: Default::default(),
+            op_src: Default::default(),
+            op_dst: Default::default(),
+            op_demand: Default::default(),
+            res_code: Default::default(),
+            res_demand: Default::default(),
+            res_send: Default::default(),
+            res_recv: Default::default(),
+            drop_no_port: Default::default(),
+            drop_pl2: Default::default(),
+            out_pkts: Default::default(),
+            clr_drop_no_port: Default::default(),
+            clr_drop_pl2: Default::default(),
+            clr_out_pkts: Default::default(),
+            f_l3: c16(field::L3.0),
+            f_ether: c16(field::ETHERTYPE.0),
+            f_vlans: c16(field::VLANS.0),
+            f_pcp: c16(field::PCP.0),
+            f_prot: c16(field::PROTEGO.0),
+            f_dscp: c16(field::DSCP.0),
+            f_kind: c16(field::PL2_KIND.0),
+            f_demand: c16(field::PL2_DEMAND.0),
+            f_src: c16(field::PL2_SRC.0),
+            f_dst: c16(field::PL2_DST.0),
+            f_mal: c16(field::MALFORMED.0),
+            f_in: c16(field::IN_PORT.0),
+            f_lo: c16(field::PL2_SMAC_LO.0),
+            f_hi: c16(field::PL2_SMAC_HI.0),
+            f_recv: c16(field::PL2_RECV.0),
+            f_dport: c16(DEST_PORT_LSB),
+            c_pl2: Constant::new((l3::PL2 as u64).to_bits()),
+            c_ctl: Constant::new((l3::PROTEGO_CTL as u64).to_bits()),
+            c_v4: Constant::new((l3::IPV4 as u64).to_bits()),
+            c_v6: Constant::new((l3::IPV6 as u64).to_bits()),
+            c_rsv: Constant::new(1u64.to_bits()),
+            c_macctl: Constant::new((ethertype::MAC_CONTROL as u64).to_bits()),
+            f_pkind_hi: c16(field::PROTEGO_KIND.0 + 1),
+            f_drop: c16(res::DROP),
+            f_noport: c16(res::NO_PORT),
+            f_dmac: c16(res::DMAC),
+            c_grant: Constant::new((code::GRANT as u64).to_bits()),
+            c_pass: Constant::new((code::PASS as u64).to_bits()),
+            k_data: Constant::new((kind::DATA as u64).to_bits()),
+            k_unsol: Constant::new((kind::UNSOL as u64).to_bits()),
+            k_grt: Constant::new((kind::GRT as u64).to_bits()),
+            k_rsv: Constant::new((kind::RSV as u64).to_bits()),
+            phv_grt: Constant::new(Bits::<PHV_BITS>::default().replace_bit(field::PL2_KIND.0 + 1, true)),
+            res_grt: Constant::new(Bits::<128>::default().replace_bit(ROUTED_BIT, true).replace_bit(grt::GRT, true)),
+            res_drop: Constant::new(Bits::<128>::default().replace_bit(res::DROP, true)),
+            phv_keep: Constant::new(phv_keep),
+            res_keep: Constant::new(res_keep),
+            ok: Default::default(),
+            is_pl2: Default::default(),
+            is_rsv: Default::default(),
+            ctl: Default::default(),
+            ip: Default::default(),
+            unsol: Default::default(),
+            data: Default::default(),
+            r_op_v: Default::default(),
+            r_op_k: Default::default(),
+            r_op_in: Default::default(),
+            r_op_src: Default::default(),
+            r_op_dst: Default::default(),
+            r_op_d: Default::default(),
+            d1_v: Default::default(),
+            d1_op: Default::default(),
+            d1_phv: Default::default(),
+            d1_res: Default::default(),
+            d2_v: Default::default(),
+            d2_op: Default::default(),
+            d2_phv: Default::default(),
+            d2_res: Default::default(),
+            d3_v: Default::default(),
+            d3_op: Default::default(),
+            d3_phv: Default::default(),
+            d3_res: Default::default(),
+            granted: Default::default(),
+            dropped: Default::default(),
+            smac: Default::default(),
+            port: Default::default(),
+            ev: Default::default(),
+            ev_q: Default::default(),
+            n_no_port: Default::default(),
+            n_pl2: Default::default(),
+            n_out: Default::default(),
+        }
+    }
+}
+
+impl Logic for Pl2Stage {
+    fn update(&mut self) {
+        Self::update(self)
+    }
+    fn connect(&mut self) {
+        Self::connect(self)
+    }
+    fn hdl(&self) -> Verilog {
+        crate::gen::unroll::resolve(Self::hdl(self))
+    }
+}
+
+impl Pl2Stage {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_d, d1_v, d1_op, d1_phv, d1_res, d2_v, d2_op, d2_phv, d2_res,
+            d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out
+        );
+        self.d1_v.reset.next = self.reset.val();
+        self.d1_op.reset.next = self.reset.val();
+        self.d2_v.reset.next = self.reset.val();
+        self.d2_op.reset.next = self.reset.val();
+        self.d3_v.reset.next = self.reset.val();
+        self.d3_op.reset.next = self.reset.val();
+        self.r_op_v.reset.next = self.reset.val();
+        self.ev_q.reset.next = self.reset.val();
+        self.n_no_port.reset.next = self.reset.val();
+        self.n_pl2.reset.next = self.reset.val();
+        self.n_out.reset.next = self.reset.val();
+        // ---- Decode: which packets are ops (A.3; the model's `op_of`) ----
+        self.ok.next = self.s_valid.val() & self.enable.val() & !self.s_phv.val().get_bits::<4>(self.f_mal.val().index()).any();
+        self.is_pl2.next = (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_pl2.val())
+            & !self.s_phv.val().get_bit(self.f_prot.val().index());
+        self.is_rsv.next = self.s_phv.val().get_bits::<8>(self.f_kind.val().index()) == self.c_rsv.val();
+        self.ctl.next = (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ctl.val())
+            | (self.s_phv.val().get_bit(self.f_prot.val().index()) & self.s_phv.val().get_bit(self.f_pkind_hi.val().index()))
+            | (self.s_phv.val().get_bits::<16>(self.f_ether.val().index()) == self.c_macctl.val());
+        self.ip.next = (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_v4.val())
+            | (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_v6.val());
+        if self.ip.val() {
+            self.unsol.next =
+                self.unsol_dscp_en.val() & (self.s_phv.val().get_bits::<6>(self.f_dscp.val().index()) == self.unsol_dscp.val());
+        } else {
+            self.unsol.next = self.unsol_pcp_en.val()
+                & self.s_phv.val().get_bits::<2>(self.f_vlans.val().index()).any()
+                & (self.s_phv.val().get_bits::<3>(self.f_pcp.val().index()) == self.unsol_pcp.val());
+        }
+        self.data.next = !self.ctl.val() & !self.s_res.val().get_bit(self.f_drop.val().index());
+        // ---- The op, registered ----
+        self.r_op_v.d.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
+        self.r_op_k.d.next = self.k_data.val();
+        self.r_op_dst.d.next = self.s_res.val().get_bits::<8>(self.f_dport.val().index());
+        if self.unsol.val() {
+            self.r_op_k.d.next = self.k_unsol.val();
+        }
+        if self.is_pl2.val() {
+            self.r_op_k.d.next = self.k_grt.val();
+            self.r_op_dst.d.next = self.s_phv.val().get_bits::<8>(self.f_dst.val().index());
+            if self.is_rsv.val() {
+                self.r_op_k.d.next = self.k_rsv.val();
+            }
+        }
+        self.r_op_in.d.next = self.s_phv.val().get_bits::<8>(self.f_in.val().index());
+        self.r_op_src.d.next = self.s_phv.val().get_bits::<8>(self.f_src.val().index());
+        self.r_op_d.d.next = self.s_phv.val().get_bits::<8>(self.f_demand.val().index());
+        self.op_valid.next = self.r_op_v.q.val();
+        self.op_kind.next = self.r_op_k.q.val();
+        self.op_in.next = self.r_op_in.q.val();
+        self.op_src.next = self.r_op_src.q.val();
+        self.op_dst.next = self.r_op_dst.q.val();
+        self.op_demand.next = self.r_op_d.q.val();
+        // ---- Delay line: the PHV and result wait for the ALU ----
+        self.d1_v.d.next = self.s_valid.val();
+        self.d1_op.d.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
+        self.d1_phv.d.next = self.s_phv.val();
+        self.d1_res.d.next = self.s_res.val();
+        self.d2_v.d.next = self.d1_v.q.val();
+        self.d2_op.d.next = self.d1_op.q.val();
+        self.d2_phv.d.next = self.d1_phv.q.val();
+        self.d2_res.d.next = self.d1_res.q.val();
+        self.d3_v.d.next = self.d2_v.q.val();
+        self.d3_op.d.next = self.d2_op.q.val();
+        self.d3_phv.d.next = self.d2_phv.q.val();
+        self.d3_res.d.next = self.d2_res.q.val();
+        // ---- Merge with the ALU's result ----
+        self.granted.next = self.d3_op.q.val() & (self.res_code.val() == self.c_grant.val());
+        self.dropped.next = self.d3_op.q.val() & (self.res_code.val() != self.c_grant.val()) & (self.res_code.val() != self.c_pass.val());
+        self.smac.next = bit_cast::<48, 32>(self.d3_phv.q.val().get_bits::<32>(self.f_lo.val().index()))
+            | (bit_cast::<48, 16>(self.d3_phv.q.val().get_bits::<16>(self.f_hi.val().index())) << 32);
+        self.port.next = self.d3_phv.q.val().get_bits::<8>(self.f_in.val().index());
+        self.m_valid.next = self.d3_v.q.val();
+        self.m_phv.next = self.d3_phv.q.val();
+        self.m_res.next = self.d3_res.q.val();
+        if self.granted.val() {
+            self.m_phv.next = (self.d3_phv.q.val() & self.phv_keep.val())
+                | self.phv_grt.val()
+                | (bit_cast::<PHV_BITS, 8>(self.res_demand.val()) << self.f_demand.val())
+                | (bit_cast::<PHV_BITS, 32>(self.res_send.val()) << self.f_lo.val())
+                | (bit_cast::<PHV_BITS, 32>(self.res_recv.val()) << self.f_recv.val());
+            self.m_res.next = (self.d3_res.q.val() & self.res_keep.val())
+                | (bit_cast::<128, 8>(self.port.val()) << self.f_dport.val())
+                | (bit_cast::<128, 48>(self.smac.val()) << self.f_dmac.val())
+                | self.res_grt.val();
+        }
+        if self.dropped.val() {
+            self.m_res.next = self.d3_res.q.val() | self.res_drop.val();
+        }
+        // Events: 0 no-port drop, 1 PL2 drop, 2 out.
+        self.ev.next = 0.into();
+        if self.d3_v.q.val() {
+            if self.dropped.val() {
+                self.ev.next = 2.into();
+            } else if self.granted.val() | !self.d3_res.q.val().get_bit(self.f_drop.val().index()) {
+                self.ev.next = 4.into();
+            } else if self.d3_res.q.val().get_bit(self.f_noport.val().index()) {
+                self.ev.next = 1.into();
+            }
+        }
+        self.ev_q.d.next = self.ev.val();
+        if self.ev_q.q.val().get_bit(0) {
+            self.n_no_port.d.next = self.n_no_port.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(1) {
+            self.n_pl2.d.next = self.n_pl2.q.val() + 1;
+        }
+        if self.ev_q.q.val().get_bit(2) {
+            self.n_out.d.next = self.n_out.q.val() + 1;
+        }
+        if self.clr_drop_no_port.val() {
+            self.n_no_port.d.next = 0.into();
+        }
+        if self.clr_drop_pl2.val() {
+            self.n_pl2.d.next = 0.into();
+        }
+        if self.clr_out_pkts.val() {
+            self.n_out.d.next = 0.into();
+        }
+        self.drop_no_port.next = self.n_no_port.q.val();
+        self.drop_pl2.next = self.n_pl2.q.val();
+        self.out_pkts.next = self.n_out.q.val();
+    }
+}

@@ -1,0 +1,192 @@
+//! PL2 in the whole switch (issue 15; `docs/pl2.md`, "In the switch"): the
+//! default configuration's `ts_switch` with PL2 switched on through its
+//! register window, one frame at a time against the ingress golden model
+//! with its PL2 stage (`IngressModel`):
+//! - an RSV comes back out of its ingress port as its GRT: destination MAC
+//!   the RSV's source, source MAC the router's, `kind`, `demand` and the slot
+//!   fields written, `src_port`, `dst_port` and the cookie as they were,
+//!   with 0, 1 and 2 VLAN tags, whatever lookup decided for the RSV (the
+//!   router MAC it is addressed to is no L2 entry);
+//! - data packets pass and give slots back; an unsolicited one is dropped
+//!   above `T`; a GRT from a host, an RSV to a bad port and one with demand 0
+//!   are counted drops;
+//! - `IN_RES`/`OUT_RES` of every port, every PL2 counter and the ingress
+//!   fate counters equal the model's; a host write of `OUT_RES` lands;
+//! - an RSV's way to its GRT takes as many cycles as a data packet of its
+//!   size takes through the switch (the ALU is on every packet's way).
+use crate::common::*;
+use anyhow::{ensure, Context, Result};
+use trimswitch_hdl::config::Config;
+use trimswitch_hdl::pl2::alu::Pl2Alu;
+use trimswitch_hdl::pl2::block::Pl2Regs;
+use trimswitch_sim::agents::axis::Packet;
+use trimswitch_sim::model::lookup::egress_rewrite;
+use trimswitch_sim::model::{IngressModel, Settings};
+use trimswitch_sim::packet::{Frame, Ipv4, Pl2, Vlan, L3, L4};
+use trimswitch_sim::rtl::switch::SwitchBench;
+
+const ROUTER: [u8; 6] = [2, 0, 0, 0, 0, 0xfe];
+
+fn host(p: u8) -> [u8; 6] {
+    [2, 0, 0, 0, 0, p]
+}
+
+fn tags(n: usize) -> Vec<Vlan> {
+    (0..n).map(|i| Vlan { tpid: 0x8100, pcp: 0, dei: false, vid: 10 + i as u16 }).collect()
+}
+
+/// An RSV from the host behind `port`, addressed to the switch.
+fn rsv(port: u8, src_field: u8, dst: u8, demand: u8, cookie: u32, vlans: usize) -> Vec<u8> {
+    let m = Pl2 { kind: Pl2::RSV, demand, src_port: src_field, dst_port: dst, cookie, ..Pl2::default() };
+    Frame { dst: ROUTER, src: host(port), vlans: tags(vlans), protego: None, l3: L3::Pl2(m), l4: L4::None, payload: vec![] }.to_wire()
+}
+
+/// An IPv4 packet from the host behind `from` to the one behind `to` (an L2
+/// hit), with DSCP `dscp`.
+fn data(from: u8, to: u8, dscp: u8) -> Vec<u8> {
+    let ip = Ipv4 {
+        dscp,
+        ecn: 0,
+        id: 1,
+        dont_fragment: false,
+        ttl: 64,
+        protocol: 253,
+        src: [10, 0, from, 1],
+        dst: [10, 0, to, 1],
+        options: vec![],
+    };
+    Frame { dst: host(to), src: host(from), vlans: vec![], protego: None, l3: L3::Ipv4(ip), l4: L4::None, payload: vec![7; 100] }.to_wire()
+}
+
+/// Sends `frame` into `port` alone and waits until the switch is quiet;
+/// returns what left (port, packet, cycles from the input's first beat to
+/// the output's).
+fn one(b: &mut SwitchBench, port: usize, frame: &[u8]) -> Result<Vec<(usize, Packet, u64)>> {
+    b.srcs[port].push(Packet::new(frame.to_vec(), 0));
+    b.run(400);
+    let sent = *b.srcs[port].first_cycles.last().context("frame not taken")?;
+    let mut out = vec![];
+    for (p, s) in b.sinks.iter_mut().enumerate() {
+        no_protocol_errors(s)?;
+        while !s.packets.is_empty() {
+            let pkt = s.packets.pop_front().context("packet")?;
+            let first = s.first_cycles.pop_front().context("first cycle")?;
+            s.last_cycles.pop_front();
+            out.push((p, pkt, first - sent));
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
+    let cfg: Config = config();
+    let ports = cfg.datapath.ports;
+    let mut b = SwitchBench::new(&cfg, 7)?;
+    b.configure(&cfg)?;
+    let pl2 = b.map.window("pl2").clone();
+    b.write(pl2.addr("CTRL", 0), Pl2Regs::CTRL_ENABLE | Pl2Regs::CTRL_SLOT_RUN)?;
+    let mut settings = Settings::from_config(&cfg);
+    settings.pl2.enable = true;
+    let mut model = IngressModel::with_settings(&cfg, settings.clone());
+    let data_latency = {
+        let out = one(&mut b, 3, &data(3, 2, 0))?;
+        model.process(3, &data(3, 2, 0));
+        ensure!(out.len() == 1 && out[0].0 == 2, "data 3 -> 2: {:?}", out.iter().map(|o| o.0).collect::<Vec<_>>());
+        out[0].2
+    };
+    let cases: Vec<(&str, usize, Vec<u8>)> = vec![
+        ("RSV 0 -> 2, demand 3", 0, rsv(0, 0, 2, 3, 0x1111_0000, 0)),
+        ("RSV 1 -> 2, demand 9 (clamped), one tag", 1, rsv(1, 1, 2, 9, 0x2222_0000, 1)),
+        ("data 3 -> 2 (in[3] underflows)", 3, data(3, 2, 0)),
+        ("RSV 0 -> 1, src_port field 5, two tags", 0, rsv(0, 5, 1, 2, 0x3333_0000, 2)),
+        ("GRT from a host", 2, {
+            let m = Pl2 { kind: Pl2::GRT, demand: 1, src_port: 2, dst_port: 0, ..Pl2::default() };
+            Frame { dst: ROUTER, src: host(2), vlans: vec![], protego: None, l3: L3::Pl2(m), l4: L4::None, payload: vec![] }.to_wire()
+        }),
+        ("RSV to port 9", 1, rsv(1, 1, 9, 1, 0, 0)),
+        ("RSV demand 0", 1, rsv(1, 1, 3, 0, 0, 0)),
+        ("unsolicited 2 -> 0, passes", 2, data(2, 0, 14)),
+        ("RSV 3 -> 2 after the decrements", 3, rsv(3, 3, 2, 1, 0x4444_0000, 0)),
+    ];
+    let mut grt_latency = vec![];
+    let mut run_case = |b: &mut SwitchBench, model: &mut IngressModel, what: &str, port: usize, frame: &[u8]| -> Result<()> {
+        let t = model.trace(port, frame);
+        let got = one(b, port, frame).with_context(|| what.to_string())?;
+        // On a mismatch, the switch's nonzero counters say where it went.
+        let seen = |b: &mut SwitchBench| -> String {
+            let c = b.read_counters().unwrap_or_default();
+            c.iter()
+                .filter(|(k, v)| **v != 0 && !k.contains("SLOT_NOW") && !k.starts_with("tm"))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match t.out {
+            None => ensure!(got.is_empty(), "{what}: the model drops it ({:?}), the switch sent {} packet(s)", t.fate, got.len()),
+            Some(o) => {
+                ensure!(
+                    got.len() == 1,
+                    "{what}: {} packets out, the model sends one to port {}; switch counters: {}",
+                    got.len(),
+                    o.meta.dest_port,
+                    seen(b)
+                );
+                let (p, pkt, lat) = &got[0];
+                let mut want = o.frame.clone();
+                egress_rewrite(&mut want, o.meta.routed, &settings);
+                ensure!(*p == o.meta.dest_port as usize, "{what}: out of port {p}, the model says {}", o.meta.dest_port);
+                ensure!(pkt.data == want, "{what}: bytes\n  rtl   {:02x?}\n  model {:02x?}", &pkt.data[..40], &want[..40]);
+                if matches!(t.pl2, Some((_, trimswitch_sim::model::pl2::Outcome::Grant(_)))) {
+                    ensure!(*p == port && pkt.data[..6] == host(port as u8) && pkt.data[6..12] == ROUTER, "{what}: GRT addresses");
+                    grt_latency.push(*lat);
+                }
+            }
+        }
+        Ok(())
+    };
+    for (what, port, frame) in &cases {
+        run_case(&mut b, &mut model, what, *port, frame)?;
+    }
+    // A host clears a failed host's slots from outside, or adds some: an
+    // unsolicited packet to port 1 then finds 100 > T = 64 slots ahead.
+    b.write(pl2.addr("OUT_RES", 1), 100)?;
+    model.pl2_mut().set_out_res(1, 100);
+    run_case(&mut b, &mut model, "unsolicited 3 -> 1 over T", 3, &data(3, 1, 14))?;
+    // State and counters.
+    for p in 0..ports {
+        let (i, o) = (b.read(pl2.addr("IN_RES", p))?, b.read(pl2.addr("OUT_RES", p))?);
+        ensure!(
+            (i, o) == (model.pl2().in_res(p), model.pl2().out_res(p)),
+            "port {p}: IN_RES/OUT_RES ({i}, {o}), the model's ({}, {})",
+            model.pl2().in_res(p),
+            model.pl2().out_res(p)
+        );
+    }
+    let mc = model.pl2().counters();
+    for name in Pl2Alu::COUNTERS {
+        let v = b.read(pl2.addr(&name.to_ascii_uppercase(), 0))? as u64;
+        let want = if name == "conflict_drop" { 0 } else { mc[name] };
+        ensure!(v == want, "pl2 counter {name} = {v}, the model's {want}");
+    }
+    for (name, want) in
+        [("rsv_ok", 4), ("rsv_pkts", 6), ("grt_from_host", 1), ("unsol_drop", 1), ("unsol_pass", 1), ("rsv_demand_clamped", 1)]
+    {
+        ensure!(mc[name] == want, "the model's {name} is {}, the test expects {want}", mc[name]);
+    }
+    let w = b.map.window("ingress0").clone();
+    for name in ["drop_pl2", "drop_no_port", "ingress_out_pkts", "drop_malformed"] {
+        let v = b.read(w.addr(&name.to_ascii_uppercase(), 0))? as u64;
+        ensure!(
+            v == model.counters()[&format!("pipe0.{name}")],
+            "ingress0 {name} = {v}, the model's {}",
+            model.counters()[&format!("pipe0.{name}")]
+        );
+    }
+    ensure!(model.counters()["pipe0.drop_pl2"] == 4, "four PL2 drops expected");
+    // The GRTs took the way of a data packet: the ALU sits on every packet's path.
+    let (lo, hi) = (*grt_latency.iter().min().unwrap(), *grt_latency.iter().max().unwrap());
+    eprintln!("pl2 switch: RSV -> GRT {lo}..{hi} cycles (first beat in to first beat out), a 146-byte data packet {data_latency}");
+    ensure!(grt_latency.len() == 4 && hi <= data_latency + 2, "RSV -> GRT {grt_latency:?} cycles, data {data_latency}");
+    Ok(())
+}
