@@ -9,7 +9,8 @@
 //!   router MAC it is addressed to is no L2 entry);
 //! - data packets pass and give slots back; an unsolicited one is dropped
 //!   above `T`; a GRT from a host, an RSV to a bad port and one with demand 0
-//!   are counted drops;
+//!   are counted drops; an RSV with a Protego tag is no op (forwarded as any
+//!   frame);
 //! - `IN_RES`/`OUT_RES` of every port, every PL2 counter and the ingress
 //!   fate counters equal the model's; a host write of `OUT_RES` lands;
 //! - an RSV's way to its GRT takes as many cycles as a data packet of its
@@ -22,7 +23,7 @@ use trimswitch_hdl::pl2::block::Pl2Regs;
 use trimswitch_sim::agents::axis::Packet;
 use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{IngressModel, Settings};
-use trimswitch_sim::packet::{Frame, Ipv4, Pl2, Vlan, L3, L4};
+use trimswitch_sim::packet::{Frame, Ipv4, Pl2, Protego, Vlan, L3, L4};
 use trimswitch_sim::rtl::switch::SwitchBench;
 
 const ROUTER: [u8; 6] = [2, 0, 0, 0, 0, 0xfe];
@@ -107,6 +108,13 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
         ("RSV to port 9", 1, rsv(1, 1, 9, 1, 0, 0)),
         ("RSV demand 0", 1, rsv(1, 1, 3, 0, 0, 0)),
         ("unsolicited 2 -> 0, passes", 2, data(2, 0, 14)),
+        // A Protego tag on a port without Protego (issue 16): no PL2 op, the
+        // frame goes where lookup sends it and touches no counter.
+        ("RSV with a Protego tag, to host 2's MAC", 1, {
+            let m = Pl2 { kind: Pl2::RSV, demand: 2, src_port: 1, dst_port: 2, ..Pl2::default() };
+            let tag = Some(Protego { kind: 0, era: false, seq: 1 });
+            Frame { dst: host(2), src: host(1), vlans: vec![], protego: tag, l3: L3::Pl2(m), l4: L4::None, payload: vec![] }.to_wire()
+        }),
         ("RSV 3 -> 2 after the decrements", 3, rsv(3, 3, 2, 1, 0x4444_0000, 0)),
     ];
     let mut grt_latency = vec![];

@@ -134,6 +134,7 @@ pub struct Pl2Stage {
     // Decode (combinational on `s_*`).
     ok: Signal<Local, Bit>,
     is_pl2: Signal<Local, Bit>,
+    l3_pl2: Signal<Local, Bit>,
     is_rsv: Signal<Local, Bit>,
     ctl: Signal<Local, Bit>,
     ip: Signal<Local, Bit>,
@@ -259,6 +260,7 @@ impl Default for Pl2Stage {
             res_keep: Constant::new(res_keep),
             ok: Default::default(),
             is_pl2: Default::default(),
+            l3_pl2: Default::default(),
             is_rsv: Default::default(),
             ctl: Default::default(),
             ip: Default::default(),
@@ -327,8 +329,9 @@ impl Pl2Stage {
         self.n_out.reset.next = self.reset.val();
         // ---- Decode: which packets are ops (A.3; the model's `op_of`) ----
         self.ok.next = self.s_valid.val() & self.enable.val() & !self.s_phv.val().get_bits::<4>(self.f_mal.val().index()).any();
-        self.is_pl2.next = (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_pl2.val())
-            & !self.s_phv.val().get_bit(self.f_prot.val().index());
+        // A PL2 frame with a Protego tag is no op at all (the model's `op_of`).
+        self.l3_pl2.next = self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_pl2.val();
+        self.is_pl2.next = self.l3_pl2.val() & !self.s_phv.val().get_bit(self.f_prot.val().index());
         self.is_rsv.next = self.s_phv.val().get_bits::<8>(self.f_kind.val().index()) == self.c_rsv.val();
         self.ctl.next = (self.s_phv.val().get_bits::<3>(self.f_l3.val().index()) == self.c_ctl.val())
             | (self.s_phv.val().get_bit(self.f_prot.val().index()) & self.s_phv.val().get_bit(self.f_pkind_hi.val().index()))
@@ -343,7 +346,7 @@ impl Pl2Stage {
                 & self.s_phv.val().get_bits::<2>(self.f_vlans.val().index()).any()
                 & (self.s_phv.val().get_bits::<3>(self.f_pcp.val().index()) == self.unsol_pcp.val());
         }
-        self.data.next = !self.ctl.val() & !self.s_res.val().get_bit(self.f_drop.val().index());
+        self.data.next = !self.l3_pl2.val() & !self.ctl.val() & !self.s_res.val().get_bit(self.f_drop.val().index());
         // ---- The op, registered ----
         self.r_op_v.d.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
         self.r_op_k.d.next = self.k_data.val();

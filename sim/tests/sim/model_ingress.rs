@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::ingress::phv::{l3, l4, malformed, Phv};
+use trimswitch_hdl::ingress::IngressRegs;
 use trimswitch_sim::model::gen::{malformed_corpus, random_frame, Expect, GenOpts};
 use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{parse, run_model, Counters, Fate, IngressModel, Route, RxDrop, Settings, L2, PORT_COUNTERS};
@@ -253,6 +254,12 @@ fn compare_with_etherparse(n: usize, bytes: &[u8], p: &Phv) -> (bool, bool, bool
             };
             assert_eq!(p.l3, want, "frame {n}: L3 of EtherType {et:#06x}");
             assert_eq!((p.dscp, p.proto, p.ip_len, p.l4), (0, 0, 0, l4::NONE), "frame {n}");
+            // A well-formed PL2 frame carries its source MAC (the GRT's
+            // destination) in `ipv4_dst` and `sport` (docs/pl2.md).
+            if p.l3 == l3::PL2 && p.malformed == 0 {
+                let smac = eth.source;
+                assert_eq!(p.pl2_smac(), u64::from_be_bytes([0, 0, smac[0], smac[1], smac[2], smac[3], smac[4], smac[5]]), "frame {n}");
+            }
         }
     }
     match (&h.transport, &h.payload) {
@@ -268,6 +275,8 @@ fn compare_with_etherparse(n: usize, bytes: &[u8], p: &Phv) -> (bool, bool, bool
             assert_eq!((p.l4, p.ndp_flags), (l4::NDP, b[0]), "frame {n}: NDP flags");
             assert_eq!((p.sport, p.dport), (u16::from_be_bytes([b[2], b[3]]), u16::from_be_bytes([b[4], b[5]])), "frame {n}: NDP ports");
         }
+        // A PL2 frame's `sport` holds its source MAC's top bits (above).
+        _ if p.l3 == l3::PL2 && p.malformed == 0 => assert_eq!((p.l4, p.l4_off, p.dport), (l4::NONE, 0, 0), "frame {n}"),
         _ => assert_eq!((p.l4, p.l4_off, p.sport, p.dport), (l4::NONE, 0, 0, 0), "frame {n}"),
     }
     seen
@@ -544,7 +553,7 @@ fn conservation_on_random_traffic() {
         let (outs, c) = run_model(&cfg, &s, &inputs);
         let ctx = format!("seed {seed}");
         assert_eq!(accounted(&c), 20_000, "{ctx}");
-        assert_eq!(c.len(), 16 * PORT_COUNTERS.len() + 4 * 24, "{ctx}: every counter, no more");
+        assert_eq!(c.len(), 16 * PORT_COUNTERS.len() + 4 * IngressRegs::COUNTERS.len(), "{ctx}: every counter, no more");
         for (p, frames) in inputs.iter().enumerate() {
             let k = |n: &str| c[&format!("port{p}.{n}")];
             let good: Vec<&Vec<u8>> = frames
@@ -656,7 +665,9 @@ fn arbitrary_bytes_never_panic() {
         assert!((p.malformed as usize) < malformed::COUNT && p.vlans <= 2 && p.l3 <= l3::PROTEGO_CTL && p.l3_off <= 27);
         assert_eq!(p, Phv::unpack(&p.pack()), "every field fits its PHV width");
         if p.l4 == l4::NONE {
-            assert_eq!((p.l4_off, p.sport, p.dport, p.ndp_flags), (0, 0, 0, 0));
+            // A PL2 frame's `sport` holds its source MAC's top bits.
+            let sport = if p.l3 == l3::PL2 { 0 } else { p.sport };
+            assert_eq!((p.l4_off, sport, p.dport, p.ndp_flags), (0, 0, 0, 0));
         }
         if p.malformed != 0 {
             let kept = Phv {
@@ -710,7 +721,7 @@ fn settings_from_config() {
     assert_eq!(Settings::from_config(&c).dscp_control, None);
     // Every counter exists from the start, at zero.
     let m = IngressModel::new(&config("sim-16x100g"));
-    assert_eq!(m.counters().len(), 16 * 7 + 4 * 24);
+    assert_eq!(m.counters().len(), 16 * 7 + 4 * IngressRegs::COUNTERS.len());
     assert!(m.counters().values().all(|&v| v == 0));
     assert!(m.counters().contains_key("port15.rx_drop_overflow") && m.counters().contains_key("pipe3.malformed_pl2_kind"));
     assert_eq!((m.pipeline_of(3), m.pipeline_of(4), m.pipeline_of(15)), (0, 1, 3));
