@@ -171,6 +171,13 @@ struct CountersJson<'a> {
 /// written.
 pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
     let ports = cfg.datapath.ports;
+    // The RTL engine drives `ts_ingress`, whose PL2 stage asks the switch's
+    // ALU: alone it has none (`docs/pl2.md`).
+    ensure!(
+        !(cfg.pl2.enable && o.engine == Engine::Rtl),
+        "{}: pl2.enable = true: the RTL engine replays the ingress pipeline, which has no PL2 ALU of its own yet (docs/pl2.md); run the golden model (--model)",
+        cfg.source.display()
+    );
     let mut records: Vec<Vec<pcap::Record>> = vec![vec![]; ports];
     for i in &o.inputs {
         ensure!(i.port < ports, "--in {}: port {} does not exist ({} has ports 0..={})", i.arg, i.port, cfg.target.name, ports - 1);
