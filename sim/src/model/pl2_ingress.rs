@@ -24,13 +24,16 @@ pub struct Pl2Settings {
 }
 
 impl Pl2Settings {
-    /// PL2 off, the ALU's defaults for `ports` ports.
+    /// PL2 off with the defaults of `[pl2]` ([`trimswitch_hdl::config::Pl2`])
+    /// for `ports` ports, every port on.
     pub fn off(ports: usize) -> Pl2Settings {
+        let d = trimswitch_hdl::config::Pl2::default();
+        let code = |v: i32| (v >= 0).then_some(v as u8);
         Pl2Settings {
-            enable: false,
-            dscp_unsol: Some(14),
-            pcp_unsol: None,
-            alu: Pl2Config { ports, port_en: (u64::MAX >> (64 - ports)), ..Pl2Config::default() },
+            enable: d.enable,
+            dscp_unsol: code(d.dscp_unsol),
+            pcp_unsol: code(d.pcp_unsol),
+            alu: Pl2Config { ports, k: d.k, t_drop: d.t_drop, port_en: (u64::MAX >> (64 - ports)), ..Pl2Config::default() },
         }
     }
 
