@@ -184,17 +184,18 @@ pub fn synth_all(
         manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
     std::fs::create_dir_all(workdir)?;
-    two_at_a_time(&jobs, |(name, file, family)| crate::synth::synth_with(file, name, *family, workdir, yosys)).into_iter().collect()
+    two_at_a_time(&jobs, |(name, file, family)| crate::synth::synth_with(file, name, *family, workdir, yosys))?.into_iter().collect()
 }
 
-/// Runs `f` on every job, on as many threads as there are cores, at most two
-/// (Yosys and nextpnr are single-threaded), and returns the results in job
-/// order.
-pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+/// Runs `f` on every job in job order, on as many threads as
+/// [`trimswitch_sim::harness::jobs`] allows (the cores, or `TS_JOBS`), at
+/// most two (Yosys, nextpnr and the solvers are single-threaded), and returns
+/// the results in job order. Fails only for a bad `TS_JOBS`.
+pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Result<Vec<R>> {
     use std::sync::Mutex;
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 2);
+    let workers = trimswitch_sim::harness::jobs()?.clamp(1, 2);
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
@@ -209,7 +210,7 @@ pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -
             });
         }
     });
-    results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+    Ok(results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect())
 }
 
 /// A file time as `YYYY-MM-DD HH:MM UTC`.
@@ -352,7 +353,7 @@ pub fn timing(
             (progress.lock().unwrap())(r);
         }
         r
-    });
+    })?;
     let (mut reports, mut errors) = (Vec::new(), Vec::new());
     for (block, r) in blocks.iter().zip(results) {
         match r {

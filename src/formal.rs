@@ -415,26 +415,19 @@ pub fn run_job(job: &Job, workdir: &Path, timeout: Duration) -> Result<JobResult
     })
 }
 
-/// Runs `jobs`, two at a time (the machines have two cores), in job order.
+/// Runs `jobs`, two at a time (the machines have two cores; `TS_JOBS=1`
+/// one at a time), and returns their results in job order. The traffic
+/// manager's jobs start first: they take 50-200 s each, the packet FIFO's a
+/// few, so two workers finish together.
 pub fn run_jobs(jobs: &[Job], workdir: &Path, timeout: Duration) -> Result<Vec<JobResult>> {
-    use std::sync::Mutex;
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Result<JobResult>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some(job) = jobs.get(i) else { break };
-                let r = run_job(job, workdir, timeout);
-                results.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+    let tm = |j: &Job| matches!(j.target, Target::TmCore);
+    let order: Vec<usize> = (0..jobs.len()).filter(|&i| tm(&jobs[i])).chain((0..jobs.len()).filter(|&i| !tm(&jobs[i]))).collect();
+    let done = crate::flows::two_at_a_time(&order, |&i| run_job(&jobs[i], workdir, timeout))?;
+    let mut results: Vec<Option<Result<JobResult>>> = (0..jobs.len()).map(|_| None).collect();
+    for (i, r) in order.into_iter().zip(done) {
+        results[i] = Some(r);
+    }
+    results.into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
 /// Parameters of the small traffic-manager instance (`ts_tm_core`, see

@@ -683,7 +683,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
     std::fs::write(obj.join("ts_build.mk"), wrapper)?;
     let runtime = runtime_archive(tmp, &obj, top, opts)?;
     let cached = runtime.is_file();
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let jobs = super::jobs()?;
     run(Command::new("make")
         .arg("-C")
         .arg(&obj)
