@@ -559,6 +559,12 @@ fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: boo
     use std::io::IsTerminal;
     let cfg = sel.load()?;
     let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
+    if sc.is_pl2() {
+        if !model {
+            sc.validate(&cfg)?;
+        }
+        return sim_pl2(&cfg, &sc, out);
+    }
     let r = if model {
         sc.validate_model(&cfg)?;
         let (ports, pipes) = sc.scale(&cfg);
@@ -593,6 +599,37 @@ fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: boo
     if !broken.is_empty() {
         bail!("conservation broken in mode(s) {}: see {}", broken.join(", "), metrics.display());
     }
+    Ok(())
+}
+
+/// A `hosts = "pl2"` scenario on the model: every mode's closed-loop incast
+/// into `<out>/pl2.json`.
+fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::Scenario, out: Option<PathBuf>) -> Result<()> {
+    sc.validate_model(cfg)?;
+    let p = sc.pl2_hosts();
+    println!(
+        "sim: PL2 scenario {} ({}) on the model: {}:1 incast, {} flows per sender, {} messages of {} x {} B, K = {}, t = {}, T = {}, modes {:?}",
+        sc.name,
+        sc.source.display(),
+        sc.pl2_senders(cfg),
+        p.flows,
+        p.messages,
+        sc.packets,
+        sc.frame_bytes,
+        p.k,
+        p.t,
+        p.t_drop,
+        sc.pl2_modes(cfg)
+    );
+    let r = trimswitch_sim::scenario::pl2::run_all(cfg, sc)?;
+    let out = out.unwrap_or_else(|| flows::build_dir(cfg).join("sim").join(format!("{}-model", sc.name)));
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let path = out.join("pl2.json");
+    write_json(&path, &r)?;
+    for run in &r.runs {
+        print!("{}", run.summary());
+    }
+    println!("sim: {}", path.display());
     Ok(())
 }
 

@@ -49,19 +49,28 @@ fn common_checks(cfg: &Config, m: &Metrics) -> Result<()> {
     Ok(())
 }
 
-#[test]
-fn incast_through_the_cli_in_three_modes() -> Result<()> {
-    let cfg = config();
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-incast");
+/// Runs `trimswitch sim <args> --out <tmp>/<dir>` from the repository root;
+/// returns the output directory and what it printed (echoed to stderr).
+fn sim_cli(dir: &str, args: &[&str]) -> Result<(std::path::PathBuf, String)> {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let _ = std::fs::remove_dir_all(&out);
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_trimswitch"))
-        .args(["sim", "--config", "configs/netfpga-sume.toml", "--scenario", "incast", "--out"])
+        .arg("sim")
+        .args(args)
+        .arg("--out")
         .arg(&out)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()?;
-    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     ensure!(run.status.success(), "trimswitch sim failed:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
     eprintln!("{stdout}");
+    Ok((out, stdout))
+}
+
+#[test]
+fn incast_through_the_cli_in_three_modes() -> Result<()> {
+    let cfg = config();
+    let (out, stdout) = sim_cli("scenario-incast", &["--config", "configs/netfpga-sume.toml", "--scenario", "incast"])?;
     ensure!(stdout.matches("conservation: 600 sent").count() == 3, "not three conservation lines in:\n{stdout}");
     let text = std::fs::read_to_string(out.join("metrics.json")).context("metrics.json")?;
     let r: Report = serde_json::from_str(&text)?;
@@ -342,6 +351,9 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("syntax", ok.replace("packets = 10", "packets = = 10"), ":3: "),
         ("name_escapes", ok.replace("\"x\"", "\"../../tmp/x\""), "name = \"../../tmp/x\""),
         ("name_empty", ok.replace("\"x\"", "\"\""), "name"),
+        ("hosts_bad", format!("{ok}hosts = \"tcp\"\n"), "hosts"),
+        ("pl2_without_hosts", format!("{ok}[pl2]\nk = 4\n"), "pl2"),
+        ("pl2_on_rtl", format!("{ok}hosts = \"pl2\"\n"), "--model"),
     ];
     for (name, text, key) in cases {
         let e = error_of(name, &text);
@@ -350,4 +362,69 @@ fn bad_scenario_files_name_file_key_and_reason() {
     }
     let e = Scenario::load("no_such_scenario").map(|_| ()).unwrap_err();
     assert!(format!("{e:#}").contains("no_such_scenario.toml") && format!("{e:#}").contains("incast"), "{e:#}");
+}
+
+/// A `hosts = "pl2"` scenario's bad values, checked for the model engine:
+/// each error names the file and the key.
+#[test]
+fn bad_pl2_scenarios_name_file_key_and_reason() {
+    let ok = "name = \"x\"\ntraffic = \"incast\"\nhosts = \"pl2\"\npackets = 4\nframe_bytes = 1500\n";
+    let cases = [
+        ("pl2_k_zero", format!("{ok}[pl2]\nk = 0\n"), "pl2.k"),
+        ("pl2_packets_above_k", format!("{ok}[pl2]\nk = 2\n"), "packets"),
+        ("pl2_trim_mode", format!("{ok}modes = [\"meter\"]\n"), "modes"),
+        ("pl2_mode_twice", format!("{ok}modes = [\"pl2-joint\", \"pl2-joint\"]\n"), "modes"),
+        ("pl2_load", format!("{ok}load = 0.5\n"), "load"),
+        ("pl2_unknown_key", format!("{ok}[pl2]\nK = 4\n"), "K"),
+        ("pl2_no_flows", format!("{ok}[pl2]\nflows = 0\n"), "pl2.flows"),
+        ("pl2_no_queue", format!("{ok}[pl2]\nqueue_packets = 0\n"), "pl2.queue_packets"),
+        ("pl2_t_drop", format!("{ok}[pl2]\nt_drop = 4294967295\n"), "pl2.t_drop"),
+        ("pl2_permutation", ok.replace("\"incast\"", "\"permutation\""), "traffic"),
+        ("pl2_mtu", ok.replace("1500", "63"), "frame_bytes"),
+    ];
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-pl2-scenarios");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    for (name, text, key) in cases {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, &text).expect("write");
+        let e = match Scenario::load(path.to_str().expect("utf-8")).and_then(|s| s.validate_model(&config())) {
+            Ok(()) => panic!("{name}: accepted"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(e.contains(&format!("{name}.toml")), "{name}: error does not name the file: {e}");
+        assert!(e.contains(key), "{name}: error does not name `{key}`: {e}");
+    }
+}
+
+/// The shipped PL2 incast (`sim/scenarios/pl2_incast.toml`, 003 §6.4)
+/// through `trimswitch sim --model`: both ALU modes deliver every one of the
+/// 3 840 packets (the unsolicited bursts the ALU drops are resent), the
+/// queue never fills and the flows share fairly, joint mode with the smaller
+/// peak queue; the same hosts without PL2 overflow the queue and share
+/// unfairly.
+#[test]
+fn pl2_incast_through_the_cli_is_lossless_and_the_baseline_is_not() -> Result<()> {
+    let (out, _) = sim_cli("scenario-pl2-incast", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_incast"])?;
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    ensure!(r["engine"] == "model" && r["scenario"]["name"] == "pl2_incast", "{}", r["engine"]);
+    let runs = r["runs"].as_array().context("runs")?;
+    let mode = |m: &str| runs.iter().find(|x| x["mode"] == m).map(|x| &x["report"]).with_context(|| format!("no run {m}"));
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().with_context(|| format!("{k} in {v}"));
+    // 4 senders x 12 flows x 20 messages x 4 packets, at 100G (the paper's
+    // rate, sim-16x100g's ports) with 1500 B: slots of 120 ns.
+    for m in ["pl2-paper", "pl2-joint"] {
+        let x = mode(m)?;
+        ensure!(n(x, "offered")? == 3840 && n(x, "delivered")? == 3840, "{m}: {x}");
+        // The few unsolicited bursts the ALU drops (over T) are resent.
+        ensure!(n(x, "lost")? == 0 && n(x, "queue_drops")? == 0 && n(x, "never_resent_pkts")? == 0, "{m}: {x}");
+        ensure!(n(x, "max_queue")? < 64, "{m}: the queue filled: {x}");
+        ensure!(x["goodput"].as_f64().context("goodput")? > 0.95, "{m}: goodput {}", x["goodput"]);
+        ensure!(x["jain"].as_f64().context("jain")? > 0.99, "{m}: Jain's index {}", x["jain"]);
+    }
+    ensure!(n(mode("pl2-joint")?, "max_queue")? <= n(mode("pl2-paper")?, "max_queue")?, "joint mode queues more than paper mode");
+    let raw = mode("no-pl2")?;
+    ensure!(n(raw, "queue_drops")? > 1000 && n(raw, "lost")? > 1000, "no PL2 and no loss: {raw}");
+    ensure!(raw["jain"].as_f64().context("jain")? < 0.9, "no PL2 and fair shares: Jain's index {}", raw["jain"]);
+    ensure!(r["runs"][0]["slot_ns"] == 120, "slot {}", r["runs"][0]["slot_ns"]);
+    Ok(())
 }

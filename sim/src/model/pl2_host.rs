@@ -602,7 +602,7 @@ impl Default for IncastConfig {
 }
 
 /// What [`run_incast`] measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct IncastReport {
     /// Distinct packets the application sent (`senders·flows·messages·packets`).
     pub offered: u64,
@@ -646,6 +646,14 @@ pub struct IncastReport {
     /// Fraction of the slots between the first and the last delivery in
     /// which the receiver's link carried a packet (duplicates included).
     pub busy: f64,
+    /// Earliest and latest flow completion, ns: when a flow's last distinct
+    /// packet finished leaving the receiver's port.
+    pub flow_done_min_ns: u64,
+    pub flow_done_max_ns: u64,
+    /// Jain's fairness index over the flows' throughputs (distinct packets
+    /// delivered / completion time): 1 when every flow got the same share,
+    /// `1/n` when one flow got everything.
+    pub jain: f64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -709,6 +717,8 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
     };
     let mut queue: VecDeque<PacketId> = VecDeque::new();
     let mut got: HashMap<PacketId, u32> = HashMap::new();
+    // Per (sender port, flow): distinct packets delivered, when the last one left.
+    let mut flow_done: HashMap<(u8, usize), (u64, u64)> = HashMap::new();
     let mut r = IncastReport { offered: (cfg.senders * cfg.flows * cfg.messages) as u64 * cfg.packets as u64, ..Default::default() };
     let (mut first_delivery, mut sent_slots) = (None, 0u64);
     // Where each burst is due at the switch (its GRT's slot), which bursts the
@@ -774,7 +784,12 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                 Ev::Grt { host, flow, grant } => hosts[host].receive_grt(now, flow, &grant)?,
                 Ev::EgressDone => {
                     let id = queue.pop_front().expect("egress busy with an empty queue");
-                    *got.entry(id).or_insert(0) += 1;
+                    let copies = got.entry(id).or_insert(0);
+                    *copies += 1;
+                    if *copies == 1 {
+                        let f = flow_done.entry((id.0, id.1)).or_insert((0, 0));
+                        *f = (f.0 + 1, now);
+                    }
                     first_delivery.get_or_insert(now - slot);
                     sent_slots += 1;
                     r.completion_ns = now;
@@ -803,6 +818,10 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
     r.delivered = got.len() as u64;
     r.duplicates = got.values().map(|&n| n as u64 - 1).sum();
     r.lost = r.offered - r.delivered;
+    let tput: Vec<f64> = flow_done.values().filter(|(_, at)| *at > 0).map(|&(n, at)| n as f64 / at as f64).collect();
+    r.jain = jain(&tput);
+    r.flow_done_min_ns = flow_done.values().map(|f| f.1).min().unwrap_or(0);
+    r.flow_done_max_ns = flow_done.values().map(|f| f.1).max().unwrap_or(0);
     if r.completion_ns > 0 {
         r.goodput = (r.delivered * slot) as f64 / r.completion_ns as f64;
         let span = r.completion_ns - first_delivery.unwrap_or(0);
@@ -811,9 +830,28 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
     Ok(r)
 }
 
+/// Jain's fairness index `(Σx)² / (n·Σx²)` of `x` (1 for an empty or
+/// all-zero list).
+pub fn jain(x: &[f64]) -> f64 {
+    let (s, s2) = x.iter().fold((0.0, 0.0), |(s, s2), v| (s + v, s2 + v * v));
+    if x.is_empty() || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (x.len() as f64 * s2)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jain_index_of_equal_and_skewed_shares() {
+        assert_eq!(jain(&[]), 1.0);
+        assert!((jain(&[2.0, 2.0, 2.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain(&[1.0, 3.0]) - 0.8).abs() < 1e-12);
+    }
 
     /// A data event as `(at_ns, flow, unsol, resend)`.
     type DataSeen = (u64, usize, bool, bool);

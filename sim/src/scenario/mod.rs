@@ -32,6 +32,7 @@
 //! header's `src_port` carries the flow number and `seq` the packet's index,
 //! so a trimmed header still says which packet it was.
 pub mod netmodel;
+pub mod pl2;
 
 use crate::agents::axis::Packet;
 use crate::harness::tb::Agent;
@@ -97,6 +98,14 @@ pub struct Scenario {
     /// microseconds (the paper's Tofino: about 1).
     #[serde(default = "one")]
     pub recirc_us: f64,
+    /// The hosts: `ndp` (default: the trimming scenarios' senders above) or
+    /// `pl2` (PL2 senders, 003 Alg. 2, with the `[pl2]` table; model engine
+    /// only; [`pl2`]).
+    #[serde(default)]
+    pub hosts: Option<String>,
+    /// `hosts = "pl2"`: the hosts' and the ALU's parameters ([`pl2::Pl2Hosts`]).
+    #[serde(default)]
+    pub pl2: Option<pl2::Pl2Hosts>,
     /// The file it came from.
     #[serde(skip)]
     pub source: PathBuf,
@@ -178,6 +187,10 @@ impl Scenario {
             self.ports.is_none() && self.pipelines.is_none(),
             "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's"
         );
+        ensure!(
+            !self.is_pl2(),
+            "{f}: hosts = \"pl2\": PL2 hosts run on the model engine only so far (trimswitch sim --model; docs/pl2.md, \"Status\")"
+        );
         self.validate_at(cfg, cfg.datapath.ports, cfg.datapath.pipelines)
     }
 
@@ -188,11 +201,18 @@ impl Scenario {
         ensure!((2..=1024).contains(&ports), "{f}: ports = {ports}: must be 2..=1024");
         ensure!(pipes >= 1 && ports % pipes == 0, "{f}: pipelines = {pipes}: must divide ports = {ports}");
         ensure!(self.recirc_us >= 0.0 && self.recirc_us <= 1000.0, "{f}: recirc_us = {}: must be 0..=1000", self.recirc_us);
+        if self.is_pl2() {
+            return self.validate_pl2(cfg);
+        }
         self.validate_at(cfg, ports, pipes)
     }
 
     fn validate_at(&self, cfg: &Config, ports: usize, pipelines: usize) -> Result<()> {
         let f = self.source.display();
+        match self.hosts.as_deref() {
+            None | Some("ndp") => ensure!(self.pl2.is_none(), "{f}: pl2: the [pl2] table needs hosts = \"pl2\""),
+            Some(h) => ensure!(h == "pl2", "{f}: hosts = {h:?}: must be \"ndp\" or \"pl2\""),
+        }
         match self.traffic.as_str() {
             "incast" => {
                 ensure!(self.receiver < ports, "{f}: receiver = {}: the switch has ports 0..{}", self.receiver, ports - 1);
