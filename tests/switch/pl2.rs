@@ -198,3 +198,67 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
     ensure!(grt_latency.len() == 4 && hi <= data_latency + 2, "RSV -> GRT {grt_latency:?} cycles, data {data_latency}");
     Ok(())
 }
+
+/// The cross-pipeline hold (`PL2-PROTEGO.md` A.2; `docs/pl2.md`), on
+/// `alveo-u250` (two ports, one per pipeline): two RSVs for the same
+/// `out[1]` reach the two pipelines' PL2 stages in the same cycle. One is
+/// held a cycle and both come back as GRTs (no conflict drop): the second's
+/// `recv_timeslot` counts the first's demand, as the model gives for one of
+/// the two orders, `OUT_RES[1]` holds both demands and `HOLD_CYCLES` the one
+/// cycle of waiting. Then an RSV on one pipeline beside a data packet on the
+/// other, for the same port: DATA never waits (no hold cycle).
+#[test]
+fn two_pipelines_rsvs_for_one_port_are_serialised_not_dropped() -> Result<()> {
+    let cfg = config_of("alveo-u250");
+    ensure!(cfg.datapath.pipelines == 2 && cfg.datapath.ports == 2, "alveo-u250: 2 ports in 2 pipelines");
+    let mut b = SwitchBench::new(&cfg, 7)?;
+    b.configure(&cfg)?;
+    let pl2 = b.map.window("pl2").clone();
+    b.write(pl2.addr("CTRL", 0), Pl2Regs::CTRL_ENABLE | Pl2Regs::CTRL_SLOT_RUN)?;
+    let frames = [rsv(0, 0, 1, 3, 0xaaaa_0000, 0), rsv(1, 1, 1, 2, 0xbbbb_0000, 0)];
+    for (p, f) in frames.iter().enumerate() {
+        b.srcs[p].push(Packet::new(f.clone(), 0));
+    }
+    b.run(600);
+    let mut got = vec![];
+    for (p, s) in b.sinks.iter_mut().enumerate() {
+        no_protocol_errors(s)?;
+        ensure!(s.packets.len() == 1, "port {p}: {} packets out, one GRT expected", s.packets.len());
+        got.push(s.packets.pop_front().context("GRT")?.data);
+    }
+    // The model in both orders: the switch's GRTs must be one order's.
+    let mut settings = Settings::from_config(&cfg);
+    settings.pl2.enable = true;
+    let mut orders = vec![];
+    for order in [[0usize, 1], [1, 0]] {
+        let mut model = IngressModel::with_settings(&cfg, settings.clone());
+        let mut want = vec![vec![]; 2];
+        for p in order {
+            let t = model.trace(p, &frames[p]);
+            let o = t.out.with_context(|| format!("the model drops the RSV of port {p}: {:?}", t.fate))?;
+            ensure!(o.meta.dest_port as usize == p, "the model's GRT for port {p} leaves by {}", o.meta.dest_port);
+            let mut w = o.frame.clone();
+            egress_rewrite(&mut w, o.meta.routed, &settings);
+            want[p] = w;
+        }
+        orders.push((order, want, model.pl2().out_res(1)));
+    }
+    let Some((order, _, out_res)) = orders.iter().find(|(_, want, _)| *want == got) else {
+        anyhow::bail!("the GRTs match neither order of the model:\n  rtl {:02x?}\n      {:02x?}", &got[0][..40], &got[1][..40]);
+    };
+    eprintln!("pl2 hold: port {} went first", order[0]);
+    ensure!(*out_res == 5 && b.read(pl2.addr("OUT_RES", 1))? == 5, "OUT_RES[1] = {}, want 3 + 2", b.read(pl2.addr("OUT_RES", 1))?);
+    ensure!(b.read(pl2.addr("CONFLICT_DROP", 0))? == 0, "an RSV met the ALU's conflict drop");
+    ensure!(b.read(pl2.addr("RSV_OK", 0))? == 2, "RSV_OK {}", b.read(pl2.addr("RSV_OK", 0))?);
+    ensure!(b.read(pl2.addr("HOLD_CYCLES", 0))? == 1, "HOLD_CYCLES = {}, want 1", b.read(pl2.addr("HOLD_CYCLES", 0))?);
+    // DATA beside an RSV for the same port: no hold. Port 0's packet to
+    // host 1 and port 1's RSV for out[1] (its own port) in the same cycle.
+    b.srcs[0].push(Packet::new(data(0, 1, 0), 0));
+    b.srcs[1].push(Packet::new(rsv(1, 1, 1, 1, 0xcccc_0000, 0), 0));
+    b.run(600);
+    let n: Vec<usize> = b.sinks.iter().map(|s| s.packets.len()).collect();
+    ensure!(n == [0, 2], "packets out per port {n:?}: the data packet and the GRT both to port 1");
+    ensure!(b.read(pl2.addr("HOLD_CYCLES", 0))? == 1, "DATA was held: HOLD_CYCLES = {}", b.read(pl2.addr("HOLD_CYCLES", 0))?);
+    ensure!(b.read(pl2.addr("RSV_OK", 0))? == 3 && b.read(pl2.addr("CONFLICT_DROP", 0))? == 0, "third RSV");
+    Ok(())
+}

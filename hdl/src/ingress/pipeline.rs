@@ -240,7 +240,11 @@ pub mod regidx {
 ///   `pl2_op_kind`, `pl2_op_in`, `pl2_op_src`, `pl2_op_dst`, `pl2_op_demand`
 ///   out (registered), and `pl2_res_code`, `pl2_res_demand`,
 ///   `pl2_res_send`, `pl2_res_recv` in: one op input of the ALU and its
-///   result. Without an ALU tie `pl2_enable` low.
+///   result. Without an ALU tie `pl2_enable` low. The cross-pipeline hold
+///   (`crate::pl2::stage`, built when the switch has several pipelines):
+///   `pl2_hd_req`, `pl2_hd_dst` out (registered), `pl2_peer_req_j`,
+///   `pl2_peer_dst_j` in (pipeline `j`'s `pl2_hd_*`, this one's included),
+///   `pl2_pipe` in (this pipeline's index), `pl2_hold_ev` out (registered).
 #[derive(LogicBlock)]
 pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
@@ -267,6 +271,12 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub pl2_res_demand: Signal<In, Bits<8>>,
     pub pl2_res_send: Signal<In, Bits<32>>,
     pub pl2_res_recv: Signal<In, Bits<32>>,
+    pub pl2_hd_req: Signal<Out, Bit>,
+    pub pl2_hd_dst: Signal<Out, Bits<8>>,
+    pub pl2_peer_req: Vec<Signal<In, Bit>>,
+    pub pl2_peer_dst: Vec<Signal<In, Bits<8>>>,
+    pub pl2_pipe: Signal<In, Bits<8>>,
+    pub pl2_hold_ev: Signal<Out, Bit>,
     port_offs: Vec<Constant<Bits<8>>>,
     quantum_mask: Constant<Bits<32>>,
     rx: Vec<RxFcs<D, K, U, M, W>>,
@@ -318,6 +328,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2_res_demand: Default::default(),
             pl2_res_send: Default::default(),
             pl2_res_recv: Default::default(),
+            pl2_hd_req: Default::default(),
+            pl2_hd_dst: Default::default(),
+            pl2_peer_req: vec_of(cfg.datapath.pipelines),
+            pl2_peer_dst: vec_of(cfg.datapath.pipelines),
+            pl2_pipe: Default::default(),
+            pl2_hold_ev: Default::default(),
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
             rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
@@ -325,7 +341,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             parser: Parser::default().with_match(),
             classify: Default::default(),
             lookup: Lookup::new(cfg.datapath.ports, g.lpm_entries, g.l2_entries, g.nexthops),
-            pl2: Default::default(),
+            pl2: Pl2Stage::new(cfg.datapath.pipelines),
             apply: Default::default(),
             split: AxilSplit::new(5),
             ctl: AxilRegs::new(&ctl, 0),
@@ -472,6 +488,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pl2.res_demand.next = self.pl2_res_demand.val();
         self.pl2.res_send.next = self.pl2_res_send.val();
         self.pl2.res_recv.next = self.pl2_res_recv.val();
+        self.pl2_hd_req.next = self.pl2.hd_req.val();
+        self.pl2_hd_dst.next = self.pl2.hd_dst.val();
+        self.pl2_hold_ev.next = self.pl2.hold_ev.val();
+        self.pl2.pipe.next = self.pl2_pipe.val();
+        for j in 0..self.pl2_peer_req.len() {
+            self.pl2.peer_req[j].next = self.pl2_peer_req[j].val();
+            self.pl2.peer_dst[j].next = self.pl2_peer_dst[j].val();
+        }
         self.parser.x_res_valid.next = self.pl2.m_valid.val();
         self.parser.x_res_phv.next = self.pl2.m_phv.val();
         self.parser.x_res.next = self.pl2.m_res.val();

@@ -29,8 +29,8 @@ use rust_hdl::prelude::*;
 /// and `OUT_RES[p]` (the reservation counters, joint mode the slot each
 /// reserves up to; a write sets one: a failed host's slots are removed from
 /// outside, 003 §4.5), `IN_HW[p]`, `OUT_HW[p]` (high-water marks of the
-/// reservation ahead; a write to any clears them all) and the counters
-/// [`Pl2Alu::COUNTERS`] (clear on write).
+/// reservation ahead; a write to any clears them all), the counters
+/// [`Pl2Alu::COUNTERS`] and `HOLD_CYCLES` (clear on write).
 pub struct Pl2Regs {
     pub ports: usize,
 }
@@ -76,9 +76,14 @@ impl Pl2Regs {
     pub fn counter(&self, name: &str) -> Option<u32> {
         Pl2Alu::COUNTERS.iter().position(|n| *n == name).map(|i| self.in_res(4 * self.ports + i))
     }
+    /// `HOLD_CYCLES`: cycles in which the cross-pipeline hold kept a
+    /// pipeline's RSV/UNSOL from the ALU (A.9, "hold cycles").
+    pub fn hold_cycles(&self) -> u32 {
+        self.in_res(4 * self.ports + Pl2Alu::COUNTERS.len())
+    }
     /// Read-only registers.
     pub fn n_ro(&self) -> usize {
-        1 + 4 * self.ports + Pl2Alu::COUNTERS.len()
+        2 + 4 * self.ports + Pl2Alu::COUNTERS.len()
     }
 
     /// Reset values of the read/write registers, from `cfg.pl2`.
@@ -135,6 +140,9 @@ mod pidx {
 /// - Per pipeline `i`: `op_*_i` in, `res_*_i` out, as on [`Pl2Alu`].
 /// - `enable`, `unsol_dscp`, `unsol_dscp_en`, `unsol_pcp`, `unsol_pcp_en`
 ///   out: `CTRL` bit 0 and `UNSOL`, for every pipeline's stage.
+/// - Per pipeline `i`: `hold_ev_i` in: the stage's head was held (the
+///   cross-pipeline hold, `crate::pl2::stage`, A.2), counted in
+///   `HOLD_CYCLES` (cycles in which some pipeline's head was held).
 ///
 /// A host write of `SLOT_NOW`, `IN_RES[p]` or `OUT_RES[p]` reaches the ALU
 /// two cycles after the register file takes it (registered here, then in
@@ -161,6 +169,7 @@ pub struct Pl2Block {
     pub unsol_dscp_en: Signal<Out, Bit>,
     pub unsol_pcp: Signal<Out, Bits<3>>,
     pub unsol_pcp_en: Signal<Out, Bit>,
+    pub hold_ev: Vec<Signal<In, Bit>>,
     regs: AxilRegs<SWITCH_WINDOW_BITS>,
     alu: Pl2Alu,
     port_id: Vec<Constant<Bits<8>>>,
@@ -174,6 +183,9 @@ pub struct Pl2Block {
     sel: Signal<Local, Bits<2>>,
     port: Signal<Local, Bits<8>>,
     hwc: Signal<Local, Bit>,
+    any_held: Signal<Local, Bit>,
+    held_q: DffR<Bit>,
+    n_hold: DffR<Bits<32>>,
 }
 
 impl Pl2Block {
@@ -213,6 +225,10 @@ impl Pl2Block {
             sel: Default::default(),
             port: Default::default(),
             hwc: Default::default(),
+            hold_ev: vec_of(pipes),
+            any_held: Default::default(),
+            held_q: Default::default(),
+            n_hold: Default::default(),
         }
     }
 }
@@ -236,7 +252,9 @@ impl Pl2Block {
         self.regs.reset.next = self.reset.val();
         self.alu.clock.next = self.clock.val();
         self.alu.reset.next = self.reset.val();
-        dff_setup!(self, clock, r_wr, r_sel, r_port, r_data, r_hwc);
+        dff_setup!(self, clock, r_wr, r_sel, r_port, r_data, r_hwc, held_q, n_hold);
+        self.held_q.reset.next = self.reset.val();
+        self.n_hold.reset.next = self.reset.val();
         self.r_wr.reset.next = self.reset.val();
         self.r_sel.reset.next = self.reset.val();
         self.r_port.reset.next = self.reset.val();
@@ -268,8 +286,19 @@ impl Pl2Block {
             self.res_send[i].next = self.alu.res_send[i].val();
             self.res_recv[i].next = self.alu.res_recv[i].val();
         }
+        // The cross-pipeline hold's cycles.
+        self.any_held.next = false;
+        for i in 0..self.hold_ev.len() {
+            if self.hold_ev[i].val() {
+                self.any_held.next = true;
+            }
+        }
+        self.held_q.d.next = self.any_held.val();
+        if self.held_q.q.val() {
+            self.n_hold.d.next = self.n_hold.q.val() + 1;
+        }
         // Read-only registers: SLOT_NOW, IN_RES, OUT_RES, IN_HW, OUT_HW,
-        // counters. A write to SLOT_NOW, IN_RES[p] or OUT_RES[p] sets it.
+        // counters, HOLD_CYCLES. A write to SLOT_NOW, IN_RES[p] or OUT_RES[p] sets it.
         self.regs.ro[0].next = self.alu.now.val();
         self.wr.next = self.regs.ro_clear[0].val();
         self.sel.next = 2.into();
@@ -298,6 +327,12 @@ impl Pl2Block {
             for c in 0..self.alu.counters.len() {
                 self.regs.ro[1 + 4 * np + c].next = self.alu.counters[c].val();
                 self.alu.clear[c].next = self.regs.ro_clear[1 + 4 * np + c].val();
+            }
+            for nc in (self.alu.counters.len())..(self.alu.counters.len() + 1) {
+                self.regs.ro[1 + 4 * np + nc].next = self.n_hold.q.val();
+                if self.regs.ro_clear[1 + 4 * np + nc].val() {
+                    self.n_hold.d.next = 0.into();
+                }
             }
         }
         self.r_wr.d.next = self.wr.val();

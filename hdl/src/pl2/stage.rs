@@ -39,11 +39,39 @@
 //! - `drop_no_port`, `drop_pl2`, `out_pkts` out (32 bits, wrap), `clr_*`
 //!   in: packets dropped for want of a port (not turned into a GRT), dropped
 //!   by the ALU, and leaving the pipeline; counted a cycle after they leave.
+//! - `hd_req`, `hd_dst` out (registered), `peer_req_j`, `peer_dst_j` in
+//!   (every pipeline's `hd_req`/`hd_dst`, this one's included), `pipe` in
+//!   (this pipeline's index), `hold_ev` out (registered: the head was held
+//!   in the cycle before): the cross-pipeline hold (below); `hd_req` and
+//!   `hold_ev` are low in a stage built without it.
+//!
+//! ## The cross-pipeline hold (`PL2-PROTEGO.md` A.2; switches of several pipelines)
+//! `out[d]` is shared by every pipeline, and an RSV or UNSOL reads it: two
+//! pipelines' RSV/UNSOL ops on one `out[d]` in one cycle would meet the
+//! ALU's conflict drop. Built for several pipelines ([`Pl2Stage::new`]), the
+//! stage keeps its PHVs in order in a queue ([`HOLD_DEPTH`] entries: the
+//! parser has at most `PHV_DEPTH - 1` packets in flight, so it never fills)
+//! and shows every other pipeline its head's request from registers:
+//! `hd_req` (the head is an RSV or UNSOL op) and `hd_dst`. Each stage holds
+//! its own head, in the same cycle, when a pipeline ranked above it shows a
+//! request for the same `dst`: every stage decides from registers only (its
+//! own and the others' `hd_*`), so no combinational path runs from one
+//! block to another. The ranks rotate every cycle: pipeline `(c + r) mod P`
+//! has rank `r` in cycle `c` after reset (each stage keeps the same rotating
+//! counter and its registered mask of the pipelines above it). A head that
+//! is not held issues: its op goes to the op register and its PHV into the
+//! delay line as before. So at most one RSV/UNSOL per `out[d]` reaches the ALU in a cycle,
+//! a head waits at most `pipelines - 1` cycles, and ops to different ports,
+//! DATA, and packets that are no op never wait for another pipeline (only
+//! behind their own pipeline's held head). The queue is a bypass register
+//! plus a block RAM with a registered read: an entry that finds the queue
+//! empty is the head in the next cycle, so the hold costs one cycle of
+//! latency ([`LATENCY_HOLD`]).
 use crate::ingress::lookup::res;
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::{DEST_PORT_LSB, NEXTHOP_LSB, ROUTED_BIT};
 use crate::pl2::alu::{code, kind};
-use crate::prim::widgets::DffR;
+use crate::prim::widgets::{vec_of, DffR, LutRam, SdpRam};
 use crate::proto::ethertype;
 use rust_hdl::prelude::*;
 
@@ -51,6 +79,22 @@ use rust_hdl::prelude::*;
 pub const LATENCY: usize = 1 + crate::pl2::alu::Pl2Alu::LATENCY as usize;
 // The delay line below has three registers: the op's, and one per ALU cycle.
 const _: () = assert!(LATENCY == 3);
+/// The same with the cross-pipeline hold and an empty queue: one more, the
+/// queue's head register.
+pub const LATENCY_HOLD: usize = LATENCY + 1;
+/// Entries of the hold queue: at least the parser's packets in flight.
+pub const HOLD_DEPTH: usize = crate::ingress::parser::PHV_DEPTH;
+/// Bits of a hold-queue entry: PHV, lookup result, and the op (valid, kind,
+/// in, src, dst, demand).
+const EW: usize = PHV_BITS + 128 + 1 + 2 + 8 * 4;
+const E_RES: usize = PHV_BITS;
+const E_OP: usize = E_RES + 128;
+const E_K: usize = E_OP + 1;
+const E_IN: usize = E_K + 2;
+const E_SRC: usize = E_IN + 8;
+const E_DST: usize = E_SRC + 8;
+const E_D: usize = E_DST + 8;
+const _: () = assert!(E_D + 8 == EW && HOLD_DEPTH == 32);
 
 /// Bits of the stage's lookup-result word ([`res`]) beyond lookup's own.
 pub mod grt {
@@ -90,6 +134,12 @@ pub struct Pl2Stage {
     pub clr_drop_no_port: Signal<In, Bit>,
     pub clr_drop_pl2: Signal<In, Bit>,
     pub clr_out_pkts: Signal<In, Bit>,
+    pub hd_req: Signal<Out, Bit>,
+    pub hd_dst: Signal<Out, Bits<8>>,
+    pub peer_req: Vec<Signal<In, Bit>>,
+    pub peer_dst: Vec<Signal<In, Bits<8>>>,
+    pub pipe: Signal<In, Bits<8>>,
+    pub hold_ev: Signal<Out, Bit>,
     // Field positions.
     f_l3: Constant<Bits<16>>,
     f_ether: Constant<Bits<16>>,
@@ -131,6 +181,17 @@ pub struct Pl2Stage {
     /// The PHV with a grant's fields cleared, and the result likewise.
     phv_keep: Constant<Bits<PHV_BITS>>,
     res_keep: Constant<Bits<128>>,
+    /// Built with the cross-pipeline hold.
+    hold_en: Constant<Bit>,
+    // Hold-queue entry fields.
+    e_res: Constant<Bits<16>>,
+    e_op: Constant<Bits<16>>,
+    e_k: Constant<Bits<16>>,
+    e_in: Constant<Bits<16>>,
+    e_src: Constant<Bits<16>>,
+    e_dst: Constant<Bits<16>>,
+    e_d: Constant<Bits<16>>,
+    e_op_bit: Constant<Bits<EW>>,
     // Decode (combinational on `s_*`).
     ok: Signal<Local, Bit>,
     is_pl2: Signal<Local, Bit>,
@@ -140,6 +201,47 @@ pub struct Pl2Stage {
     ip: Signal<Local, Bit>,
     unsol: Signal<Local, Bit>,
     data: Signal<Local, Bit>,
+    c_op: Signal<Local, Bit>,
+    c_k: Signal<Local, Bits<2>>,
+    c_dst: Signal<Local, Bits<8>>,
+    // The hold queue: bypass register, RAM, head.
+    entry: Signal<Local, Bits<EW>>,
+    ram: SdpRam<Bits<EW>, 5>,
+    byp: DFF<Bits<EW>>,
+    h_v: DffR<Bit>,
+    h_byp: DffR<Bit>,
+    wr_ptr: DffR<Bits<5>>,
+    rd_ptr: DffR<Bits<5>>,
+    cnt: DffR<Bits<6>>,
+    /// `cnt != 0`, registered.
+    nz: DffR<Bit>,
+    cnt_one: Constant<Bits<6>>,
+    head: Signal<Local, Bits<EW>>,
+    issue: Signal<Local, Bit>,
+    held: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    /// The queue's requests (`RSV`/`UNSOL`, `dst`) beside the RAM, read in
+    /// the cycle of the pop, and the head's, registered.
+    c_req: Signal<Local, Bit>,
+    opq: LutRam<Bits<9>, 5>,
+    req_bit9: Constant<Bits<9>>,
+    hq_req: DffR<Bit>,
+    hq_dst: DFF<Bits<8>>,
+    hold_q: DffR<Bit>,
+    /// The ranks (one-hot): the pipeline on top, and the mask of the
+    /// pipelines above this one; `started` is low in the first cycle after
+    /// reset.
+    started: DffR<Bit>,
+    top_oh: DffR<Bits<8>>,
+    above: DffR<Bits<8>>,
+    me_bit: Signal<Local, Bits<8>>,
+    below_me: Signal<Local, Bits<8>>,
+    pmask: Constant<Bits<8>>,
+    last_pipe: Constant<Bits<8>>,
+    jc: Vec<Constant<Bits<8>>>,
+    jbit: Vec<Constant<Bits<8>>>,
     // The op register and the delay line (the op's flag rides along).
     r_op_v: DffR<Bit>,
     r_op_k: DFF<Bits<2>>,
@@ -173,7 +275,18 @@ pub struct Pl2Stage {
 }
 
 impl Default for Pl2Stage {
+    /// For a switch of one pipeline: no cross-pipeline hold.
     fn default() -> Self {
+        Self::new(1)
+    }
+}
+
+impl Pl2Stage {
+    /// The stage of one of `pipes` pipelines (1..=8); with several, the
+    /// cross-pipeline hold (module documentation).
+    pub fn new(pipes: usize) -> Self {
+        assert!((1..=8).contains(&pipes), "Pl2Stage: {pipes} pipelines, at most 8");
+        let hold = pipes > 1;
         let c16 = |v: usize| Constant::new((v as u64).to_bits());
         let mut phv_keep = Bits::<PHV_BITS>::mask();
         for (lsb, w) in [field::PL2_KIND, field::PL2_DEMAND, field::PL2_SEND, field::PL2_RECV] {
@@ -221,6 +334,21 @@ impl Default for Pl2Stage {
             clr_drop_no_port: Default::default(),
             clr_drop_pl2: Default::default(),
             clr_out_pkts: Default::default(),
+            hd_req: Default::default(),
+            hd_dst: Default::default(),
+            peer_req: vec_of(pipes),
+            peer_dst: vec_of(pipes),
+            pipe: Default::default(),
+            hold_ev: Default::default(),
+            hold_en: Constant::new(hold),
+            e_res: c16(E_RES),
+            e_op: c16(E_OP),
+            e_k: c16(E_K),
+            e_in: c16(E_IN),
+            e_src: c16(E_SRC),
+            e_dst: c16(E_DST),
+            e_d: c16(E_D),
+            e_op_bit: Constant::new(Bits::<EW>::default().replace_bit(E_OP, true)),
             f_l3: c16(field::L3.0),
             f_ether: c16(field::ETHERTYPE.0),
             f_vlans: c16(field::VLANS.0),
@@ -266,6 +394,40 @@ impl Default for Pl2Stage {
             ip: Default::default(),
             unsol: Default::default(),
             data: Default::default(),
+            c_op: Default::default(),
+            c_k: Default::default(),
+            c_dst: Default::default(),
+            entry: Default::default(),
+            ram: SdpRam::new(HOLD_DEPTH),
+            byp: Default::default(),
+            h_v: Default::default(),
+            h_byp: Default::default(),
+            wr_ptr: Default::default(),
+            rd_ptr: Default::default(),
+            cnt: Default::default(),
+            nz: Default::default(),
+            cnt_one: Constant::new(1u64.to_bits()),
+            head: Default::default(),
+            issue: Default::default(),
+            held: Default::default(),
+            take: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            c_req: Default::default(),
+            opq: LutRam::new(HOLD_DEPTH),
+            req_bit9: Constant::new(Bits::<9>::default().replace_bit(8, true)),
+            hq_req: Default::default(),
+            hq_dst: Default::default(),
+            hold_q: Default::default(),
+            started: Default::default(),
+            top_oh: Default::default(),
+            above: Default::default(),
+            me_bit: Default::default(),
+            below_me: Default::default(),
+            pmask: Constant::new(((1u64 << pipes) - 1).to_bits()),
+            last_pipe: Constant::new(((pipes - 1) as u64).to_bits()),
+            jc: (0..pipes).map(|j| Constant::new((j as u64).to_bits())).collect(),
+            jbit: (0..pipes).map(|j| Constant::new((1u64 << j).to_bits())).collect(),
             r_op_v: Default::default(),
             r_op_k: Default::default(),
             r_op_in: Default::default(),
@@ -314,8 +476,22 @@ impl Pl2Stage {
     fn update(&mut self) {
         dff_setup!(
             self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_d, d1_v, d1_op, d1_phv, d1_res, d2_v, d2_op, d2_phv, d2_res,
-            d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out
+            d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out, byp, h_v, h_byp, wr_ptr, rd_ptr, cnt, nz, hq_req, hq_dst, hold_q,
+            started, top_oh, above
         );
+        self.opq.clock.next = self.clock.val();
+        self.hq_req.reset.next = self.reset.val();
+        self.hold_q.reset.next = self.reset.val();
+        self.started.reset.next = self.reset.val();
+        self.top_oh.reset.next = self.reset.val();
+        self.above.reset.next = self.reset.val();
+        self.ram.clock.next = self.clock.val();
+        self.h_v.reset.next = self.reset.val();
+        self.h_byp.reset.next = self.reset.val();
+        self.wr_ptr.reset.next = self.reset.val();
+        self.rd_ptr.reset.next = self.reset.val();
+        self.cnt.reset.next = self.reset.val();
+        self.nz.reset.next = self.reset.val();
         self.d1_v.reset.next = self.reset.val();
         self.d1_op.reset.next = self.reset.val();
         self.d2_v.reset.next = self.reset.val();
@@ -347,23 +523,149 @@ impl Pl2Stage {
                 & (self.s_phv.val().get_bits::<3>(self.f_pcp.val().index()) == self.unsol_pcp.val());
         }
         self.data.next = !self.l3_pl2.val() & !self.ctl.val() & !self.s_res.val().get_bit(self.f_drop.val().index());
-        // ---- The op, registered ----
-        self.r_op_v.d.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
-        self.r_op_k.d.next = self.k_data.val();
-        self.r_op_dst.d.next = self.s_res.val().get_bits::<8>(self.f_dport.val().index());
+        // ---- The op ----
+        self.c_op.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
+        self.c_k.next = self.k_data.val();
+        self.c_dst.next = self.s_res.val().get_bits::<8>(self.f_dport.val().index());
         if self.unsol.val() {
-            self.r_op_k.d.next = self.k_unsol.val();
+            self.c_k.next = self.k_unsol.val();
         }
         if self.is_pl2.val() {
-            self.r_op_k.d.next = self.k_grt.val();
-            self.r_op_dst.d.next = self.s_phv.val().get_bits::<8>(self.f_dst.val().index());
+            self.c_k.next = self.k_grt.val();
+            self.c_dst.next = self.s_phv.val().get_bits::<8>(self.f_dst.val().index());
             if self.is_rsv.val() {
-                self.r_op_k.d.next = self.k_rsv.val();
+                self.c_k.next = self.k_rsv.val();
             }
         }
+        // ---- The hold queue (built with the hold only) ----
+        self.entry.next = bit_cast::<EW, PHV_BITS>(self.s_phv.val())
+            | (bit_cast::<EW, 128>(self.s_res.val()) << self.e_res.val())
+            | (bit_cast::<EW, 2>(self.c_k.val()) << self.e_k.val())
+            | (bit_cast::<EW, 8>(self.s_phv.val().get_bits::<8>(self.f_in.val().index())) << self.e_in.val())
+            | (bit_cast::<EW, 8>(self.s_phv.val().get_bits::<8>(self.f_src.val().index())) << self.e_src.val())
+            | (bit_cast::<EW, 8>(self.c_dst.val()) << self.e_dst.val())
+            | (bit_cast::<EW, 8>(self.s_phv.val().get_bits::<8>(self.f_demand.val().index())) << self.e_d.val());
+        if self.c_op.val() {
+            self.entry.next = self.entry.val() | self.e_op_bit.val();
+        }
+        self.head.next = self.ram.read_data.val();
+        if self.h_byp.q.val() {
+            self.head.next = self.byp.q.val();
+        }
+        // ---- The ranks of the next cycle, registered ----
+        // One-hot: `top_oh` the pipeline on top, `me_bit` this one. Each
+        // cycle every rank drops by one and the top becomes last: the top
+        // leaves the mask of those above this pipeline, or, when this one
+        // was on top, every other pipeline is above it. The first cycle after
+        // reset starts pipeline 0 on top (those below this index above it).
+        self.me_bit.next = 0.into();
+        self.below_me.next = 0.into();
+        for j in 0..self.jc.len() {
+            if self.pipe.val() == self.jc[j].val() {
+                self.me_bit.next = self.jbit[j].val();
+            }
+            if self.jc[j].val() < self.pipe.val() {
+                self.below_me.next = self.below_me.val() | self.jbit[j].val();
+            }
+        }
+        self.started.d.next = true;
+        self.top_oh.d.next = ((self.top_oh.q.val() << 1) & self.pmask.val()) | (self.top_oh.q.val() >> self.last_pipe.val());
+        if (self.top_oh.q.val() & self.me_bit.val()).any() {
+            self.above.d.next = self.pmask.val() & !self.me_bit.val();
+        } else {
+            self.above.d.next = self.above.q.val() & !self.top_oh.q.val();
+        }
+        if !self.started.q.val() {
+            self.top_oh.d.next = 1.into();
+            self.above.d.next = self.below_me.val();
+        }
+        // ---- The hold: from registers only (own head, the others' heads) ----
+        self.held.next = false;
+        for j in 0..self.peer_req.len() {
+            if self.above.q.val().get_bit(j) & self.peer_req[j].val() & (self.peer_dst[j].val() == self.hq_dst.q.val()) {
+                self.held.next = self.hq_req.q.val();
+            }
+        }
+        self.hd_req.next = self.hold_en.val() & self.hq_req.q.val();
+        self.hd_dst.next = self.hq_dst.q.val();
+        self.hold_q.d.next = self.hold_en.val() & self.held.val();
+        self.hold_ev.next = self.hold_q.q.val();
+        self.issue.next = self.h_v.q.val() & !self.held.val();
+        self.take.next = !self.h_v.q.val() | !self.held.val();
+        self.pop.next = self.take.val() & self.nz.q.val();
+        self.push.next = self.s_valid.val() & (self.pop.val() | !self.take.val() | self.nz.q.val());
+        // Every incoming entry is written at `wr_ptr`; only a push keeps it
+        // (advances `wr_ptr`): the RAMs' write enables do not wait for the hold.
+        self.ram.write_enable.next = self.hold_en.val() & self.s_valid.val();
+        self.ram.write_address.next = self.wr_ptr.q.val();
+        self.ram.write_data.next = self.entry.val();
+        self.ram.read_enable.next = self.hold_en.val() & self.pop.val();
+        self.ram.read_address.next = self.rd_ptr.q.val();
+        // The incoming packet asks for `out[dst]` when it is an RSV or UNSOL op.
+        self.c_req.next = self.c_op.val() & ((self.c_k.val() == self.k_rsv.val()) | (self.c_k.val() == self.k_unsol.val()));
+        self.opq.write_enable.next = self.hold_en.val() & self.s_valid.val();
+        self.opq.write_address.next = self.wr_ptr.q.val();
+        self.opq.write_data.next = bit_cast::<9, 8>(self.c_dst.val());
+        if self.c_req.val() {
+            self.opq.write_data.next = bit_cast::<9, 8>(self.c_dst.val()) | self.req_bit9.val();
+        }
+        self.opq.read_address.next = self.rd_ptr.q.val();
+        self.hq_req.d.next = self.hq_req.q.val();
+        self.hq_dst.d.next = self.hq_dst.q.val();
+        if self.take.val() {
+            self.hq_req.d.next = self.s_valid.val() & self.c_req.val();
+            self.hq_dst.d.next = self.c_dst.val();
+            if self.pop.val() {
+                self.hq_req.d.next = self.opq.read_data.val().get_bit(8);
+                self.hq_dst.d.next = self.opq.read_data.val().get_bits::<8>(0);
+            }
+        }
+        self.byp.d.next = self.byp.q.val();
+        self.h_v.d.next = self.h_v.q.val();
+        self.h_byp.d.next = self.h_byp.q.val();
+        if self.take.val() {
+            self.h_v.d.next = self.pop.val() | self.s_valid.val();
+            self.h_byp.d.next = !self.pop.val();
+            self.byp.d.next = self.entry.val();
+        }
+        if self.push.val() {
+            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+        }
+        if self.pop.val() {
+            self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
+        }
+        if self.push.val() & !self.pop.val() {
+            self.cnt.d.next = self.cnt.q.val() + 1;
+            self.nz.d.next = true;
+        }
+        if self.pop.val() & !self.push.val() {
+            self.cnt.d.next = self.cnt.q.val() - 1;
+            self.nz.d.next = self.cnt.q.val() != self.cnt_one.val();
+        }
+        if !self.hold_en.val() {
+            self.h_v.d.next = false;
+            self.hq_req.d.next = false;
+            self.top_oh.d.next = 0.into();
+            self.wr_ptr.d.next = 0.into();
+            self.rd_ptr.d.next = 0.into();
+            self.cnt.d.next = 0.into();
+            self.nz.d.next = false;
+        }
+        // ---- The op, registered: from the decode, or the issued head ----
+        self.r_op_v.d.next = self.c_op.val();
+        self.r_op_k.d.next = self.c_k.val();
+        self.r_op_dst.d.next = self.c_dst.val();
         self.r_op_in.d.next = self.s_phv.val().get_bits::<8>(self.f_in.val().index());
         self.r_op_src.d.next = self.s_phv.val().get_bits::<8>(self.f_src.val().index());
         self.r_op_d.d.next = self.s_phv.val().get_bits::<8>(self.f_demand.val().index());
+        if self.hold_en.val() {
+            self.r_op_v.d.next = self.issue.val() & self.head.val().get_bit(self.e_op.val().index());
+            self.r_op_k.d.next = self.head.val().get_bits::<2>(self.e_k.val().index());
+            self.r_op_dst.d.next = self.head.val().get_bits::<8>(self.e_dst.val().index());
+            self.r_op_in.d.next = self.head.val().get_bits::<8>(self.e_in.val().index());
+            self.r_op_src.d.next = self.head.val().get_bits::<8>(self.e_src.val().index());
+            self.r_op_d.d.next = self.head.val().get_bits::<8>(self.e_d.val().index());
+        }
         self.op_valid.next = self.r_op_v.q.val();
         self.op_kind.next = self.r_op_k.q.val();
         self.op_in.next = self.r_op_in.q.val();
@@ -372,9 +674,15 @@ impl Pl2Stage {
         self.op_demand.next = self.r_op_d.q.val();
         // ---- Delay line: the PHV and result wait for the ALU ----
         self.d1_v.d.next = self.s_valid.val();
-        self.d1_op.d.next = self.ok.val() & (self.is_pl2.val() | self.data.val());
+        self.d1_op.d.next = self.c_op.val();
         self.d1_phv.d.next = self.s_phv.val();
         self.d1_res.d.next = self.s_res.val();
+        if self.hold_en.val() {
+            self.d1_v.d.next = self.issue.val();
+            self.d1_op.d.next = self.issue.val() & self.head.val().get_bit(self.e_op.val().index());
+            self.d1_phv.d.next = self.head.val().get_bits::<PHV_BITS>(0);
+            self.d1_res.d.next = self.head.val().get_bits::<128>(self.e_res.val().index());
+        }
         self.d2_v.d.next = self.d1_v.q.val();
         self.d2_op.d.next = self.d1_op.q.val();
         self.d2_phv.d.next = self.d1_phv.q.val();

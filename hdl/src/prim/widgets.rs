@@ -280,6 +280,71 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
     }
 }
 
+/// Small memory with a clocked write and a combinational read: the shape that
+/// Yosys and Vivado map to LUT RAM (ECP5 `DPR16X4`, Xilinx `RAM32M`/`RAM64M`).
+/// For a few bits per word read in the same cycle as their address (a queue's
+/// next head); wide words belong in [`SdpRam`].
+///
+/// Ports:
+/// - `clock`: rising-edge clock of the write port.
+/// - `write_enable`, `write_address`, `write_data`: write port.
+/// - `read_address` in, `read_data` out: the word at `read_address`, in the
+///   same cycle (a word written in this cycle is seen from the next).
+///
+/// `A` is the address width, `depth` words (at most `2^A`). No reset.
+#[derive(LogicBlock)]
+pub struct LutRam<D: Synth, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<A>>,
+    pub write_data: Signal<In, D>,
+    pub read_address: Signal<In, Bits<A>>,
+    pub read_data: Signal<Out, D>,
+    _mem: std::collections::BTreeMap<Bits<A>, D>,
+    _depth: usize,
+}
+
+impl<D: Synth, const A: usize> LutRam<D, A> {
+    /// A RAM of `depth` words (1..=2^A).
+    pub fn new(depth: usize) -> Self {
+        assert!(depth >= 1 && (A >= 64 || depth <= 1usize << A), "LutRam: depth {depth} does not fit {A} address bits");
+        Self {
+            clock: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            _mem: Default::default(),
+            _depth: depth,
+        }
+    }
+}
+
+impl<D: Synth, const A: usize> Logic for LutRam<D, A> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() && self.write_enable.val() {
+            self._mem.insert(self.write_address.val(), self.write_data.val());
+        }
+        self.read_data.next = *self._mem.get(&self.read_address.val()).unwrap_or(&D::default());
+    }
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "reg [{msb}:0] mem [0:{last}];
+             always @(posedge clock) begin
+                   if (write_enable) mem[write_address] <= write_data;
+             end
+             always @(*) read_data = mem[read_address];
+",
+            msb = D::BITS - 1,
+            last = self._depth - 1
+        ))
+    }
+}
+
 /// `n` default-constructed items: the ports and registers of an n-way block.
 pub fn vec_of<T: Default>(n: usize) -> Vec<T> {
     (0..n).map(|_| T::default()).collect()

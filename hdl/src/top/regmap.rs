@@ -254,6 +254,13 @@ pub fn pl2_regs(cfg: &Config) -> Vec<Reg> {
     for n in Pl2Alu::COUNTERS {
         v.push(Reg::one(&upper(n), r.counter(n).expect("listed"), Rc, 0, &format!("PL2 counter `{n}` (docs/pl2.md)")));
     }
+    v.push(Reg::one(
+        "HOLD_CYCLES",
+        r.hold_cycles(),
+        Rc,
+        0,
+        "cycles in which the cross-pipeline hold kept an RSV or UNSOL from the ALU: another pipeline's, ranked above it, asked for the same out[d] (A.2; always 0 with one pipeline)",
+    ));
     v
 }
 

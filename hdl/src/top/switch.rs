@@ -88,6 +88,8 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     rot: Vec<DffR<Bits<8>>>,
     pipes: Vec<Constant<Bits<8>>>,
     pipe_id: Vec<Constant<Bits<8>>>,
+    /// Every pipeline's index, for its PL2 stage's hold.
+    pl2_pipe_id: Vec<Constant<Bits<8>>>,
     rank: Vec<Signal<Local, Bits<8>>>,
     // Per pipeline: it reserved last cycle (`r_res`) in queue `r_q`; a
     // pipeline whose packet may reserve in that queue waits (`hazard`).
@@ -133,6 +135,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
             rot: vec_of(multi as usize),
             pipes: if multi { vec![Constant::new((pipes as u64).to_bits())] } else { Vec::new() },
+            pl2_pipe_id: (0..pipes).map(|n| Constant::new((n as u64).to_bits())).collect(),
             pipe_id: if multi { (0..pipes).map(|n| Constant::new((n as u64).to_bits())).collect() } else { Vec::new() },
             rank: vec_of(if multi { pipes } else { 0 }),
             r_res: vec_of(if multi { pipes } else { 0 }),
@@ -213,6 +216,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.ingress[i].pl2_res_demand.next = self.pl2.res_demand[i].val();
             self.ingress[i].pl2_res_send.next = self.pl2.res_send[i].val();
             self.ingress[i].pl2_res_recv.next = self.pl2.res_recv[i].val();
+            self.pl2.hold_ev[i].next = self.ingress[i].pl2_hold_ev.val();
+            self.ingress[i].pl2_pipe.next = self.pl2_pipe_id[i].val();
+            for j in 0..self.ingress.len() {
+                self.ingress[i].pl2_peer_req[j].next = self.ingress[j].pl2_hd_req.val();
+                self.ingress[i].pl2_peer_dst[j].next = self.ingress[j].pl2_hd_dst.val();
+            }
             self.ingress[i].pl2_enable.next = self.pl2.enable.val();
             self.ingress[i].pl2_unsol_dscp.next = self.pl2.unsol_dscp.val();
             self.ingress[i].pl2_unsol_dscp_en.next = self.pl2.unsol_dscp_en.val();
