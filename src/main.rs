@@ -608,10 +608,11 @@ fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::
     sc.validate_model(cfg)?;
     let p = sc.pl2_hosts();
     println!(
-        "sim: PL2 scenario {} ({}) on the model: {}:1 incast, {} flows per sender, {} messages of {} x {} B, K = {}, t = {}, T = {}, modes {:?}",
+        "sim: PL2 scenario {} ({}) on the model: {} senders -> {} receivers, {} flows per sender, {} messages of {} x {} B, K = {}, t = {}, T = {}, modes {:?}",
         sc.name,
         sc.source.display(),
         sc.pl2_senders(cfg),
+        sc.pl2_receivers(cfg),
         p.flows,
         p.messages,
         sc.packets,

@@ -381,6 +381,9 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
         ("pl2_t_drop", format!("{ok}[pl2]\nt_drop = 4294967295\n"), "pl2.t_drop"),
         ("pl2_permutation", ok.replace("\"incast\"", "\"permutation\""), "traffic"),
         ("pl2_mtu", ok.replace("1500", "63"), "frame_bytes"),
+        ("pl2_receivers_on_incast", format!("{ok}receivers = [1, 2]\n"), "receivers"),
+        ("pl2_outcast_two_senders", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0, 1]\n", "senders"),
+        ("pl2_outcast_to_itself", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0]\nreceivers = [0, 1]\n", "receivers"),
     ];
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-pl2-scenarios");
     std::fs::create_dir_all(&dir).expect("tmp dir");
@@ -426,5 +429,32 @@ fn pl2_incast_through_the_cli_is_lossless_and_the_baseline_is_not() -> Result<()
     ensure!(n(raw, "queue_drops")? > 1000 && n(raw, "lost")? > 1000, "no PL2 and no loss: {raw}");
     ensure!(raw["jain"].as_f64().context("jain")? < 0.9, "no PL2 and fair shares: Jain's index {}", raw["jain"]);
     ensure!(r["runs"][0]["slot_ns"] == 120, "slot {}", r["runs"][0]["slot_ns"]);
+    Ok(())
+}
+
+/// PL2's outcast (`sim/scenarios/pl2_outcast.toml`, 003 Fig. 10): one sender
+/// to four receivers is limited by the sender's own link; PL2 costs it a
+/// little of that link (the wait for each burst's GRT) and loses nothing;
+/// the unsolicited bursts that pass and are resent arrive twice (§4.4's
+/// accepted duplicates); no receiver queue builds.
+#[test]
+fn pl2_outcast_through_the_cli_is_sender_limited() -> Result<()> {
+    let (out, _) = sim_cli("scenario-pl2-outcast", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_outcast"])?;
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let runs = r["runs"].as_array().context("runs")?;
+    ensure!(runs.len() == 3 && runs.iter().all(|x| x["senders"] == 1 && x["receivers"] == 4), "{}", r["runs"]);
+    for x in runs {
+        let (m, q) = (x["mode"].as_str().context("mode")?, &x["report"]);
+        ensure!(q["offered"] == 960 && q["delivered"] == 960 && q["lost"] == 0, "{m}: {q}");
+        ensure!(q["max_queue"].as_u64().context("max_queue")? <= 2, "{m}: a receiver queue built: {q}");
+        let g = q["goodput"].as_f64().context("goodput")?;
+        ensure!(g > 0.95 && g <= 1.0, "{m}: goodput {g} of the sender's link");
+    }
+    let pl2 = &runs[0]["report"];
+    ensure!(
+        runs[0]["mode"] == "pl2-paper" && pl2["duplicates"].as_u64() == Some(4 * pl2["unsol_bursts"].as_u64().context("unsol")?),
+        "{pl2}"
+    );
+    ensure!(runs[2]["report"]["goodput"].as_f64() > pl2["goodput"].as_f64(), "PL2's GRT waits cost the sender nothing?");
     Ok(())
 }

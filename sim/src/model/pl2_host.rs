@@ -559,15 +559,19 @@ impl Pl2Host {
 /// The closed-loop incast of [`run_incast`] (003 §6.4, A.8, scaled down).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IncastConfig {
-    /// Sending hosts, on switch ports `1..=senders`; the receiver is port 0.
+    /// Sending hosts, on switch ports `receivers..receivers + senders`.
     pub senders: usize,
+    /// Receiving hosts, on ports `0..receivers` (1: an incast; several with
+    /// one sender: the outcast of 003 Fig. 10). Flow `f` of the sender on
+    /// port `s` goes to receiver `(f + s) mod receivers`.
+    pub receivers: usize,
     /// Flows per sending host.
     pub flows: usize,
     /// Messages per flow, sent one after the other.
     pub messages: usize,
     /// Packets per message (one burst, 1..=K).
     pub packets: u8,
-    /// Egress queue capacity at the receiver's port, in packets (the one in
+    /// Egress queue capacity at each receiver's port, in packets (the one in
     /// transmission included); a data packet that finds it full is dropped.
     pub queue_cap: usize,
     /// One-way delay host ↔ switch in ns, for RSV, GRT and data alike.
@@ -590,6 +594,7 @@ impl Default for IncastConfig {
     fn default() -> IncastConfig {
         IncastConfig {
             senders: 4,
+            receivers: 1,
             flows: 12,
             messages: 20,
             packets: 4,
@@ -624,7 +629,8 @@ pub struct IncastReport {
     pub unsol_bursts: u64,
     /// Bursts resent (Alg. 2 l.18).
     pub resends: u64,
-    /// Largest egress queue depth in packets (the one in transmission included).
+    /// Largest egress queue depth in packets (the one in transmission
+    /// included), over the receivers' ports.
     pub max_queue: usize,
     /// When the queue first reached `max_queue`, ns.
     pub max_queue_at_ns: u64,
@@ -635,16 +641,18 @@ pub struct IncastReport {
     pub max_late_ns: u64,
     /// Solicited packets that reached the switch before that slot.
     pub early_pkts: u64,
-    /// `OUT_RES` high-water mark of the receiver's port (the ALU's backlog
-    /// ahead, slots).
+    /// `OUT_RES` high-water mark of the receivers' ports (the ALU's backlog
+    /// ahead, slots; the largest).
     pub out_high_water: u32,
-    /// When the last packet finished leaving the receiver's port, ns.
+    /// When the last packet finished leaving a receiver's port, ns.
     pub completion_ns: u64,
     /// `delivered · slot / completion_ns`: distinct packets delivered as a
-    /// fraction of what the receiver's link could carry from time 0.
+    /// fraction of what one link could carry from time 0 (one receiver's;
+    /// in an outcast, the sender's).
     pub goodput: f64,
-    /// Fraction of the slots between the first and the last delivery in
-    /// which the receiver's link carried a packet (duplicates included).
+    /// Slots the receivers' links carried a packet in (duplicates included),
+    /// summed over receivers, per slot between the first and the last
+    /// delivery.
     pub busy: f64,
     /// Earliest and latest flow completion, ns: when a flow's last distinct
     /// packet finished leaving the receiver's port.
@@ -662,8 +670,8 @@ enum Ev {
     AtSwitch(HostEvent),
     /// A GRT reaches host `host` (index in the host list).
     Grt { host: usize, flow: usize, grant: Grant },
-    /// The egress port finished sending its head packet.
-    EgressDone,
+    /// Receiver port `port` finished sending its head packet.
+    EgressDone { port: usize },
 }
 
 type PacketId = (u8, usize, u64, u8);
@@ -691,16 +699,30 @@ fn joint_now(alu: &mut Pl2Model, now_ns: u64, slot_ns: u64) -> &mut Pl2Model {
 /// hosts' own, each in the order they were scheduled. Deterministic, no
 /// randomness. Errors on a bad configuration (naming the key).
 pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
-    let ports = cfg.senders + 1;
+    let ports = cfg.senders + cfg.receivers;
+    if cfg.receivers == 0 || cfg.receivers >= super::pl2::MAX_PORTS {
+        return Err(format!("incast.receivers = {}: must be 1..={}", cfg.receivers, super::pl2::MAX_PORTS - 1));
+    }
     if cfg.senders == 0 || ports > super::pl2::MAX_PORTS {
-        return Err(format!("incast.senders = {}: must be 1..={}", cfg.senders, super::pl2::MAX_PORTS - 1));
+        return Err(format!(
+            "incast.senders = {}: must be 1..={} with {} receiver(s)",
+            cfg.senders,
+            super::pl2::MAX_PORTS - cfg.receivers,
+            cfg.receivers
+        ));
     }
     if cfg.queue_cap == 0 {
         return Err("incast.queue_cap = 0: must be at least 1".into());
     }
     let alu_cfg = Pl2Config { ports, port_en: if ports == 64 { u64::MAX } else { (1u64 << ports) - 1 }, ..cfg.alu };
     let mut alu = Pl2Model::new(alu_cfg)?;
-    let mut hosts = (1..=cfg.senders).map(|p| Pl2Host::new(cfg.host, p as u8, &vec![0u8; cfg.flows])).collect::<Result<Vec<_>, _>>()?;
+    let first_sender = cfg.receivers;
+    let mut hosts = (first_sender..ports)
+        .map(|p| {
+            let dsts: Vec<u8> = (0..cfg.flows).map(|f| ((f + p) % cfg.receivers) as u8).collect();
+            Pl2Host::new(cfg.host, p as u8, &dsts)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     for h in hosts.iter_mut() {
         for f in 0..cfg.flows {
             for _ in 0..cfg.messages {
@@ -715,10 +737,11 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
         seq += 1;
         q.insert((at, seq), e);
     };
-    let mut queue: VecDeque<PacketId> = VecDeque::new();
+    // One egress queue per receiver port.
+    let mut queues: Vec<VecDeque<PacketId>> = vec![VecDeque::new(); cfg.receivers];
     let mut got: HashMap<PacketId, u32> = HashMap::new();
     // Per (sender port, flow): distinct packets delivered, when the last one left.
-    let mut flow_done: HashMap<(u8, usize), (u64, u64)> = HashMap::new();
+    let mut flow_done: BTreeMap<(u8, usize), (u64, u64)> = BTreeMap::new();
     let mut r = IncastReport { offered: (cfg.senders * cfg.flows * cfg.messages) as u64 * cfg.packets as u64, ..Default::default() };
     let (mut first_delivery, mut sent_slots) = (None, 0u64);
     // Where each burst is due at the switch (its GRT's slot), which bursts the
@@ -747,7 +770,11 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                                     _ => now + chosen * slot,
                                 };
                                 sched.insert((e.src, e.flow, (cookie & 0xffff) as u64), at);
-                                push(&mut evq, now + cfg.one_way_ns, Ev::Grt { host: e.src as usize - 1, flow: e.flow, grant: g })
+                                push(
+                                    &mut evq,
+                                    now + cfg.one_way_ns,
+                                    Ev::Grt { host: e.src as usize - first_sender, flow: e.flow, grant: g },
+                                )
                             }
                             o => return Err(format!("RSV from port {} refused: {o:?}", e.src)),
                         }
@@ -767,14 +794,15 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                                 r.alu_unsol_drops += 1;
                                 *alu_dropped.entry((e.src, e.flow, burst)).or_insert(0) += 1;
                             }
-                            Outcome::Pass if queue.len() >= cfg.queue_cap => r.queue_drops += 1,
+                            Outcome::Pass if queues[dst as usize].len() >= cfg.queue_cap => r.queue_drops += 1,
                             Outcome::Pass => {
+                                let queue = &mut queues[dst as usize];
                                 queue.push_back((e.src, e.flow, burst, index));
                                 if queue.len() > r.max_queue {
                                     (r.max_queue, r.max_queue_at_ns) = (queue.len(), now);
                                 }
                                 if queue.len() == 1 {
-                                    push(&mut evq, now + slot, Ev::EgressDone);
+                                    push(&mut evq, now + slot, Ev::EgressDone { port: dst as usize });
                                 }
                             }
                             o => return Err(format!("data packet from port {}: unexpected {o:?}", e.src)),
@@ -782,7 +810,8 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                     }
                 },
                 Ev::Grt { host, flow, grant } => hosts[host].receive_grt(now, flow, &grant)?,
-                Ev::EgressDone => {
+                Ev::EgressDone { port } => {
+                    let queue = &mut queues[port];
                     let id = queue.pop_front().expect("egress busy with an empty queue");
                     let copies = got.entry(id).or_insert(0);
                     *copies += 1;
@@ -794,7 +823,7 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                     sent_slots += 1;
                     r.completion_ns = now;
                     if !queue.is_empty() {
-                        push(&mut evq, now + slot, Ev::EgressDone);
+                        push(&mut evq, now + slot, Ev::EgressDone { port });
                     }
                 }
             }
@@ -814,7 +843,7 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
         r.resends += h.stats().resends;
     }
     r.never_resent_pkts = alu_dropped.iter().filter(|(b, _)| !resent.contains(b)).map(|(_, n)| n).sum();
-    r.out_high_water = alu.out_high_water(0);
+    r.out_high_water = (0..cfg.receivers).map(|p| alu.out_high_water(p)).max().unwrap_or(0);
     r.delivered = got.len() as u64;
     r.duplicates = got.values().map(|&n| n as u64 - 1).sum();
     r.lost = r.offered - r.delivered;

@@ -69,6 +69,10 @@ pub struct Scenario {
     /// Incast: the port every sender sends to.
     #[serde(default)]
     pub receiver: usize,
+    /// Outcast (`hosts = "pl2"`, `traffic = "outcast"`): the ports the one
+    /// sender sends to (default every other port).
+    #[serde(default)]
+    pub receivers: Vec<usize>,
     /// `traffic = "flows"`: the flows, each with its own rate (a mix of an
     /// incast and background traffic, or anything else); one per sending
     /// port.
@@ -210,7 +214,10 @@ impl Scenario {
     fn validate_at(&self, cfg: &Config, ports: usize, pipelines: usize) -> Result<()> {
         let f = self.source.display();
         match self.hosts.as_deref() {
-            None | Some("ndp") => ensure!(self.pl2.is_none(), "{f}: pl2: the [pl2] table needs hosts = \"pl2\""),
+            None | Some("ndp") => {
+                ensure!(self.pl2.is_none(), "{f}: pl2: the [pl2] table needs hosts = \"pl2\"");
+                ensure!(self.receivers.is_empty(), "{f}: receivers: only with hosts = \"pl2\" and traffic = \"outcast\"");
+            }
             Some(h) => ensure!(h == "pl2", "{f}: hosts = {h:?}: must be \"ndp\" or \"pl2\""),
         }
         match self.traffic.as_str() {

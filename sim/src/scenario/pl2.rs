@@ -4,7 +4,8 @@
 //! loop of [`run_incast`] (003 §6.4; `PL2-PROTEGO.md` A.8).
 //!
 //! File format: a scenario file (`super`'s keys) with `hosts = "pl2"`,
-//! `traffic = "incast"`, and a `[pl2]` table; `packets` is the packets per
+//! `traffic = "incast"` (`senders` → `receiver`) or `"outcast"` (one sender
+//! → `receivers`, 003 Fig. 10), and a `[pl2]` table; `packets` is the packets per
 //! message (one burst: 1..=`k`), `frame_bytes` the MTU every data packet has
 //! (one slot is one MTU at the configuration's `datapath.port_gbps`):
 //!
@@ -115,6 +116,7 @@ pub struct Pl2Run {
     pub mode: String,
     /// The closed loop's configuration, as run.
     pub senders: usize,
+    pub receivers: usize,
     pub rate_gbps: f64,
     pub slot_ns: u64,
     pub report: IncastReport,
@@ -177,14 +179,29 @@ impl Scenario {
     pub fn validate_pl2(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
         ensure!(self.is_pl2(), "{f}: hosts = {:?}: not a PL2 scenario", self.hosts);
-        ensure!(self.traffic == "incast", "{f}: traffic = {:?}: PL2 hosts run an incast only (traffic = \"incast\")", self.traffic);
         let (ports, _) = self.scale(cfg);
-        ensure!(self.receiver < ports, "{f}: receiver = {}: the switch has ports 0..{}", self.receiver, ports - 1);
-        let n = self.pl2_senders(cfg);
+        match self.traffic.as_str() {
+            "incast" => {
+                ensure!(self.receiver < ports, "{f}: receiver = {}: the switch has ports 0..{}", self.receiver, ports - 1);
+                ensure!(self.receivers.is_empty(), "{f}: receivers: only with traffic = \"outcast\"");
+            }
+            "outcast" => {
+                ensure!(self.senders.len() == 1, "{f}: senders: traffic = \"outcast\" has one sender (senders = [s])");
+                for r in &self.receivers {
+                    ensure!(
+                        *r < ports && *r != self.senders[0],
+                        "{f}: receivers: port {r} is the sender or does not exist (ports 0..{})",
+                        ports - 1
+                    );
+                }
+            }
+            t => anyhow::bail!("{f}: traffic = {t:?}: PL2 hosts run \"incast\" or \"outcast\""),
+        }
+        let (n, m) = (self.pl2_senders(cfg), self.pl2_receivers(cfg));
         ensure!(
-            (1..crate::model::pl2::MAX_PORTS).contains(&n),
-            "{f}: senders: {n} senders: must be 1..={}",
-            crate::model::pl2::MAX_PORTS - 1
+            n >= 1 && m >= 1 && n + m <= crate::model::pl2::MAX_PORTS,
+            "{f}: senders, receivers: {n} senders and {m} receivers: at most {} ports in all",
+            crate::model::pl2::MAX_PORTS
         );
         let p = self.pl2_hosts();
         ensure!((1..=255).contains(&p.k), "{f}: pl2.k = {}: must be 1..=255 (the RSV demand field is one byte)", p.k);
@@ -220,6 +237,16 @@ impl Scenario {
         }
     }
 
+    /// The number of receivers: 1 for an incast; an outcast's `receivers`,
+    /// or every port but the sender.
+    pub fn pl2_receivers(&self, cfg: &Config) -> usize {
+        match (self.traffic.as_str(), self.receivers.len()) {
+            ("outcast", 0) => self.scale(cfg).0 - 1,
+            ("outcast", n) => n,
+            _ => 1,
+        }
+    }
+
     /// The runs of a PL2 scenario: `modes`, or `pl2-<the configuration's pl2.mode>`.
     pub fn pl2_modes(&self, cfg: &Config) -> Vec<String> {
         if self.modes.is_empty() {
@@ -251,6 +278,7 @@ impl Scenario {
         host.validate().map_err(|e| anyhow!("{}: {e}", self.source.display()))?;
         Ok(IncastConfig {
             senders: self.pl2_senders(cfg),
+            receivers: self.pl2_receivers(cfg),
             flows: p.flows,
             messages: p.messages,
             packets: self.packets as u8,
@@ -269,7 +297,14 @@ pub fn run_all(cfg: &Config, sc: &Scenario) -> Result<Pl2Report> {
     for mode in sc.pl2_modes(cfg) {
         let ic = sc.pl2_incast(cfg, &mode)?;
         let report = run_incast(&ic).map_err(|e| anyhow!("{}: mode {mode}: {e}", sc.source.display()))?;
-        runs.push(Pl2Run { mode, senders: ic.senders, rate_gbps: ic.host.rate_gbps, slot_ns: ic.host.slot_ns(), report });
+        runs.push(Pl2Run {
+            mode,
+            senders: ic.senders,
+            receivers: ic.receivers,
+            rate_gbps: ic.host.rate_gbps,
+            slot_ns: ic.host.slot_ns(),
+            report,
+        });
     }
     Ok(Pl2Report { scenario: sc.clone(), config: cfg.source.display().to_string(), engine: "model".into(), runs })
 }
