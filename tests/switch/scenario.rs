@@ -425,6 +425,9 @@ fn pl2_incast_through_the_cli_is_lossless_and_the_baseline_is_not() -> Result<()
         ensure!(x["jain"].as_f64().context("jain")? > 0.99, "{m}: Jain's index {}", x["jain"]);
     }
     ensure!(n(mode("pl2-joint")?, "max_queue")? <= n(mode("pl2-paper")?, "max_queue")?, "joint mode queues more than paper mode");
+    // Joint mode's absolute slots: the queueing delay varies less (jitter).
+    let jitter = |m: &str| -> Result<f64> { mode(m)?["qdelay_std_ns"].as_f64().context("qdelay_std_ns") };
+    ensure!(jitter("pl2-joint")? < jitter("pl2-paper")?, "jitter joint {} >= paper {}", jitter("pl2-joint")?, jitter("pl2-paper")?);
     let raw = mode("no-pl2")?;
     ensure!(n(raw, "queue_drops")? > 1000 && n(raw, "lost")? > 1000, "no PL2 and no loss: {raw}");
     ensure!(raw["jain"].as_f64().context("jain")? < 0.9, "no PL2 and fair shares: Jain's index {}", raw["jain"]);

@@ -662,6 +662,14 @@ pub struct IncastReport {
     /// delivered / completion time): 1 when every flow got the same share,
     /// `1/n` when one flow got everything.
     pub jain: f64,
+    /// Queueing delay of the packets the receivers' ports sent (from joining
+    /// the egress queue to the start of their transmission), ns: mean,
+    /// standard deviation (the jitter the switch adds), 99th percentile and
+    /// largest.
+    pub qdelay_mean_ns: f64,
+    pub qdelay_std_ns: f64,
+    pub qdelay_p99_ns: u64,
+    pub qdelay_max_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -737,8 +745,9 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
         seq += 1;
         q.insert((at, seq), e);
     };
-    // One egress queue per receiver port.
-    let mut queues: Vec<VecDeque<PacketId>> = vec![VecDeque::new(); cfg.receivers];
+    // One egress queue per receiver port: each packet and when it joined.
+    let mut queues: Vec<VecDeque<(PacketId, u64)>> = vec![VecDeque::new(); cfg.receivers];
+    let mut qdelay: Vec<u64> = vec![];
     let mut got: HashMap<PacketId, u32> = HashMap::new();
     // Per (sender port, flow): distinct packets delivered, when the last one left.
     let mut flow_done: BTreeMap<(u8, usize), (u64, u64)> = BTreeMap::new();
@@ -797,7 +806,7 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                             Outcome::Pass if queues[dst as usize].len() >= cfg.queue_cap => r.queue_drops += 1,
                             Outcome::Pass => {
                                 let queue = &mut queues[dst as usize];
-                                queue.push_back((e.src, e.flow, burst, index));
+                                queue.push_back(((e.src, e.flow, burst, index), now));
                                 if queue.len() > r.max_queue {
                                     (r.max_queue, r.max_queue_at_ns) = (queue.len(), now);
                                 }
@@ -812,7 +821,8 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                 Ev::Grt { host, flow, grant } => hosts[host].receive_grt(now, flow, &grant)?,
                 Ev::EgressDone { port } => {
                     let queue = &mut queues[port];
-                    let id = queue.pop_front().expect("egress busy with an empty queue");
+                    let (id, joined) = queue.pop_front().expect("egress busy with an empty queue");
+                    qdelay.push(now - slot - joined);
                     let copies = got.entry(id).or_insert(0);
                     *copies += 1;
                     if *copies == 1 {
@@ -849,6 +859,14 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
     r.lost = r.offered - r.delivered;
     let tput: Vec<f64> = flow_done.values().filter(|(_, at)| *at > 0).map(|&(n, at)| n as f64 / at as f64).collect();
     r.jain = jain(&tput);
+    if !qdelay.is_empty() {
+        qdelay.sort_unstable();
+        let n = qdelay.len() as f64;
+        r.qdelay_mean_ns = qdelay.iter().sum::<u64>() as f64 / n;
+        r.qdelay_std_ns = (qdelay.iter().map(|&d| (d as f64 - r.qdelay_mean_ns).powi(2)).sum::<f64>() / n).sqrt();
+        r.qdelay_p99_ns = qdelay[((qdelay.len() * 99).div_ceil(100)).saturating_sub(1)];
+        r.qdelay_max_ns = *qdelay.last().expect("not empty");
+    }
     r.flow_done_min_ns = flow_done.values().map(|f| f.1).min().unwrap_or(0);
     r.flow_done_max_ns = flow_done.values().map(|f| f.1).max().unwrap_or(0);
     if r.completion_ns > 0 {

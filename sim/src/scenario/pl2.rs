@@ -139,7 +139,7 @@ impl Pl2Run {
         format!(
             "  {:<10} {} of {} packets delivered, {} lost ({} queue drops, {} ALU unsolicited drops, {} never resent), {} duplicates\n  \
              {:<10} peak queue {} packets at {} ns, goodput {:.3} of line rate, {} unsolicited bursts, {} resends, OUT_RES high water {}\n  \
-             {:<10} flows done in {:.1}..{:.1} us, Jain's index {:.3}\n",
+             {:<10} flows done in {:.1}..{:.1} us, Jain's index {:.3}; queueing delay mean {:.0} ns, jitter (std) {:.0} ns, p99 {} ns, max {} ns\n",
             self.mode,
             r.delivered,
             r.offered,
@@ -159,6 +159,10 @@ impl Pl2Run {
             r.flow_done_min_ns as f64 / 1e3,
             r.flow_done_max_ns as f64 / 1e3,
             r.jain,
+            r.qdelay_mean_ns,
+            r.qdelay_std_ns,
+            r.qdelay_p99_ns,
+            r.qdelay_max_ns,
         )
     }
 }
