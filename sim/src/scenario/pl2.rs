@@ -28,6 +28,7 @@
 //! one_way_ns = 500           # host <-> switch, each way
 //! rsv_grt_delay_ns = 1000    # what the hosts subtract in Eq. 1
 //! first_burst_unsol = false  # may a flow's first burst go unsolicited (Alg. 2) or not (A.7)
+//! sizes = "fixed"            # or "uniform": each message 1..=packets packets (seeded by `seed`)
 //! ```
 //!
 //! Modes: `pl2-paper` (the ALU of 003 §4.1.1 Alg. 1), `pl2-joint` (A.5's
@@ -37,7 +38,7 @@
 //! "Status").
 use super::Scenario;
 use crate::model::pl2::{Pl2Config, Pl2Mode};
-use crate::model::pl2_host::{run_incast, HostMode, IncastConfig, IncastReport, Pl2HostConfig, DEFAULT_RSV_GRT_DELAY_NS};
+use crate::model::pl2_host::{run_incast, HostMode, IncastConfig, IncastReport, Pl2HostConfig, Sizes, DEFAULT_RSV_GRT_DELAY_NS};
 use anyhow::{anyhow, ensure, Result};
 use serde::{Deserialize, Serialize};
 use trimswitch_hdl::config::Config;
@@ -69,6 +70,9 @@ fn one_way_ns() -> u64 {
 fn rsv_grt_delay_ns() -> u64 {
     DEFAULT_RSV_GRT_DELAY_NS
 }
+fn sizes() -> String {
+    "fixed".into()
+}
 
 /// The `[pl2]` table of a scenario (defaults: 003 §6.4's incast, A.1).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -92,6 +96,10 @@ pub struct Pl2Hosts {
     pub rsv_grt_delay_ns: u64,
     #[serde(default)]
     pub first_burst_unsol: bool,
+    /// `fixed` (every message `packets` packets) or `uniform` (1..=`packets`,
+    /// seeded by the scenario's `seed`).
+    #[serde(default = "sizes")]
+    pub sizes: String,
 }
 
 impl Default for Pl2Hosts {
@@ -106,6 +114,7 @@ impl Default for Pl2Hosts {
             one_way_ns: one_way_ns(),
             rsv_grt_delay_ns: rsv_grt_delay_ns(),
             first_burst_unsol: false,
+            sizes: sizes(),
         }
     }
 }
@@ -223,6 +232,7 @@ impl Scenario {
             p.k
         );
         ensure!((64..=9216).contains(&self.frame_bytes), "{f}: frame_bytes = {}: the hosts' MTU, must be 64..=9216", self.frame_bytes);
+        ensure!(p.sizes == "fixed" || p.sizes == "uniform", "{f}: pl2.sizes = {:?}: must be \"fixed\" or \"uniform\"", p.sizes);
         ensure!(self.load == 1.0, "{f}: load = {}: PL2 hosts send at line rate (their grants pace them); leave load out", self.load);
         ensure!(self.flow_list.is_empty(), "{f}: flow: not used by hosts = \"pl2\"");
         for (i, m) in self.modes.iter().enumerate() {
@@ -286,6 +296,7 @@ impl Scenario {
             flows: p.flows,
             messages: p.messages,
             packets: self.packets as u8,
+            sizes: if p.sizes == "uniform" { Sizes::Uniform { seed: self.seed } } else { Sizes::Fixed },
             queue_cap: p.queue_packets,
             one_way_ns: p.one_way_ns,
             host,
