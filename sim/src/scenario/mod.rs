@@ -25,6 +25,7 @@
 //! ports = 64              # switch size, default the configuration's
 //! pipelines = 4
 //! recirc_us = 1.0         # recirculation delay of a deflected packet
+//! hosts = "ndp"           # or "pl2": PL2 senders with a [pl2] table ([`pl2`])
 //! ```
 //!
 //! Every packet is an NDP data packet (IPv4, protocol 199) from host `s`
