@@ -10,7 +10,7 @@
 //! | `src_port` | 0 | 8 | rx | ingress port number |
 //! | `dest_port` | 8 | 8 | lookup | egress port number; `0xFF` = drop |
 //! | `length` | 16 | 16 | rx_fcs | packet length in bytes (0 = unknown) |
-//! | `flags` | 32 | 8 | tm | bit 0 trimmed, bit 1 returned to sender ([`flag`]); 2..7 reserved (PL2, Protego) |
+//! | `flags` | 32 | 8 | tm, ingress | bit 0 trimmed, bit 1 returned to sender (tm), bit 2 a PL2 GRT (ingress apply) ([`flag`]); 3..7 reserved (Protego) |
 //! | `tc` | 40 | 3 | classify | traffic class |
 //! | `prio` | 43 | 1 | classify | header/control queue (high priority) |
 //! | `trim_ok` | 44 | 1 | classify | may be trimmed |
@@ -23,6 +23,16 @@
 //! | `l3_off` | 60 | 7 | ingress | byte offset of the IP header (PHV `l3_off`) |
 //! | `l4_off` | 67 | 7 | ingress | byte offset of the UDP/NDP header (PHV `l4_off`, 0 if none) |
 //! | `ihl` | 74 | 4 | ingress | IPv4 IHL (0 for IPv6) |
+//! | `t_in` | 112 | 16 | rx | the cycle (modulo 2¹⁶) the packet's first beat entered the switch; kept only on a GRT (`flags` bit 2) |
+//!
+//! `t_in` is what the switch measures the RSV→GRT latency with (`docs/pl2.md`,
+//! the `GRT_LAT_MIN`/`GRT_LAT_MAX` registers): rx_fcs writes it into every
+//! packet, the ingress apply clears it unless the packet became a GRT, and at
+//! the switch's output `now − t_in` is the GRT's latency. Inside the traffic
+//! manager, from its input to admission (where `TmPre` uses bits 96..128), a
+//! GRT's `t_in` rides in bits [`T_IN_LO_LSB`]..88 (its low 10 bits) and
+//! [`T_IN_HI_LSB`]..96 (its high 6), which nothing else uses there;
+//! admission puts it back at [`T_IN_LSB`].
 
 /// Bit position of `src_port`.
 pub const SRC_PORT_LSB: usize = 0;
@@ -63,6 +73,18 @@ pub const TRIMMED_BIT: usize = FLAGS_LSB;
 /// Bit of `flags` the traffic manager sets on a packet returned to its sender
 /// ([`flag::RETURNED`]).
 pub const RETURNED_BIT: usize = FLAGS_LSB + 1;
+/// Bit of `flags` the ingress sets on a GRT the PL2 ALU granted ([`flag::GRT`]).
+pub const GRT_BIT: usize = FLAGS_LSB + 2;
+/// Bit position of `t_in` (16 bits): the cycle the packet's first beat
+/// entered the switch (module docs).
+pub const T_IN_LSB: usize = 112;
+/// Width of `t_in`.
+pub const T_IN_BITS: usize = 16;
+/// Inside the traffic manager, before admission: `t_in`'s low 10 bits here …
+pub const T_IN_LO_LSB: usize = 78;
+/// … and its high 6 bits here.
+pub const T_IN_HI_LSB: usize = 90;
+const _: () = assert!(T_IN_LO_LSB == WIDE_BITS && T_IN_LO_LSB + 10 == 88 && T_IN_HI_LSB + 6 == 96 && T_IN_LSB + T_IN_BITS == 128);
 /// `l3` of an IPv4 packet ([`l3kind::IPV4`]), as `hdl_gen` code compares it.
 pub const L3_IPV4: u64 = l3kind::IPV4 as u64;
 pub const L3_IPV6: u64 = l3kind::IPV6 as u64;
@@ -82,6 +104,10 @@ pub mod shift {
         SH_ROUTED = ROUTED_BIT;
         SH_MALFORMED = MALFORMED_BIT;
         SH_NEXTHOP = NEXTHOP_LSB;
+        SH_T_IN = T_IN_LSB;
+        SH_T_IN_LO = T_IN_LO_LSB;
+        SH_T_IN_HI = T_IN_HI_LSB;
+        SH_T_IN_HI_OUT = T_IN_LSB + 10;
     }
 }
 
@@ -113,6 +139,10 @@ pub fn hdl_names() -> Vec<(&'static str, u64)> {
         ("FLAGS_LSB", FLAGS_LSB),
         ("TRIMMED_BIT", TRIMMED_BIT),
         ("RETURNED_BIT", RETURNED_BIT),
+        ("GRT_BIT", GRT_BIT),
+        ("T_IN_LSB", T_IN_LSB),
+        ("T_IN_LO_LSB", T_IN_LO_LSB),
+        ("T_IN_HI_LSB", T_IN_HI_LSB),
         ("TC_LSB", TC_LSB),
         ("PRIO_BIT", PRIO_BIT),
         ("TRIM_OK_BIT", TRIM_OK_BIT),
@@ -173,6 +203,8 @@ pub mod flag {
     pub const TRIMMED: u8 = 1;
     /// The traffic manager returned the packet to its sender.
     pub const RETURNED: u8 = 2;
+    /// A GRT the PL2 ALU granted (the ingress apply sets it).
+    pub const GRT: u8 = 4;
 }
 
 /// Packs the fields this crate defines into a `tuser` value.

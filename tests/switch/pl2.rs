@@ -118,6 +118,7 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
         ("RSV 3 -> 2 after the decrements", 3, rsv(3, 3, 2, 1, 0x4444_0000, 0)),
     ];
     let mut grt_latency = vec![];
+    let mut grt_ports: Vec<(usize, u64)> = vec![];
     let mut run_case = |b: &mut SwitchBench, model: &mut IngressModel, what: &str, port: usize, frame: &[u8]| -> Result<()> {
         let t = model.trace(port, frame);
         let got = one(b, port, frame).with_context(|| what.to_string())?;
@@ -148,6 +149,7 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
                 if matches!(t.pl2, Some((_, trimswitch_sim::model::pl2::Outcome::Grant(_)))) {
                     ensure!(*p == port && pkt.data[..6] == host(port as u8) && pkt.data[6..12] == ROUTER, "{what}: GRT addresses");
                     grt_latency.push(*lat);
+                    grt_ports.push((*p, *lat));
                 }
             }
         }
@@ -196,6 +198,28 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
     let (lo, hi) = (*grt_latency.iter().min().unwrap(), *grt_latency.iter().max().unwrap());
     eprintln!("pl2 switch: RSV -> GRT {lo}..{hi} cycles (first beat in to first beat out), a 146-byte data packet {data_latency}");
     ensure!(grt_latency.len() == 4 && hi <= data_latency + 2, "RSV -> GRT {grt_latency:?} cycles, data {data_latency}");
+    // The switch's own RSV->GRT latency registers agree with the bench's
+    // clock: GRTs left ports 0 (two), 1 and 3; ports without one read
+    // "none" (0xFFFF, 0). Then a write clears them.
+    let mut per_port = vec![vec![]; ports];
+    for (p, l) in &grt_ports {
+        per_port[*p].push(*l);
+    }
+    for (p, lats) in per_port.iter().enumerate() {
+        let (mn, mx) = (b.read(pl2.addr("GRT_LAT_MIN", p))?, b.read(pl2.addr("GRT_LAT_MAX", p))?);
+        let want = match (lats.iter().min(), lats.iter().max()) {
+            (Some(a), Some(z)) => (*a as u32, *z as u32),
+            _ => (0xFFFF, 0),
+        };
+        ensure!((mn, mx) == want, "port {p}: GRT_LAT_MIN/MAX ({mn}, {mx}), the bench measured {lats:?}");
+    }
+    ensure!(per_port[0].len() == 2, "two GRTs out of port 0: {grt_ports:?}");
+    b.write(pl2.addr("GRT_LAT_MAX", 2), 0)?;
+    b.run(4);
+    for p in 0..ports {
+        let (mn, mx) = (b.read(pl2.addr("GRT_LAT_MIN", p))?, b.read(pl2.addr("GRT_LAT_MAX", p))?);
+        ensure!((mn, mx) == (0xFFFF, 0), "port {p}: GRT_LAT_MIN/MAX ({mn}, {mx}) after the clear");
+    }
     Ok(())
 }
 
@@ -298,9 +322,16 @@ fn two_pipelines_rsv_storm_grants_every_rsv_in_one_order() -> Result<()> {
     }
     b.run(8000);
     let mut grants: Vec<GrantSeen> = vec![];
+    let mut bench_lat = vec![];
     for (p, s) in b.sinks.iter_mut().enumerate() {
         no_protocol_errors(s)?;
         ensure!(s.packets.len() == n as usize, "port {p}: {} packets out, {n} GRTs expected", s.packets.len());
+        // A port's GRTs leave in its RSVs' order: each one's latency, first
+        // beat in to first beat out, as the bench's clock saw it.
+        let ins = &b.srcs[p].first_cycles;
+        ensure!(ins.len() == n as usize && s.first_cycles.len() == n as usize, "port {p}: cycles recorded");
+        let lats: Vec<u64> = s.first_cycles.iter().zip(ins.iter()).map(|(o, i)| o - i).collect();
+        bench_lat.push((*lats.iter().min().unwrap(), *lats.iter().max().unwrap()));
         while let Some(pkt) = s.packets.pop_front() {
             let f = &pkt.data;
             let vl = (0..2).take_while(|&v| f[12 + 4 * v..14 + 4 * v] == [0x81, 0x00]).count();
@@ -346,6 +377,13 @@ fn two_pipelines_rsv_storm_grants_every_rsv_in_one_order() -> Result<()> {
     let held = b.read(pl2.addr("HOLD_CYCLES", 0))?;
     eprintln!("pl2 RSV storm on two pipelines: {} GRTs, {held} hold cycles", grants.len());
     ensure!(held > 0, "no RSVs met: the test did not exercise the hold");
+    // The switch's RSV->GRT latency registers: what the bench measured.
+    for (p, want) in bench_lat.iter().enumerate() {
+        let got = (b.read(pl2.addr("GRT_LAT_MIN", p))? as u64, b.read(pl2.addr("GRT_LAT_MAX", p))? as u64);
+        ensure!(got == *want, "port {p}: GRT_LAT_MIN/MAX {got:?}, the bench measured {want:?}");
+    }
+    eprintln!("pl2 RSV storm: RSV -> GRT latency per port (min, max) {bench_lat:?} cycles");
+    ensure!(bench_lat.iter().any(|(a, z)| z > a), "every GRT took the same time: the storm queued nothing");
     Ok(())
 }
 

@@ -18,7 +18,10 @@ use crate::ingress::phv::field::{PHV_IHL_LSB, PHV_L3_LSB, PHV_L3_OFF_LSB, PHV_L4
 use crate::ingress::phv::{l3, PHV_BITS};
 use crate::meta::info::{INFO_IHL_SHIFT, INFO_L3_OFF_SHIFT, INFO_L4_OFF_SHIFT, INFO_L4_SHIFT, INFO_SHIFT};
 use crate::meta::l3kind;
-use crate::meta::{DEST_PORT_LSB, IHL_LSB, INGRESS_BITS, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, WIDE_BITS};
+use crate::meta::shift::{SH_T_IN_HI, SH_T_IN_LO};
+use crate::meta::{
+    DEST_PORT_LSB, GRT_BIT, IHL_LSB, INGRESS_BITS, L3_OFF_LSB, L4_LSB, L4_OFF_LSB, ROUTED_BIT, TC_LSB, T_IN_BITS, T_IN_LSB, WIDE_BITS,
+};
 use crate::pl2::grt::GrtLanes;
 use crate::pl2::stage::grt::GRT;
 use crate::prim::widgets::{DffR, KeepExpand, MacLanes};
@@ -44,6 +47,9 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     l3c: Signal<Local, Bits<2>>,
     info: Signal<Local, Bits<32>>,
     user: Signal<Local, Bits<U>>,
+    stamp: Constant<Bit>,
+    t_in: Signal<Local, Bits<16>>,
+    grt_flag: Constant<Bits<U>>,
     mask0: Constant<Bits<K>>,
     routed_bit: Constant<Bits<16>>,
     drop_bit: Constant<Bits<16>>,
@@ -87,7 +93,11 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             (L4_OFF_LSB - L3_OFF_LSB, 4, L3_OFF_LSB - L4_LSB, IHL_LSB - L4_OFF_LSB)
         );
         let mut keep = Bits::<U>::mask();
-        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top) {
+        // `t_in` (rx's stamp) leaves only on a GRT, and then in the traffic
+        // manager's bits for it (`crate::meta`, `t_in`).
+        let stamp = U >= T_IN_LSB + T_IN_BITS;
+        let t_in = if stamp { T_IN_LSB..T_IN_LSB + T_IN_BITS } else { 0..0 };
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(TC_LSB..top).chain(t_in) {
             keep = keep.replace_bit(b, false);
         }
         Self {
@@ -103,6 +113,9 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             l3c: Default::default(),
             info: Default::default(),
             user: Default::default(),
+            stamp: Constant::new(stamp),
+            t_in: Default::default(),
+            grt_flag: Constant::new(Bits::<U>::default().replace_bit(GRT_BIT, true)),
             // Bytes 0..6 of the frame (the destination MAC), all in the first
             // beat (K >= 8).
             mask0: Constant::new(lanes_of::<K>(0, 0, 6)),
@@ -189,6 +202,18 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
             self.user.next = (self.s.tuser.val() & self.user_keep.val())
                 | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
                 | (bit_cast::<U, 32>(self.info.val()) << INFO_SHIFT);
+        }
+        self.t_in.next = 0.into();
+        // A GRT: `flags.grt`, and rx's `t_in` moved to where the traffic
+        // manager keeps it until admission.
+        if self.grt.val() {
+            self.user.next = self.user.val() | self.grt_flag.val();
+            if self.stamp.val() {
+                self.t_in.next = self.s.tuser.val().get_bits::<16>(T_IN_LSB);
+                self.user.next = self.user.val()
+                    | (bit_cast::<U, 10>(self.t_in.val().get_bits::<10>(0)) << SH_T_IN_LO)
+                    | (bit_cast::<U, 6>(self.t_in.val().get_bits::<6>(10)) << SH_T_IN_HI);
+            }
         }
         self.out.s.tuser.next = self.user.val();
         self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();

@@ -21,7 +21,7 @@ use crate::ingress::parser::Parser;
 use crate::ingress::phv::PHV_BITS;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::pl2::stage::Pl2Stage;
-use crate::prim::widgets::vec_of;
+use crate::prim::widgets::{vec_of, DffR};
 use regidx::*;
 use rust_hdl::prelude::*;
 
@@ -278,6 +278,10 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub pl2_pipe: Signal<In, Bits<8>>,
     pub pl2_hold_ev: Signal<Out, Bit>,
     port_offs: Vec<Constant<Bits<8>>>,
+    /// The cycle counter for `tuser.t_in` (16 bits, from 0 at reset; the
+    /// switch's own counter, which measures the RSV→GRT latency at its
+    /// outputs, runs in lockstep from the same reset).
+    now: DffR<Bits<16>>,
     quantum_mask: Constant<Bits<32>>,
     rx: Vec<RxFcs<D, K, U, M, W>>,
     arb: AxisArbMux<D, K, U>,
@@ -335,6 +339,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2_pipe: Default::default(),
             pl2_hold_ev: Default::default(),
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
+            now: Default::default(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
             rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
             arb: AxisArbMux::new(arb_inputs),
@@ -372,6 +377,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     fn update(&mut self) {
         self.split.clock.next = self.clock.val();
         self.split.reset.next = self.reset.val();
+        dff_setup!(self, clock, now);
+        self.now.reset.next = self.reset.val();
+        self.now.d.next = self.now.q.val() + 1;
         self.ctl.clock.next = self.clock.val();
         self.ctl.reset.next = self.reset.val();
         self.routes.clock.next = self.clock.val();
@@ -407,6 +415,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx[p].reset.next = self.reset.val();
             AxisPlainSink::<D, K>::link(&mut self.s[p], &mut self.rx[p].s);
             self.rx[p].port_id.next = self.port_base.val() + self.port_offs[p].val();
+            self.rx[p].now.next = self.now.q.val();
             self.rx[p].strip_fcs.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_STRIP_FCS_BIT);
             self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MIN);
             self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MAX);

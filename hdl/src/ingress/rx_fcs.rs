@@ -15,7 +15,8 @@
 //! [`PktFifo::with_length`]: `tuser.length` is valid from the first beat out.
 use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::axis::pkt_fifo::PktFifo;
-use crate::meta::LENGTH_LSB;
+use crate::meta::shift::SH_T_IN;
+use crate::meta::{LENGTH_LSB, T_IN_BITS, T_IN_LSB};
 use crate::prim::crc::Crc32Beat;
 use crate::prim::widgets::{DffR, KeepCount, SumLe};
 use rust_hdl::prelude::*;
@@ -29,11 +30,13 @@ use rust_hdl::prelude::*;
 /// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tvalid` in, `s_tready` out: frames
 ///   from the MAC, FCS included. `s_tready` is high out of reset: the block
 ///   never back-pressures the MAC (a full FIFO drops and counts).
-/// - `m_tdata` … `m_tready`: good frames; `m_tuser` = `src_port` (`port_id`)
-///   and `length` (bytes as sent), other fields 0. `m_bytes` out: the
+/// - `m_tdata` … `m_tready`: good frames; `m_tuser` = `src_port` (`port_id`),
+///   `length` (bytes as sent) and, with a 128-bit `tuser`, `t_in` (`now` when
+///   the frame's first beat came in, [`crate::meta::T_IN_LSB`]), other fields 0. `m_bytes` out: the
 ///   output beat's byte count, from the FIFO's register (for the ingress
 ///   arbiter's DRR, issue 14).
 /// - `port_id` in: this port's number, for `tuser.src_port`.
+/// - `now` in: the switch's cycle counter (16 bits), for `tuser.t_in`.
 /// - `min_frame`, `max_frame` in: runt and oversize limits in bytes, FCS
 ///   included (run-time registers). `strip_fcs` in: remove the FCS.
 /// - Counters out (32 bits, wrap): `rx_pkts`, `rx_bytes` (good frames and their
@@ -49,6 +52,7 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     pub m: AxisSource<D, K, U>,
     pub m_bytes: Signal<Out, Bits<8>>,
     pub port_id: Signal<In, Bits<8>>,
+    pub now: Signal<In, Bits<16>>,
     pub min_frame: Signal<In, Bits<16>>,
     pub max_frame: Signal<In, Bits<16>>,
     pub strip_fcs: Signal<In, Bit>,
@@ -81,6 +85,13 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     i_last: DFF<Bit>,
     i_nb: DFF<Bits<M>>,
     i_few: DFF<Bit>,
+    /// `now` when the beat in `i_*` was at the input; then beside `h_*` and
+    /// `f_*` (the frame's first beat's value goes into the FIFO's `tuser`).
+    i_now: DFF<Bits<16>>,
+    h_now: DFF<Bits<16>>,
+    f_now: DFF<Bits<16>>,
+    /// `tuser` has `t_in` (`U` = 128).
+    stamp: Constant<Bit>,
     first: DffR<Bit>,
     /// The frame's bytes before the current beat, modulo 2^16, and whether
     /// they reached 2^16 (such a frame is oversize: `max_frame` has 16 bits).
@@ -141,6 +152,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             m: Default::default(),
             m_bytes: Default::default(),
             port_id: Default::default(),
+            now: Default::default(),
             min_frame: Default::default(),
             max_frame: Default::default(),
             strip_fcs: Default::default(),
@@ -175,6 +187,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             i_last: Default::default(),
             i_nb: Default::default(),
             i_few: Default::default(),
+            i_now: Default::default(),
+            h_now: Default::default(),
+            f_now: Default::default(),
+            stamp: Constant::new(U >= T_IN_LSB + T_IN_BITS),
             len: Default::default(),
             big: Default::default(),
             over: Default::default(),
@@ -218,8 +234,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, i_valid, i_data, i_last, i_nb, i_few, first, len, big, over, h_valid, h_last, h_data, h_nb, v_empty, v_runt,
-            v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
+            self, clock, i_valid, i_data, i_last, i_nb, i_few, i_now, h_now, f_now, first, len, big, over, h_valid, h_last, h_data, h_nb,
+            v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
         );
         self.f_valid.reset.next = self.reset.val();
         self.i_valid.reset.next = self.reset.val();
@@ -245,6 +261,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.i_valid.d.next = self.s.tvalid.val() & !self.reset.val();
         self.i_data.d.next = self.s.tdata.val();
         self.i_last.d.next = self.s.tlast.val();
+        self.i_now.d.next = self.now.val();
         self.keep_count.keep.next = self.s.tkeep.val();
         self.i_nb.d.next = self.lanes.val();
         if self.s.tlast.val() {
@@ -304,6 +321,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             } else {
                 self.h_valid.d.next = true;
                 self.h_data.d.next = self.i_data.q.val();
+                self.h_now.d.next = self.i_now.q.val();
                 self.h_last.d.next = self.i_last.q.val();
                 self.h_nb.d.next = self.nb_in.val();
                 if self.i_last.q.val() {
@@ -328,6 +346,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // ---- verdict on the last beat, into the FIFO ----
         self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();
         self.f_data.d.next = self.h_data.q.val();
+        self.f_now.d.next = self.h_now.q.val();
         self.f_keep.d.next = self.all_keep.val();
         if self.h_last.q.val() {
             self.f_keep.d.next = !(self.all_keep.val() << self.h_nb.q.val());
@@ -341,6 +360,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.fifo.s.tkeep.next = self.f_keep.q.val();
         self.fifo.s.tlast.next = self.f_last.q.val();
         self.fifo.s.tuser.next = bit_cast::<U, 8>(self.port_id.val());
+        if self.stamp.val() {
+            self.fifo.s.tuser.next = bit_cast::<U, 8>(self.port_id.val()) | (bit_cast::<U, 16>(self.f_now.q.val()) << SH_T_IN);
+        }
         self.fifo.s.tvalid.next = self.f_valid.q.val();
         self.fifo.s_abort.next = self.f_abort.q.val();
         self.fifo.clear_drops.next = self.clr_drop_overflow.val();

@@ -29,7 +29,10 @@ use rust_hdl::prelude::*;
 /// and `OUT_RES[p]` (the reservation counters, joint mode the slot each
 /// reserves up to; a write sets one: a failed host's slots are removed from
 /// outside, 003 §4.5), `IN_HW[p]`, `OUT_HW[p]` (high-water marks of the
-/// reservation ahead; a write to any clears them all), the counters
+/// reservation ahead; a write to any clears them all), `GRT_LAT_MIN[p]` and
+/// `GRT_LAT_MAX[p]` (the fewest and most cycles from an RSV's first beat into
+/// port `p` to its GRT's first beat out of port `p`, modulo 2¹⁶; 0xFFFF and
+/// 0 until a GRT left; a write to any clears them all), the counters
 /// [`Pl2Alu::COUNTERS`] and `HOLD_CYCLES` (clear on write).
 pub struct Pl2Regs {
     pub ports: usize,
@@ -72,18 +75,27 @@ impl Pl2Regs {
     pub fn out_hw(&self, p: usize) -> u32 {
         self.in_res(3 * self.ports + p)
     }
+    /// `GRT_LAT_MIN[p]`: the fewest cycles from an RSV's first beat into
+    /// port `p` to its GRT's first beat out (0xFFFF: none yet).
+    pub fn grt_lat_min(&self, p: usize) -> u32 {
+        self.in_res(4 * self.ports + p)
+    }
+    /// `GRT_LAT_MAX[p]`: the most such cycles (0: none yet).
+    pub fn grt_lat_max(&self, p: usize) -> u32 {
+        self.in_res(5 * self.ports + p)
+    }
     /// Counter `name` of [`Pl2Alu::COUNTERS`].
     pub fn counter(&self, name: &str) -> Option<u32> {
-        Pl2Alu::COUNTERS.iter().position(|n| *n == name).map(|i| self.in_res(4 * self.ports + i))
+        Pl2Alu::COUNTERS.iter().position(|n| *n == name).map(|i| self.in_res(6 * self.ports + i))
     }
     /// `HOLD_CYCLES`: cycles in which the cross-pipeline hold kept a
     /// pipeline's RSV/UNSOL from the ALU (A.9, "hold cycles").
     pub fn hold_cycles(&self) -> u32 {
-        self.in_res(4 * self.ports + Pl2Alu::COUNTERS.len())
+        self.in_res(6 * self.ports + Pl2Alu::COUNTERS.len())
     }
     /// Read-only registers.
     pub fn n_ro(&self) -> usize {
-        2 + 4 * self.ports + Pl2Alu::COUNTERS.len()
+        2 + 6 * self.ports + Pl2Alu::COUNTERS.len()
     }
 
     /// Reset values of the read/write registers, from `cfg.pl2`.
@@ -143,6 +155,10 @@ mod pidx {
 /// - Per pipeline `i`: `hold_ev_i` in: the stage's head was held (the
 ///   cross-pipeline hold, `crate::pl2::stage`, A.2), counted in
 ///   `HOLD_CYCLES` (cycles in which some pipeline's head was held).
+/// - Per port `p`: `grt_v_p`, `grt_lat_p` (32 bits, below 2¹⁶) in: a GRT's first beat
+///   left port `p` after `grt_lat_p` cycles (the switch measures it from
+///   `tuser.t_in`, [`crate::meta`]); kept in `GRT_LAT_MIN[p]`/`GRT_LAT_MAX[p]`
+///   a cycle later.
 ///
 /// A host write of `SLOT_NOW`, `IN_RES[p]` or `OUT_RES[p]` reaches the ALU
 /// two cycles after the register file takes it (registered here, then in
@@ -170,6 +186,12 @@ pub struct Pl2Block {
     pub unsol_pcp: Signal<Out, Bits<3>>,
     pub unsol_pcp_en: Signal<Out, Bit>,
     pub hold_ev: Vec<Signal<In, Bit>>,
+    pub grt_v: Vec<Signal<In, Bit>>,
+    pub grt_lat: Vec<Signal<In, Bits<32>>>,
+    // Held in 32 bits (below 2^16): hdl_gen cannot widen a vector element.
+    lat_min: Vec<DffR<Bits<32>>>,
+    lat_max: Vec<DffR<Bits<32>>>,
+    lat_clear: Signal<Local, Bit>,
     regs: AxilRegs<SWITCH_WINDOW_BITS>,
     alu: Pl2Alu,
     port_id: Vec<Constant<Bits<8>>>,
@@ -226,6 +248,11 @@ impl Pl2Block {
             port: Default::default(),
             hwc: Default::default(),
             hold_ev: vec_of(pipes),
+            grt_v: vec_of(ports),
+            grt_lat: vec_of(ports),
+            lat_min: (0..ports).map(|_| DffR::new(0xFFFFu64.to_bits())).collect(),
+            lat_max: vec_of(ports),
+            lat_clear: Default::default(),
             any_held: Default::default(),
             held_q: Default::default(),
             n_hold: Default::default(),
@@ -304,6 +331,7 @@ impl Pl2Block {
         self.sel.next = 2.into();
         self.port.next = 0.into();
         self.hwc.next = false;
+        self.lat_clear.next = false;
         for np in (self.port_id.len())..(self.port_id.len() + 1) {
             for p in 0..self.port_id.len() {
                 self.regs.ro[1 + p].next = self.alu.in_res[p].val();
@@ -323,16 +351,40 @@ impl Pl2Block {
                 if self.regs.ro_clear[1 + 2 * np + p].val() | self.regs.ro_clear[1 + 3 * np + p].val() {
                     self.hwc.next = true;
                 }
+                // RSV->GRT latency: a GRT's cycles from in to out.
+                self.regs.ro[1 + 4 * np + p].next = self.lat_min[p].q.val();
+                self.regs.ro[1 + 5 * np + p].next = self.lat_max[p].q.val();
+                if self.regs.ro_clear[1 + 4 * np + p].val() | self.regs.ro_clear[1 + 5 * np + p].val() {
+                    self.lat_clear.next = true;
+                }
             }
             for c in 0..self.alu.counters.len() {
-                self.regs.ro[1 + 4 * np + c].next = self.alu.counters[c].val();
-                self.alu.clear[c].next = self.regs.ro_clear[1 + 4 * np + c].val();
+                self.regs.ro[1 + 6 * np + c].next = self.alu.counters[c].val();
+                self.alu.clear[c].next = self.regs.ro_clear[1 + 6 * np + c].val();
             }
             for nc in (self.alu.counters.len())..(self.alu.counters.len() + 1) {
-                self.regs.ro[1 + 4 * np + nc].next = self.n_hold.q.val();
-                if self.regs.ro_clear[1 + 4 * np + nc].val() {
+                self.regs.ro[1 + 6 * np + nc].next = self.n_hold.q.val();
+                if self.regs.ro_clear[1 + 6 * np + nc].val() {
                     self.n_hold.d.next = 0.into();
                 }
+            }
+        }
+        for p in 0..self.lat_min.len() {
+            self.lat_min[p].clock.next = self.clock.val();
+            self.lat_min[p].reset.next = self.reset.val();
+            self.lat_max[p].clock.next = self.clock.val();
+            self.lat_max[p].reset.next = self.reset.val();
+            self.lat_min[p].d.next = self.lat_min[p].q.val();
+            self.lat_max[p].d.next = self.lat_max[p].q.val();
+            if self.grt_v[p].val() & (self.grt_lat[p].val() < self.lat_min[p].q.val()) {
+                self.lat_min[p].d.next = self.grt_lat[p].val();
+            }
+            if self.grt_v[p].val() & (self.grt_lat[p].val() > self.lat_max[p].q.val()) {
+                self.lat_max[p].d.next = self.grt_lat[p].val();
+            }
+            if self.lat_clear.val() {
+                self.lat_min[p].d.next = 0xFFFF.into();
+                self.lat_max[p].d.next = 0.into();
             }
         }
         self.r_wr.d.next = self.wr.val();

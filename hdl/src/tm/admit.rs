@@ -63,7 +63,8 @@
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
 //! - `s_*`: input (wide `tuser` with [`TmPre`]'s fields); `m_*`: output
-//!   (registered; `tuser` bits 88..128 cleared).
+//!   (registered; `tuser` bits 88..128 cleared, but a GRT's `t_in`, which
+//!   comes in at bits 78..88 and 90..96, leaves at 112..128, [`crate::meta`]).
 //! - `occ_bytes[q]`, `occ_words[q]` in: the occupancy of queue `q` (2 per port).
 //! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
 //!   bytes and `enq_words` words of queue `enq_q`.
@@ -89,9 +90,10 @@
 //!   reserve the same queue's last bytes at once. Tie `hold` low when alone.
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::{AxisPipe, AxisSkid};
+use crate::meta::shift::{SH_T_IN, SH_T_IN_HI_OUT};
 use crate::meta::{
-    DEST_PORT_LSB, FLAGS_LSB, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT, SRC_PORT_LSB,
-    TRIM_OK_BIT,
+    DEST_PORT_LSB, FLAGS_LSB, GRT_BIT, IHL_LSB, L3_IPV4, L3_LSB, L3_OFF_LSB, L4_LSB, L4_NDP, L4_OFF_LSB, L4_UDP, LENGTH_LSB, PRIO_BIT,
+    SRC_PORT_LSB, TRIM_OK_BIT, T_IN_HI_LSB, T_IN_LO_LSB,
 };
 use crate::prim::widgets::{vec_of, DffR, SumLe};
 use rust_hdl::prelude::*;
@@ -337,7 +339,7 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
         );
         let w = fit_bits(K, depth_h, depth_d, depth_dod);
         let mut uc = Bits::<U>::mask();
-        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(QUEUE_LSB..U) {
+        for b in (DEST_PORT_LSB..DEST_PORT_LSB + 8).chain(LENGTH_LSB..LENGTH_LSB + 16).chain(T_IN_LO_LSB..U) {
             uc = uc.replace_bit(b, false);
         }
         Self {
@@ -810,6 +812,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             | (bit_cast::<U, 8>(self.qidx.val()) << 80);
         if self.fate[8].val() {
             self.new_user.next = self.new_user.val() | self.recirc_mark.val();
+        }
+        // A GRT's `t_in` back to its place (`crate::meta`).
+        if self.pipe.m.tuser.val().get_bit(GRT_BIT) {
+            self.new_user.next = self.new_user.val()
+                | (bit_cast::<U, 10>(self.pipe.m.tuser.val().get_bits::<10>(T_IN_LO_LSB)) << SH_T_IN)
+                | (bit_cast::<U, 6>(self.pipe.m.tuser.val().get_bits::<6>(T_IN_HI_LSB)) << SH_T_IN_HI_OUT);
         }
         self.drop_now.next = self.fate[0].val() | self.fate[5].val() | self.fate[6].val() | self.fate[7].val() | self.fate[9].val();
 

@@ -18,7 +18,7 @@
 //! The mode values are shared: 0 optimistic, 1 halftimistic, 2 pessimistic
 //! ([`mode`]); `MeterBank`'s per-kind inputs are indexed by the same values.
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::meta::{DEST_PORT_LSB, LENGTH_LSB, NDP_DATA_BIT, PRIO_BIT, TRIM_OK_BIT};
+use crate::meta::{DEST_PORT_LSB, LENGTH_LSB, NDP_DATA_BIT, PRIO_BIT, TRIM_OK_BIT, T_IN_HI_LSB};
 use crate::prim::widgets::{vec_of, DffR};
 use rust_hdl::prelude::*;
 
@@ -648,10 +648,11 @@ pub const METER_TRIM_BIT: usize = 88;
 /// - `clock`, `reset`: rising-edge clock, synchronous active-high reset (the
 ///   held beat is discarded; reset the meter bank with it).
 /// - `s_*` in, `m_*` out: AXI4-Stream, wide `tuser` ([`crate::meta`]);
-///   `s_tready` follows `m_tready` combinationally. Input `tuser` bits 80 and
-///   up belong to the traffic manager and are cleared here, so nothing from
-///   outside can pose as a meter mark or a packet coming back from the DoD
-///   FIFO.
+///   `s_tready` follows `m_tready` combinationally. Input `tuser` bits 88,
+///   89 and 96 up belong to the traffic manager and are cleared here, so
+///   nothing from outside can pose as a meter mark or a packet coming back
+///   from the DoD FIFO; bits 78..88 and 90..96 pass (a GRT's `t_in`,
+///   [`crate::meta`]).
 /// - `enable` in: meter mode (`CTRL` bit 3 of the traffic manager).
 /// - `mode[p]` in (2 bits): port `p`'s mode ([`PortMode`]).
 /// - `req_valid`, `req_port`, `req_bytes`, `req_mode` out; `resp_valid`,
@@ -718,7 +719,7 @@ impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
             resp_green: Default::default(),
             port_id: (0..n).map(|p| Constant::new((p as u64).to_bits())).collect(),
             mark: Constant::new(Bits::<U>::default().replace_bit(METER_TRIM_BIT, true)),
-            user_in: Constant::new((0..80).fold(Bits::<U>::default(), |b, i| b.replace_bit(i, true))),
+            user_in: Constant::new((0..88).chain(T_IN_HI_LSB..T_IN_HI_LSB + 6).fold(Bits::<U>::default(), |b, i| b.replace_bit(i, true))),
             overhead: Constant::new((WIRE_OVERHEAD as u64).to_bits()),
             v: Default::default(),
             pend: Default::default(),

@@ -38,6 +38,7 @@ use crate::config::Config;
 use crate::egress::rewrite::EgressRewrite;
 use crate::gen::unroll;
 use crate::ingress::Ingress;
+use crate::meta::{GRT_BIT, T_IN_LSB};
 use crate::pl2::block::Pl2Block;
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::QUEUE_LSB;
@@ -103,6 +104,16 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     tot_w: Vec<Signal<Local, Bits<32>>>,
     merge: Vec<AxisArbMux<D, K, U>>,
     egress: Vec<EgressRewrite<D, K, U>>,
+    /// The cycle counter whose low 16 bits `tuser.t_in` is taken from (each
+    /// ingress pipeline keeps its own, in lockstep from the same reset).
+    now: DffR<Bits<32>>,
+    lat_mask: Constant<Bits<32>>,
+    /// Per port: a packet's later beats are leaving (`o_mid`); a GRT's first
+    /// beat left `o_lat` cycles after its RSV's came in (`o_grt`).
+    o_mid: Vec<DffR<Bit>>,
+    o_grt: Vec<DffR<Bit>>,
+    o_lat: Vec<DffR<Bits<32>>>,
+    o_go: Vec<Signal<Local, Bit>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Switch<D, K, U, M, W> {
@@ -155,6 +166,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 Vec::new()
             },
             egress: vec_of(ports),
+            now: Default::default(),
+            lat_mask: Constant::new(0xFFFFu64.to_bits()),
+            o_mid: vec_of(ports),
+            o_grt: vec_of(ports),
+            o_lat: vec_of(ports),
+            o_go: vec_of(ports),
         })
     }
 }
@@ -242,11 +259,33 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             }
         }
 
-        // Each port: the egress rewrite, then the MAC.
+        // Each port: the egress rewrite, then the MAC. A GRT's first beat
+        // out gives its RSV->GRT latency (`tuser.t_in`, crate::meta) to the
+        // PL2 block, registered.
+        self.now.clock.next = self.clock.val();
+        self.now.reset.next = self.rst.q.val();
+        self.now.d.next = self.now.q.val() + 1;
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
             self.egress[p].reset.next = self.rst.q.val();
             AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.egress[p].m);
+            self.o_mid[p].clock.next = self.clock.val();
+            self.o_mid[p].reset.next = self.rst.q.val();
+            self.o_grt[p].clock.next = self.clock.val();
+            self.o_grt[p].reset.next = self.rst.q.val();
+            self.o_lat[p].clock.next = self.clock.val();
+            self.o_lat[p].reset.next = self.rst.q.val();
+            self.o_go[p].next = self.m[p].tvalid.val() & self.m[p].tready.val();
+            self.o_mid[p].d.next = self.o_mid[p].q.val();
+            if self.o_go[p].val() {
+                self.o_mid[p].d.next = !self.m[p].tlast.val();
+            }
+            self.o_grt[p].d.next = self.o_go[p].val() & !self.o_mid[p].q.val() & self.m[p].tuser.val().get_bit(GRT_BIT);
+            // `t_in` as the top half of bits 96..128 (hdl_gen cannot widen
+            // a vector element's field), the difference modulo 2^16.
+            self.o_lat[p].d.next = (self.now.q.val() - (self.m[p].tuser.val().get_bits::<32>(T_IN_LSB - 16) >> 16)) & self.lat_mask.val();
+            self.pl2.grt_v[p].next = self.o_grt[p].q.val();
+            self.pl2.grt_lat[p].next = self.o_lat[p].q.val();
         }
 
         // One pipeline: its traffic manager is the switch's, alone.
