@@ -461,3 +461,27 @@ fn pl2_outcast_through_the_cli_is_sender_limited() -> Result<()> {
     ensure!(runs[2]["report"]["goodput"].as_f64() > pl2["goodput"].as_f64(), "PL2's GRT waits cost the sender nothing?");
     Ok(())
 }
+
+/// Joint vs paper mode through the CLI (`pl2_mix`: 4 senders, flows spread
+/// over 2 receivers): both lossless; paper mode grants bursts that overlap
+/// on a port (counted per receiver port and per sender link), joint mode
+/// none; the baseline without PL2 loses packets.
+#[test]
+fn pl2_mix_through_the_cli_collides_in_paper_mode_only() -> Result<()> {
+    let (out, _) = sim_cli("scenario-pl2-mix", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_mix"])?;
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let runs = r["runs"].as_array().context("runs")?;
+    ensure!(runs.len() == 3 && runs.iter().all(|x| x["senders"] == 4 && x["receivers"] == 2), "{}", r["runs"]);
+    let rep = |m: &str| runs.iter().find(|x| x["mode"] == m).map(|x| x["report"].clone()).context("mode");
+    let (paper, joint, raw) = (rep("pl2-paper")?, rep("pl2-joint")?, rep("no-pl2")?);
+    for q in [&paper, &joint] {
+        ensure!(q["offered"] == 3840 && q["delivered"] == 3840 && q["lost"] == 0, "{q}");
+    }
+    let coll =
+        |q: &serde_json::Value| (q["collisions_recv"].as_u64().unwrap_or(u64::MAX), q["collisions_send"].as_u64().unwrap_or(u64::MAX));
+    ensure!(coll(&joint) == (0, 0), "joint mode collided: {joint}");
+    let (cr, cs) = coll(&paper);
+    ensure!(cr > 0 && cs > 0 && cr != u64::MAX, "paper mode: no collisions ({cr}, {cs})");
+    ensure!(raw["lost"].as_u64().context("lost")? > 1000, "{raw}");
+    Ok(())
+}

@@ -686,6 +686,22 @@ pub struct IncastReport {
     pub qdelay_std_ns: f64,
     pub qdelay_p99_ns: u64,
     pub qdelay_max_ns: u64,
+    /// Collisions (issue 15, "joint vs paper mode"): pairs of grants whose
+    /// bursts, as granted (a grant's burst occupies `[at, at + demand·slot)` at
+    /// the switch, `at` its slot as in `max_late_ns`), overlap on a
+    /// receiver's port (`_recv`) or on a sender's link (`_send`). Joint mode
+    /// books each slot of a port once, so both are 0 there.
+    pub collisions_recv: u64,
+    pub collisions_send: u64,
+}
+
+/// Counts the bursts in `booked` that overlap `[at, end)`, then books it;
+/// forgets bursts that ended by `now` (no later grant starts before `now`).
+fn book(booked: &mut Vec<(u64, u64)>, now: u64, at: u64, end: u64) -> u64 {
+    booked.retain(|&(_, e)| e > now);
+    let n = booked.iter().filter(|&&(s, e)| s < end && at < e).count() as u64;
+    booked.push((at, end));
+    n
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -792,6 +808,9 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
     let mut sched: HashMap<(u8, usize, u64), u64> = HashMap::new();
     let mut alu_dropped: HashMap<(u8, usize, u64), u64> = HashMap::new();
     let mut resent: std::collections::HashSet<(u8, usize, u64)> = Default::default();
+    // The bursts granted per receiver port and per sender link, for collisions.
+    let mut on_recv: HashMap<u8, Vec<(u64, u64)>> = HashMap::new();
+    let mut on_send: HashMap<u8, Vec<(u64, u64)>> = HashMap::new();
     loop {
         let tq = evq.keys().next().map(|k| k.0);
         let th = hosts.iter().filter_map(|h| h.next_time()).min();
@@ -813,6 +832,9 @@ pub fn run_incast(cfg: &IncastConfig) -> Result<IncastReport, String> {
                                     _ => now + chosen * slot,
                                 };
                                 sched.insert((e.src, e.flow, (cookie & 0xffff) as u64), at);
+                                let end = at + g.demand as u64 * slot;
+                                r.collisions_recv += book(on_recv.entry(dst).or_default(), now, at, end);
+                                r.collisions_send += book(on_send.entry(e.src).or_default(), now, at, end);
                                 push(
                                     &mut evq,
                                     now + cfg.one_way_ns,
@@ -1267,6 +1289,25 @@ mod tests {
         }
         let e = run_incast(&IncastConfig { packets: 0, ..d }).unwrap_err();
         assert!(e.contains("incast.packets"), "{e}");
+    }
+
+    /// Joint vs paper mode (issue 15): 4 senders whose flows go to 2
+    /// receivers, an incast and an outcast at once. Paper mode's relative
+    /// counters grant bursts that overlap on a port; joint mode's absolute
+    /// slots never do; the literal `max(in, out)` with decrements (the J2
+    /// mutant) does again.
+    #[test]
+    fn collisions_paper_vs_joint_under_incast_and_outcast() {
+        let d = IncastConfig::default();
+        let run = |mode| run_incast(&IncastConfig { receivers: 2, alu: Pl2Config { mode, ..d.alu }, ..d }).unwrap();
+        let (paper, joint, j2) = (run(Pl2Mode::Paper), run(Pl2Mode::Joint), run(Pl2Mode::JointWithDecrements));
+        eprintln!("paper {paper:?}\njoint {joint:?}\nJ2 {j2:?}");
+        assert!(paper.collisions_recv > 0 && paper.collisions_send > 0, "{paper:?}");
+        assert_eq!((joint.collisions_recv, joint.collisions_send), (0, 0), "{joint:?}");
+        assert!(j2.collisions_recv + j2.collisions_send > 0, "{j2:?}");
+        // A single sender to a single receiver cannot collide with itself.
+        let one = run_incast(&IncastConfig { senders: 1, flows: 1, ..d }).unwrap();
+        assert_eq!((one.collisions_recv, one.collisions_send), (0, 0), "{one:?}");
     }
 
     #[test]

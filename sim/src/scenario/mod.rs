@@ -71,7 +71,8 @@ pub struct Scenario {
     #[serde(default)]
     pub receiver: usize,
     /// Outcast (`hosts = "pl2"`, `traffic = "outcast"`): the ports the one
-    /// sender sends to (default every other port).
+    /// sender sends to (default every other port); `traffic = "mix"`: the
+    /// ports the senders spread their flows over.
     #[serde(default)]
     pub receivers: Vec<usize>,
     /// `traffic = "flows"`: the flows, each with its own rate (a mix of an
@@ -217,7 +218,7 @@ impl Scenario {
         match self.hosts.as_deref() {
             None | Some("ndp") => {
                 ensure!(self.pl2.is_none(), "{f}: pl2: the [pl2] table needs hosts = \"pl2\"");
-                ensure!(self.receivers.is_empty(), "{f}: receivers: only with hosts = \"pl2\" and traffic = \"outcast\"");
+                ensure!(self.receivers.is_empty(), "{f}: receivers: only with hosts = \"pl2\" and traffic = \"outcast\" or \"mix\"");
             }
             Some(h) => ensure!(h == "pl2", "{f}: hosts = {h:?}: must be \"ndp\" or \"pl2\""),
         }

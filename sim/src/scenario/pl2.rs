@@ -4,8 +4,10 @@
 //! loop of [`run_incast`] (003 §6.4; `PL2-PROTEGO.md` A.8).
 //!
 //! File format: a scenario file (`super`'s keys) with `hosts = "pl2"`,
-//! `traffic = "incast"` (`senders` → `receiver`) or `"outcast"` (one sender
-//! → `receivers`, 003 Fig. 10), and a `[pl2]` table; `packets` is the packets per
+//! `traffic = "incast"` (`senders` → `receiver`), `"outcast"` (one sender
+//! → `receivers`, 003 Fig. 10) or `"mix"` (`senders` → `receivers`, each
+//! sender's flows spread over the receivers: an incast and an outcast at
+//! once), and a `[pl2]` table; `packets` is the packets per
 //! message (one burst: 1..=`k`), `frame_bytes` the MTU every data packet has
 //! (one slot is one MTU at the configuration's `datapath.port_gbps`):
 //!
@@ -148,7 +150,8 @@ impl Pl2Run {
         format!(
             "  {:<10} {} of {} packets delivered, {} lost ({} queue drops, {} ALU unsolicited drops, {} never resent), {} duplicates\n  \
              {:<10} peak queue {} packets at {} ns, goodput {:.3} of line rate, {} unsolicited bursts, {} resends, OUT_RES high water {}\n  \
-             {:<10} flows done in {:.1}..{:.1} us, Jain's index {:.3}; queueing delay mean {:.0} ns, jitter (std) {:.0} ns, p99 {} ns, max {} ns\n",
+             {:<10} flows done in {:.1}..{:.1} us, Jain's index {:.3}; queueing delay mean {:.0} ns, jitter (std) {:.0} ns, p99 {} ns, max {} ns\n  \
+             {:<10} collisions (grants overlapping on a port): {} at receivers, {} at senders\n",
             self.mode,
             r.delivered,
             r.offered,
@@ -172,6 +175,9 @@ impl Pl2Run {
             r.qdelay_std_ns,
             r.qdelay_p99_ns,
             r.qdelay_max_ns,
+            "",
+            r.collisions_recv,
+            r.collisions_send,
         )
     }
 }
@@ -208,7 +214,18 @@ impl Scenario {
                     );
                 }
             }
-            t => anyhow::bail!("{f}: traffic = {t:?}: PL2 hosts run \"incast\" or \"outcast\""),
+            "mix" => {
+                ensure!(self.receivers.len() >= 2, "{f}: receivers: traffic = \"mix\" needs at least two receivers");
+                ensure!(self.senders.len() >= 2, "{f}: senders: traffic = \"mix\" needs at least two senders");
+                for r in &self.receivers {
+                    ensure!(
+                        *r < ports && !self.senders.contains(r),
+                        "{f}: receivers: port {r} is a sender or does not exist (ports 0..{})",
+                        ports - 1
+                    );
+                }
+            }
+            t => anyhow::bail!("{f}: traffic = {t:?}: PL2 hosts run \"incast\", \"outcast\" or \"mix\""),
         }
         let (n, m) = (self.pl2_senders(cfg), self.pl2_receivers(cfg));
         ensure!(
@@ -256,7 +273,7 @@ impl Scenario {
     pub fn pl2_receivers(&self, cfg: &Config) -> usize {
         match (self.traffic.as_str(), self.receivers.len()) {
             ("outcast", 0) => self.scale(cfg).0 - 1,
-            ("outcast", n) => n,
+            ("outcast", n) | ("mix", n) => n,
             _ => 1,
         }
     }
