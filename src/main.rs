@@ -758,7 +758,9 @@ fn cmd_replay(sel: ConfigSel, inputs: Vec<String>, out_dir: PathBuf, model: bool
     println!(
         "replay: {} on {}",
         match engine {
+            Engine::Rtl if cfg.pl2.enable => "rtl (ts_switch in Verilator, frame by frame: PL2 is on)",
             Engine::Rtl => "rtl (ts_ingress in Verilator)",
+            Engine::Model if cfg.pl2.enable => "model (golden model, sim/src/model, with PL2 and the egress rewrite)",
             Engine::Model => "model (golden model, sim/src/model)",
         },
         cfg.target.name
@@ -770,16 +772,17 @@ fn cmd_replay(sel: ConfigSel, inputs: Vec<String>, out_dir: PathBuf, model: bool
     };
     let cycles = r.rtl_cycles.map_or(String::new(), |(c, s)| format!("; {c} cycles in {s:.1} s"));
     println!(
-        "replay: {}: {} frames in ({}); {} packets out ({}); {} dropped (rx {}, malformed {}, no port {}){cycles}",
+        "replay: {}: {} frames in ({}); {} packets out ({}); {} dropped (rx {}, malformed {}, no port {}, PL2 {}){cycles}",
         r.engine.name(),
         r.frames_in.iter().sum::<usize>(),
         list(&r.frames_in, true),
         r.packets_out.iter().sum::<usize>(),
         list(&r.packets_out, false),
         r.drops(),
-        r.drops() - r.sum("drop_malformed") - r.sum("drop_no_port"),
+        r.drops() - r.sum("drop_malformed") - r.sum("drop_no_port") - r.sum("drop_pl2"),
         r.sum("drop_malformed"),
         r.sum("drop_no_port"),
+        r.sum("drop_pl2"),
     );
     for w in &r.warnings {
         println!("replay: warning: {w}");

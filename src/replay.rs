@@ -27,9 +27,12 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use trimswitch_hdl::config::Config;
+use trimswitch_hdl::pl2::alu::Pl2Alu;
+use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{Counters, IngressModel, IngressOut, Settings};
 use trimswitch_sim::packet::{crc, pcap};
-use trimswitch_sim::rtl::ingress::{run_rtl, RtlOpts};
+use trimswitch_sim::rtl::ingress::{run_rtl, RtlOpts, RtlStats};
+use trimswitch_sim::rtl::switch::replay_switch;
 
 /// Whether the input records carry their FCS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -130,12 +133,14 @@ impl Replay {
         sum(&self.counters, name)
     }
 
-    /// Frames dropped: by `rx_fcs` (every `rx_drop_*`), as malformed, or for
-    /// lack of an egress port.
+    /// Frames dropped: by `rx_fcs` (every `rx_drop_*`), as malformed, for
+    /// lack of an egress port, or by the PL2 ALU (`drop_pl2`).
     pub fn drops(&self) -> u64 {
         self.counters
             .iter()
-            .filter(|(k, _)| k.contains(".rx_drop_") || k.ends_with(".drop_malformed") || k.ends_with(".drop_no_port"))
+            .filter(|(k, _)| {
+                k.contains(".rx_drop_") || k.ends_with(".drop_malformed") || k.ends_with(".drop_no_port") || k.ends_with(".drop_pl2")
+            })
             .map(|(_, v)| v)
             .sum()
     }
@@ -171,13 +176,13 @@ struct CountersJson<'a> {
 /// written.
 pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
     let ports = cfg.datapath.ports;
-    // The RTL engine drives `ts_ingress`, whose PL2 stage asks the switch's
-    // ALU: alone it has none (`docs/pl2.md`).
-    ensure!(
-        !(cfg.pl2.enable && o.engine == Engine::Rtl),
-        "{}: pl2.enable = true: the RTL engine replays the ingress pipeline, which has no PL2 ALU of its own yet (docs/pl2.md); run the golden model (--model)",
-        cfg.source.display()
-    );
+    // With PL2 on, the replay is the whole switch's: `ts_ingress` alone has
+    // no ALU (the switch's PL2 block answers its PL2 stage), so the RTL
+    // engine drives `ts_switch`, frame by frame in one order
+    // ([`replay_switch`]), and both engines give what leaves the switch
+    // (the egress rewrite included: a routed packet's source MAC is the
+    // router's).
+    let whole_switch = cfg.pl2.enable;
     let mut records: Vec<Vec<pcap::Record>> = vec![vec![]; ports];
     for i in &o.inputs {
         ensure!(i.port < ports, "--in {}: port {} does not exist ({} has ports 0..={})", i.arg, i.port, cfg.target.name, ports - 1);
@@ -210,9 +215,33 @@ pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
     // The golden model, frame by frame: what each input frame becomes.
     let settings = Settings::from_config(cfg);
     let mut model = IngressModel::with_settings(cfg, settings.clone());
-    let predicted: Vec<Vec<Option<IngressOut>>> =
-        wire.iter().enumerate().map(|(p, frames)| frames.iter().map(|f| model.process(p, f)).collect()).collect();
-    let model_counters = model.counters().clone();
+    let mut predicted: Vec<Vec<Option<IngressOut>>> = wire.iter().map(|f| vec![None; f.len()]).collect();
+    // The ALU's state is shared by all ports: with PL2 on, every engine takes
+    // the frames in one order, by capture time (then port, then position).
+    let mut order: Vec<(u64, usize, usize)> =
+        records.iter().enumerate().flat_map(|(p, recs)| recs.iter().enumerate().map(move |(i, r)| (r.time_ns, p, i))).collect();
+    if whole_switch {
+        order.sort();
+    }
+    for &(_, p, i) in &order {
+        predicted[p][i] = model.process(p, &wire[p][i]).map(|mut out| {
+            if whole_switch {
+                egress_rewrite(&mut out.frame, out.meta.routed, &settings);
+            }
+            out
+        });
+    }
+    let mut model_counters = model.counters().clone();
+    if whole_switch {
+        let pc = model.pl2().counters();
+        for name in Pl2Alu::COUNTERS {
+            // The model counts `serialized` where the ALU drops (`conflict_drop`).
+            let v = if name == "conflict_drop" { pc.get("serialized") } else { pc.get(name) };
+            model_counters.insert(format!("pl2.{name}"), v.copied().unwrap_or(0));
+        }
+        // Frame by frame, no two ops ever meet in the cross-pipeline hold.
+        model_counters.insert("pl2.hold_cycles".into(), 0);
+    }
 
     // (time_ns, packet) per source port, in order.
     let mut by_source: Vec<Vec<(u64, IngressOut)>> = vec![vec![]; ports];
@@ -229,7 +258,14 @@ pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
             (model_counters, None)
         }
         Engine::Rtl => {
-            let (outs, counters, stats) = run_rtl(cfg, &settings, &wire, &rtl_opts(cfg))?;
+            let (outs, counters, stats) = if whole_switch {
+                let frames: Vec<(usize, Vec<u8>)> = order.iter().map(|&(_, p, i)| (p, wire[p][i].clone())).collect();
+                let t0 = std::time::Instant::now();
+                let r = replay_switch(cfg, &frames, 1)?;
+                (r.out, r.counters, RtlStats { cycles: r.cycles, seconds: t0.elapsed().as_secs_f64(), ..RtlStats::default() })
+            } else {
+                run_rtl(cfg, &settings, &wire, &rtl_opts(cfg))?
+            };
             let mut next = vec![0usize; ports]; // next unmatched input per source port
             let mut seen = vec![0usize; ports];
             let mut unmatched = 0usize;
@@ -241,7 +277,16 @@ pub fn replay(cfg: &Config, o: &ReplayOpts) -> Result<Replay> {
                 }
                 let k = seen[p];
                 seen[p] += 1;
-                match (next[p]..predicted[p].len()).find(|&j| predicted[p][j].as_ref() == Some(&out)) {
+                // The whole switch's output: the bytes and the port it left by
+                // (its `tuser` carries the traffic manager's fields too).
+                let same = |pred: &IngressOut| {
+                    if whole_switch {
+                        pred.frame == out.frame && pred.meta.dest_port == out.meta.dest_port
+                    } else {
+                        *pred == out
+                    }
+                };
+                match (next[p]..predicted[p].len()).find(|&j| predicted[p][j].as_ref().is_some_and(same)) {
                     Some(j) => {
                         by_source[p].push((records[p][j].time_ns, out));
                         next[p] = j + 1;

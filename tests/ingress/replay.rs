@@ -347,24 +347,6 @@ fn replay_errors() -> Result<()> {
         ensure!(err.starts_with("trimswitch: error: "), "case {i}: {err}");
         ensure!(!out.exists(), "case {i} {ins:?}: created {}", out.display());
     }
-    // PL2 on: the RTL engine (ts_ingress alone) has no ALU; a clear error.
-    let out = dir.join("pl2");
-    let r = trimswitch(&[
-        "replay",
-        "--config",
-        sume.to_str().unwrap(),
-        "--set",
-        "pl2.enable=true",
-        "--in",
-        &format!("0={a}"),
-        "--out-dir",
-        out.to_str().unwrap(),
-    ])?;
-    let err = text(&r.stderr);
-    ensure!(
-        !r.status.success() && err.contains("pl2.enable = true: the RTL engine replays the ingress pipeline") && !out.exists(),
-        "PL2 on the RTL engine: {err}"
-    );
     // No --in at all: clap refuses.
     let r = trimswitch(&["replay", "--model", "--out-dir", dir.join("none").to_str().unwrap()])?;
     ensure!(!r.status.success() && text(&r.stderr).contains("--in <PORT=FILE>"), "no --in: {}", text(&r.stderr));

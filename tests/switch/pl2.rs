@@ -428,3 +428,98 @@ fn two_pipelines_hold_rotates_which_goes_first() -> Result<()> {
     ensure!(first[0] >= 4 && first[1] >= 4, "one pipeline always goes first: {first:?}");
     Ok(())
 }
+
+/// `trimswitch replay` carries PL2 (issue 15) on both engines, with 003
+/// Fig. 2 as the capture (`PL2-PROTEGO.md` A.6 P1-P4 on netfpga-sume's four
+/// ports; hosts H1..H4 on ports 0..3): H1 holds 4 slots of its input (an RSV
+/// to H3), H2's output 5 (RSVs from H4, d4, and H3, d1); H1's RSV for H2,
+/// d4, then comes back as GRT(send 4, recv 5): "H1 transmits at the maximum
+/// of the two timeslots, T = 5". Four data packets H1 -> H2 give 4 slots of
+/// `in[0]` and `out[1]` back, a GRT from a host is a counted drop, and H1's
+/// next RSV for H2 gets GRT(4, 5) again. Each GRT is in its sender's port
+/// pcap with the fields the model predicts; the model and the RTL (the
+/// whole switch, frame by frame) write the same files and counters.
+#[test]
+fn replay_carries_pl2_fig2_on_model_and_rtl() -> Result<()> {
+    use std::collections::BTreeMap;
+    use trimswitch_sim::packet::pcap::{self, PcapWriter};
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-pl2-fig2");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let host_grt = {
+        let m = Pl2 { kind: Pl2::GRT, demand: 1, src_port: 3, dst_port: 0, ..Pl2::default() };
+        Frame { dst: ROUTER, src: host(3), vlans: vec![], protego: None, l3: L3::Pl2(m), l4: L4::None, payload: vec![] }.to_wire()
+    };
+    let mut capture: Vec<(usize, Vec<u8>)> =
+        vec![(0, rsv(0, 0, 2, 4, 1, 0)), (3, rsv(3, 3, 1, 4, 2, 0)), (2, rsv(2, 2, 1, 1, 3, 0)), (0, rsv(0, 0, 1, 4, 4, 0))];
+    capture.extend((0..4).map(|_| (0, data(0, 1, 0))));
+    capture.push((3, host_grt));
+    capture.push((0, rsv(0, 0, 1, 4, 10, 0)));
+    // One file per port, capture times in the order above (the order the
+    // ALU must see them in); the FCS removed, as tcpdump captures.
+    let mut writers: BTreeMap<usize, PcapWriter> = BTreeMap::new();
+    for (i, (p, f)) in capture.iter().enumerate() {
+        let w = match writers.entry(*p) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => e.insert(PcapWriter::create(&dir.join(format!("in{p}.pcap")))?),
+        };
+        w.write(1_000 * (i as u64 + 1), &f[..f.len() - 4])?;
+    }
+    for (_, w) in writers {
+        w.finish()?;
+    }
+    let input = [0, 2, 3].map(|p| format!("{p}={}", dir.join(format!("in{p}.pcap")).display())).join(",");
+    let mut runs = vec![];
+    for (engine, flag) in [("model", Some("--model")), ("rtl", None)] {
+        let out = dir.join(engine);
+        let mut args = vec!["replay", "--config", "configs/netfpga-sume.toml", "--set", "pl2.enable=true", "--in", &input, "--out-dir"];
+        let o = out.to_string_lossy().into_owned();
+        args.push(&o);
+        args.extend(flag);
+        let r =
+            std::process::Command::new(env!("CARGO_BIN_EXE_trimswitch")).args(&args).current_dir(env!("CARGO_MANIFEST_DIR")).output()?;
+        let (so, se) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+        eprintln!("{engine}:\n{so}{se}");
+        ensure!(r.status.success(), "{engine}: replay failed: {se}");
+        runs.push(out);
+    }
+    // The GRTs, from the files: (port, cookie) -> (kind, demand, send, recv).
+    let grts = |out: &std::path::Path, p: usize| -> Result<Vec<(u32, u8, u32, u32)>> {
+        let mut v = vec![];
+        for rec in pcap::read(&out.join(format!("port{p}.pcap")))? {
+            let f = &rec.data;
+            if f[12..14] != trimswitch_sim::packet::frame::ethertype::PL2.to_be_bytes() {
+                continue;
+            }
+            let m = &f[14..];
+            let be = |o: usize| u32::from_be_bytes([m[o], m[o + 1], m[o + 2], m[o + 3]]);
+            ensure!(
+                m[0] == Pl2::GRT && f[..6] == host(p as u8) && f[6..12] == ROUTER,
+                "port {p}: not a GRT to its host: {:02x?}",
+                &f[..20]
+            );
+            v.push((be(12), m[1], be(4), be(8)));
+        }
+        Ok(v)
+    };
+    for out in &runs {
+        ensure!(grts(out, 0)? == vec![(1, 4, 0, 0), (4, 4, 4, 5), (10, 4, 4, 5)], "port 0 GRTs {:?}", grts(out, 0)?);
+        ensure!(grts(out, 3)? == vec![(2, 4, 0, 0)], "port 3 GRTs {:?}", grts(out, 3)?);
+        ensure!(grts(out, 2)? == vec![(3, 1, 0, 4)], "port 2 GRTs {:?}", grts(out, 2)?);
+        ensure!(pcap::read(&out.join("port1.pcap"))?.len() == 4, "the four data packets to H2");
+    }
+    for n in 0..4 {
+        let f = format!("port{n}.pcap");
+        ensure!(std::fs::read(runs[0].join(&f))? == std::fs::read(runs[1].join(&f))?, "{f}: model and RTL files differ");
+    }
+    let counters = |out: &std::path::Path| -> Result<BTreeMap<String, u64>> {
+        let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("counters.json"))?)?;
+        Ok(serde_json::from_value(j["counters"].clone())?)
+    };
+    let (m, r) = (counters(&runs[0])?, counters(&runs[1])?);
+    ensure!(m == r, "counters.json: model and RTL differ");
+    for (k, want) in [("pl2.rsv_ok", 5), ("pl2.grt_from_host", 1), ("pl2.data_pkts", 4), ("pl2.conflict_drop", 0)] {
+        ensure!(m.get(k) == Some(&want), "{k} = {:?}, want {want}", m.get(k));
+    }
+    Ok(())
+}

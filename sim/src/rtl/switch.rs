@@ -12,7 +12,7 @@ use crate::agents::axis::{AxisPorts, AxisSink, AxisSource};
 use crate::harness::dut::model_of_verilog;
 use crate::harness::tb::{Agent, Tb};
 use crate::harness::verilator::ModelLib;
-use crate::model::Settings;
+use crate::model::{Counters, IngressOut, Settings};
 use crate::rtl::ingress::register_writes;
 use anyhow::{ensure, Context, Result};
 use std::collections::{BTreeMap, HashMap};
@@ -137,4 +137,95 @@ impl SwitchBench {
         }
         Ok(out)
     }
+}
+
+/// What [`replay_switch`] saw: the packets that left, in the order their
+/// first beats left (the output `tuser` as [`IngressOut::meta`], with
+/// `dest_port` the port it left by), the counters in the golden model's
+/// names, and the cycles simulated.
+pub struct SwitchReplay {
+    pub out: Vec<IngressOut>,
+    pub counters: Counters,
+    pub cycles: u64,
+}
+
+/// Cycles without an output beat after which a frame is taken to be through
+/// the switch (or dropped): more than a 64-byte frame's 48-cycle path and the
+/// receive check's store-and-forward of the frame just taken.
+const QUIET_CYCLES: u64 = 256;
+
+/// Replays frames through the whole switch one at a time, in the order
+/// given (`(port, wire frame)`): each frame goes in once the one before has
+/// left every port (or was dropped) and the switch has been quiet for
+/// [`QUIET_CYCLES`]. The ALU's decisions then happen in exactly this order,
+/// which the golden model can follow (PL2's reservations are shared by all
+/// ports, so a model that reads the ports one after the other would predict
+/// other grants than a switch that interleaves them). PL2 is on as `cfg`
+/// says, with the slot clock stopped (`SLOT_RUN` = 0: a capture carries no
+/// clock the switch could follow; the model does the same).
+///
+/// Counters: `pipeN.<name>` and `portP.<name>` (the ingress windows, as the
+/// ingress replay names them) and `pl2.<name>` (the ALU's and
+/// `hold_cycles`).
+pub fn replay_switch(cfg: &Config, frames: &[(usize, Vec<u8>)], seed: u64) -> Result<SwitchReplay> {
+    use crate::agents::axis::Packet;
+    use trimswitch_hdl::ingress::IngressRegs;
+    use trimswitch_hdl::pl2::alu::Pl2Alu;
+    use trimswitch_hdl::pl2::block::Pl2Regs;
+    let ports = cfg.datapath.ports;
+    // The hardware does not depend on `pl2.enable` (only `CTRL`'s reset
+    // value does, and `CTRL` is written below): build the switch without it,
+    // so a configuration with PL2 switched on shares its Verilated model with
+    // the one without.
+    let mut hw = cfg.clone();
+    hw.pl2.enable = false;
+    let mut b = SwitchBench::new(&hw, seed)?;
+    b.configure(cfg)?;
+    let pl2 = b.map.window("pl2").clone();
+    let ctrl = Pl2Regs::rw_reset(cfg)[0] & !Pl2Regs::CTRL_SLOT_RUN;
+    b.write(pl2.addr("CTRL", 0), ctrl)?;
+    for (n, (p, f)) in frames.iter().enumerate() {
+        ensure!(*p < ports, "frame {n}: port {p} does not exist");
+        b.srcs[*p].push(Packet::new(f.clone(), 0));
+        let (mut beats, mut quiet) = (u64::MAX, 0);
+        while quiet < QUIET_CYCLES {
+            b.run(16);
+            let now: u64 = b.sinks.iter().map(|s| s.beats()).sum();
+            if now != beats || !b.srcs[*p].idle() {
+                (beats, quiet) = (now, 0);
+            } else {
+                quiet += 16;
+            }
+            ensure!(b.tb.cycle() < 2_000_000_000, "frame {n} from port {p}: the switch never went quiet");
+        }
+    }
+    let mut out = vec![];
+    for (p, s) in b.sinks.iter_mut().enumerate() {
+        ensure!(s.error_count() == 0, "port {p}: AXI-Stream protocol errors at the output: {:?}", s.errors.first());
+        ensure!(s.first_cycles.len() == s.packets.len(), "port {p}: a packet without its first cycle");
+        for (pkt, at) in s.packets.drain(..).zip(s.first_cycles.drain(..)) {
+            let mut meta = trimswitch_hdl::meta::Meta::unpack(pkt.user);
+            meta.dest_port = p as u8;
+            out.push((at, IngressOut { meta, frame: pkt.data }));
+        }
+    }
+    out.sort_by_key(|(at, _)| *at);
+    let out = out.into_iter().map(|(_, o)| o).collect();
+    let mut counters = Counters::new();
+    let per = ports / cfg.datapath.pipelines;
+    for n in 0..cfg.datapath.pipelines {
+        let w = b.map.window(&format!("ingress{n}")).clone();
+        for name in IngressRegs::COUNTERS {
+            counters.insert(format!("pipe{n}.{name}"), b.read(w.addr(&name.to_ascii_uppercase(), 0))? as u64);
+        }
+        for p in 0..per {
+            for name in IngressRegs::PORT_COUNTERS {
+                counters.insert(format!("port{}.{name}", n * per + p), b.read(w.addr(&name.to_ascii_uppercase(), p))? as u64);
+            }
+        }
+    }
+    for name in Pl2Alu::COUNTERS.iter().copied().chain(["hold_cycles"]) {
+        counters.insert(format!("pl2.{name}"), b.read(pl2.addr(&name.to_ascii_uppercase(), 0))? as u64);
+    }
+    Ok(SwitchReplay { out, counters, cycles: b.tb.cycle() })
 }
