@@ -152,7 +152,7 @@ pub struct SwitchReplay {
 /// Cycles without an output beat after which a frame is taken to be through
 /// the switch (or dropped): more than a 64-byte frame's 48-cycle path and the
 /// receive check's store-and-forward of the frame just taken.
-const QUIET_CYCLES: u64 = 256;
+pub const QUIET_CYCLES: u64 = 256;
 
 /// Replays frames through the whole switch one at a time, in the order
 /// given (`(port, wire frame)`): each frame goes in once the one before has
