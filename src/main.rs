@@ -560,10 +560,7 @@ fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: boo
     let cfg = sel.load()?;
     let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
     if sc.is_pl2() {
-        if !model {
-            sc.validate(&cfg)?;
-        }
-        return sim_pl2(&cfg, &sc, out);
+        return sim_pl2(&cfg, &sc, out, model);
     }
     let r = if model {
         sc.validate_model(&cfg)?;
@@ -604,13 +601,18 @@ fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: boo
 
 /// A `hosts = "pl2"` scenario on the model: every mode's closed-loop incast
 /// into `<out>/pl2.json`.
-fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::Scenario, out: Option<PathBuf>) -> Result<()> {
-    sc.validate_model(cfg)?;
+fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::Scenario, out: Option<PathBuf>, model: bool) -> Result<()> {
+    if model {
+        sc.validate_model(cfg)?;
+    } else {
+        sc.validate(cfg)?;
+    }
     let p = sc.pl2_hosts();
     println!(
-        "sim: PL2 scenario {} ({}) on the model: {} senders -> {} receivers, {} flows per sender, {} messages of {} x {} B, K = {}, t = {}, T = {}, modes {:?}",
+        "sim: PL2 scenario {} ({}) on {}: {} senders -> {} receivers, {} flows per sender, {} messages of {} x {} B, K = {}, t = {}, T = {}, modes {:?}",
         sc.name,
         sc.source.display(),
+        if model { "the model".to_string() } else { format!("{} in Verilator", cfg.target.name) },
         sc.pl2_senders(cfg),
         sc.pl2_receivers(cfg),
         p.flows,
@@ -622,8 +624,9 @@ fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::
         p.t_drop,
         sc.pl2_modes(cfg)
     );
-    let r = trimswitch_sim::scenario::pl2::run_all(cfg, sc)?;
-    let out = out.unwrap_or_else(|| flows::build_dir(cfg).join("sim").join(format!("{}-model", sc.name)));
+    let r = if model { trimswitch_sim::scenario::pl2::run_all(cfg, sc)? } else { trimswitch_sim::scenario::pl2::run_all_rtl(cfg, sc)? };
+    let out =
+        out.unwrap_or_else(|| flows::build_dir(cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() }));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let path = out.join("pl2.json");
     write_json(&path, &r)?;

@@ -384,6 +384,7 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
         ("pl2_receivers_on_incast", format!("{ok}receivers = [1, 2]\n"), "receivers"),
         ("pl2_outcast_two_senders", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0, 1]\n", "senders"),
         ("pl2_outcast_to_itself", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0]\nreceivers = [0, 1]\n", "receivers"),
+        ("pl2_mix_one_receiver", ok.replace("\"incast\"", "\"mix\"") + "senders = [1, 2]\nreceivers = [0]\n", "receivers"),
     ];
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-pl2-scenarios");
     std::fs::create_dir_all(&dir).expect("tmp dir");
@@ -397,6 +398,53 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
         assert!(e.contains(&format!("{name}.toml")), "{name}: error does not name the file: {e}");
         assert!(e.contains(key), "{name}: error does not name `{key}`: {e}");
     }
+    // The RTL engine: the ports must exist on the switch as built, and be
+    // senders or receivers, not both.
+    let rtl_cases = [
+        ("pl2_rtl_no_port", format!("{ok}receiver = 0\nsenders = [1, 2, 9]\n"), "port 9"),
+        ("pl2_rtl_sender_receives", format!("{ok}receiver = 0\nsenders = [0, 1]\n"), "port 0"),
+        ("pl2_rtl_twice", format!("{ok}receiver = 0\nsenders = [1, 1]\n"), "twice"),
+    ];
+    for (name, text, key) in rtl_cases {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, &text).expect("write");
+        let e = match Scenario::load(path.to_str().expect("utf-8")).and_then(|s| s.validate(&config())) {
+            Ok(()) => panic!("{name}: accepted"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(e.contains(&format!("{name}.toml")) && e.contains("senders") && e.contains(key), "{name}: {e}");
+    }
+}
+
+/// PL2 hosts around the RTL (`pl2_incast_rtl`, netfpga-sume, 3:1 at 10G,
+/// and `pl2_incast_rtl_100g`, alveo-u250, 1:1 at 100G): with the switch's
+/// ALU in paper or joint mode every packet arrives and the flows share
+/// fairly; the same hosts with PL2 off lose most of the 3:1 incast.
+#[test]
+fn pl2_hosts_on_the_rtl_are_lossless_and_the_baseline_is_not() -> Result<()> {
+    let (out, stdout) = sim_cli("scenario-pl2-rtl", &["--config", "configs/netfpga-sume.toml", "--scenario", "pl2_incast_rtl"])?;
+    ensure!(stdout.contains("netfpga-sume in Verilator"), "{stdout}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    ensure!(r["engine"] == "rtl", "{}", r["engine"]);
+    let rep =
+        |r: &serde_json::Value, m: &str| r["runs"].as_array().and_then(|a| a.iter().find(|x| x["mode"] == m)).map(|x| x["report"].clone());
+    for m in ["pl2-paper", "pl2-joint"] {
+        let q = rep(&r, m).context("mode")?;
+        ensure!(q["offered"] == 720 && q["delivered"] == 720 && q["lost"] == 0 && q["queue_drops"] == 0, "{m}: {q}");
+        ensure!(q["jain"].as_f64().context("jain")? > 0.99 && q["max_queue"].as_u64().context("queue")? <= 4, "{m}: {q}");
+        ensure!(q["goodput"].as_f64().context("goodput")? > 0.95, "{m}: {q}");
+        ensure!(q["collisions_recv"].is_null(), "{m}: the RTL engine does not measure collisions: {q}");
+    }
+    let raw = rep(&r, "no-pl2").context("no-pl2")?;
+    ensure!(raw["lost"].as_u64().context("lost")? > 300 && raw["queue_drops"] == raw["lost"], "{raw}");
+    ensure!(raw["jain"].as_f64().context("jain")? < 0.9, "{raw}");
+    let (out, _) = sim_cli("scenario-pl2-rtl-100g", &["--config", "configs/alveo-u250.toml", "--scenario", "pl2_incast_rtl_100g"])?;
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    for m in ["pl2-paper", "pl2-joint", "no-pl2"] {
+        let q = rep(&r, m).context("mode")?;
+        ensure!(q["offered"] == 240 && q["delivered"] == 240 && q["lost"] == 0, "{m}: {q}");
+    }
+    Ok(())
 }
 
 /// The shipped PL2 incast (`sim/scenarios/pl2_incast.toml`, 003 §6.4)

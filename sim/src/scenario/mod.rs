@@ -34,6 +34,7 @@
 //! so a trimmed header still says which packet it was.
 pub mod netmodel;
 pub mod pl2;
+pub mod pl2_rtl;
 
 use crate::agents::axis::Packet;
 use crate::harness::tb::Agent;
@@ -193,10 +194,10 @@ impl Scenario {
             self.ports.is_none() && self.pipelines.is_none(),
             "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's"
         );
-        ensure!(
-            !self.is_pl2(),
-            "{f}: hosts = \"pl2\": PL2 hosts run on the model engine only so far (trimswitch sim --model; docs/pl2.md, \"Status\")"
-        );
+        if self.is_pl2() {
+            self.validate_pl2(cfg)?;
+            return pl2_rtl::rtl_ports(self, cfg).map(|_| ());
+        }
         self.validate_at(cfg, cfg.datapath.ports, cfg.datapath.pipelines)
     }
 

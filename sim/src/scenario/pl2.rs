@@ -35,9 +35,9 @@
 //!
 //! Modes: `pl2-paper` (the ALU of 003 §4.1.1 Alg. 1), `pl2-joint` (A.5's
 //! absolute slots), `no-pl2` (the same hosts sending at once, no RSV: the
-//! baseline of 003 §6.4). Model engine only (`trimswitch sim --model`); the
-//! RTL engine refuses such a scenario with a named error (`docs/pl2.md`,
-//! "Status").
+//! baseline of 003 §6.4). On the model engine (`trimswitch sim --model`,
+//! [`run_all`]) or around the Verilated switch ([`run_all_rtl`],
+//! [`super::pl2_rtl`]).
 use super::Scenario;
 use crate::model::pl2::{Pl2Config, Pl2Mode};
 use crate::model::pl2_host::{run_incast, HostMode, IncastConfig, IncastReport, Pl2HostConfig, Sizes, DEFAULT_RSV_GRT_DELAY_NS};
@@ -138,7 +138,7 @@ pub struct Pl2Run {
 pub struct Pl2Report {
     pub scenario: Scenario,
     pub config: String,
-    /// `model`: [`run_incast`].
+    /// `model` ([`run_incast`]) or `rtl` ([`super::pl2_rtl::run_rtl`]).
     pub engine: String,
     pub runs: Vec<Pl2Run>,
 }
@@ -151,7 +151,7 @@ impl Pl2Run {
             "  {:<10} {} of {} packets delivered, {} lost ({} queue drops, {} ALU unsolicited drops, {} never resent), {} duplicates\n  \
              {:<10} peak queue {} packets at {} ns, goodput {:.3} of line rate, {} unsolicited bursts, {} resends, OUT_RES high water {}\n  \
              {:<10} flows done in {:.1}..{:.1} us, Jain's index {:.3}; queueing delay mean {:.0} ns, jitter (std) {:.0} ns, p99 {} ns, max {} ns\n  \
-             {:<10} collisions (grants overlapping on a port): {} at receivers, {} at senders\n",
+             {:<10} collisions (grants overlapping on a port): {}\n",
             self.mode,
             r.delivered,
             r.offered,
@@ -176,8 +176,10 @@ impl Pl2Run {
             r.qdelay_p99_ns,
             r.qdelay_max_ns,
             "",
-            r.collisions_recv,
-            r.collisions_send,
+            match (r.collisions_recv, r.collisions_send) {
+                (Some(a), Some(b)) => format!("{a} at receivers, {b} at senders"),
+                _ => "not measured (RTL engine: the slot clock at each ALU decision is not visible)".into(),
+            },
         )
     }
 }
@@ -320,6 +322,17 @@ impl Scenario {
             alu: Pl2Config { mode: alu_mode, k: p.k, t_drop: p.t_drop, ..Pl2Config::default() },
         })
     }
+}
+
+/// Runs a `hosts = "pl2"` scenario in every one of its modes on the
+/// Verilated switch of `cfg` ([`super::pl2_rtl`]).
+pub fn run_all_rtl(cfg: &Config, sc: &Scenario) -> Result<Pl2Report> {
+    sc.validate(cfg)?;
+    let mut runs = vec![];
+    for mode in sc.pl2_modes(cfg) {
+        runs.push(super::pl2_rtl::run_rtl(cfg, sc, &mode)?);
+    }
+    Ok(Pl2Report { scenario: sc.clone(), config: cfg.source.display().to_string(), engine: "rtl".into(), runs })
 }
 
 /// Runs a `hosts = "pl2"` scenario in every one of its modes on the model.
