@@ -353,7 +353,25 @@ fn bad_scenario_files_name_file_key_and_reason() {
         ("name_empty", ok.replace("\"x\"", "\"\""), "name"),
         ("hosts_bad", format!("{ok}hosts = \"tcp\"\n"), "hosts"),
         ("pl2_without_hosts", format!("{ok}[pl2]\nk = 4\n"), "pl2"),
-        ("pl2_on_rtl", format!("{ok}hosts = \"pl2\"\n"), "--model"),
+        ("pl2_on_rtl_packets_above_k", format!("{ok}hosts = \"pl2\"\n"), "packets"),
+        ("sizes_dist", format!("{ok}[frame_sizes]\ndist = \"zipf\"\n"), "frame_sizes.dist"),
+        ("sizes_weight_zero", format!("{ok}[frame_sizes]\ndist = \"weighted\"\nlist = [[64, 0.0], [1500, 1.0]]\n"), "frame_sizes.list"),
+        ("sizes_weighted_empty", format!("{ok}[frame_sizes]\ndist = \"weighted\"\n"), "frame_sizes.list"),
+        ("sizes_runt", format!("{ok}[frame_sizes]\ndist = \"uniform\"\nmin = 60\nmax = 1500\n"), "frame_sizes.min"),
+        ("sizes_min_above_max", format!("{ok}[frame_sizes]\ndist = \"uniform\"\nmin = 1500\nmax = 64\n"), "frame_sizes.min"),
+        (
+            "sizes_jumbo",
+            format!("{ok}[frame_sizes]\ndist = \"bimodal\"\nsmall = 64\nlarge = 20000\nlarge_share = 0.5\n"),
+            "frame_sizes.large",
+        ),
+        (
+            "sizes_share",
+            format!("{ok}[frame_sizes]\ndist = \"bimodal\"\nsmall = 64\nlarge = 1500\nlarge_share = 1.5\n"),
+            "frame_sizes.large_share",
+        ),
+        ("sizes_unknown_key", format!("{ok}[frame_sizes]\ndist = \"fixed\"\nmean = 3\n"), "mean"),
+        ("jitter_negative", format!("{ok}start_jitter_ns = -5.0\n"), "start_jitter_ns"),
+        ("gap_jitter_nan", format!("{ok}gap_jitter_ns = nan\n"), "gap_jitter_ns"),
     ];
     for (name, text, key) in cases {
         let e = error_of(name, &text);
@@ -383,6 +401,7 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
         ("pl2_mtu", ok.replace("1500", "63"), "frame_bytes"),
         ("pl2_receivers_on_incast", format!("{ok}receivers = [1, 2]\n"), "receivers"),
         ("pl2_outcast_two_senders", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0, 1]\n", "senders"),
+        ("pl2_frame_sizes", format!("{ok}[frame_sizes]\ndist = \"fixed\"\n"), "frame_sizes"),
         ("pl2_outcast_to_itself", ok.replace("\"incast\"", "\"outcast\"") + "senders = [0]\nreceivers = [0, 1]\n", "receivers"),
         ("pl2_mix_one_receiver", ok.replace("\"incast\"", "\"mix\"") + "senders = [1, 2]\nreceivers = [0]\n", "receivers"),
     ];
@@ -531,5 +550,59 @@ fn pl2_mix_through_the_cli_collides_in_paper_mode_only() -> Result<()> {
     let (cr, cs) = coll(&paper);
     ensure!(cr > 0 && cs > 0 && cr != u64::MAX, "paper mode: no collisions ({cr}, {cs})");
     ensure!(raw["lost"].as_u64().context("lost")? > 1000, "{raw}");
+    Ok(())
+}
+
+/// Frame-size distributions and sender jitter (`incast_mixed`: the 3:1
+/// incast with 64/1500 B bimodal frames, senders starting up to 2 us late
+/// and gaps growing by up to 200 ns) on the RTL: conservation in every mode,
+/// every whole packet the size the scenario drew for it (the engine checks),
+/// both sizes present, each sender's first packet no earlier than its start
+/// delay, and per-flow fairness reported; the phase-locked `incast` in meter
+/// mode is the unfair one (Jain's index below 0.6), the jittered one is not.
+#[test]
+fn frame_sizes_and_jitter_on_the_rtl_and_the_model() -> Result<()> {
+    let sc = Scenario::load("incast_mixed")?;
+    let cfg = config();
+    let sizes: Vec<usize> = (0..200).map(|i| sc.frame_len(0, i)).collect();
+    ensure!(sizes.contains(&64) && sizes.contains(&1500) && sizes.iter().all(|s| *s == 64 || *s == 1500), "{sizes:?}");
+    let large = sizes.iter().filter(|s| **s == 1500).count();
+    ensure!((40..=80).contains(&large), "{large} of 200 large at a 30% share");
+    let (out, stdout) =
+        sim_cli("scenario-incast-mixed", &["--config", "configs/netfpga-sume.toml", "--scenario", "incast_mixed", "--no-plots"])?;
+    ensure!(stdout.matches(": ok").count() == 3, "conservation in three modes:\n{stdout}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    let mhz = cfg.target.clock_mhz;
+    for run in r["runs"].as_array().context("runs")? {
+        let jain = run["jain"].as_f64().context("jain")?;
+        ensure!(jain > 0.9 && jain <= 1.0, "{}: Jain's index {jain}", run["mode"]);
+        for f in run["flows"].as_array().context("flows")? {
+            let (src, first) = (f["src"].as_u64().context("src")? as usize, f["first_in"].as_u64().context("first_in")?);
+            let min = (sc.start_jitter_ps(src) as f64 * mhz / 1e6).floor() as u64;
+            ensure!(first >= min, "port {src}: first packet in at cycle {first}, its start delay is {min} cycles");
+        }
+    }
+    let starts: Vec<u64> = (1..4).map(|p| sc.start_jitter_ps(p)).collect();
+    ensure!(starts.iter().any(|s| *s > 500_000) && starts[0] != starts[1], "start delays {starts:?} ps");
+    // The same scenario on the model engine at the paper's 8:1.
+    let text =
+        std::fs::read_to_string(&sc.source)?.replace("seed = 1", "seed = 1\nports = 9\npipelines = 1\nsenders = [1, 2, 3, 4, 5, 6, 7, 8]");
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("incast_mixed_8.toml");
+    std::fs::write(&path, text)?;
+    let (out, stdout) = sim_cli(
+        "scenario-incast-mixed-8",
+        &["--model", "--config", "configs/netfpga-sume.toml", "--scenario", path.to_str().context("utf-8")?, "--no-plots"],
+    )?;
+    ensure!(stdout.matches(": ok").count() == 3, "{stdout}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    for run in r["runs"].as_array().context("runs")? {
+        ensure!(run["flows"].as_array().map(|a| a.len()) == Some(8), "8 flows");
+        ensure!(run["jain"].as_f64().context("jain")? > 0.8, "{}: {}", run["mode"], run["jain"]);
+    }
+    // Phase-locked senders, one frame size: the meter mode's collapse.
+    let (out, _) = sim_cli("scenario-incast-locked", &["--config", "configs/netfpga-sume.toml", "--scenario", "incast", "--no-plots"])?;
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    let meter = r["runs"].as_array().and_then(|a| a.iter().find(|x| x["mode"] == "meter")).context("meter run")?;
+    ensure!(meter["jain"].as_f64().context("jain")? < 0.6, "phase-locked meter mode: Jain's index {}", meter["jain"]);
     Ok(())
 }

@@ -175,6 +175,8 @@ impl Packet {
 pub struct AxisSource {
     bus: Bus,
     queue: VecDeque<Packet>,
+    /// Per queued packet: the cycle before which it may not start (0: any).
+    not_before: VecDeque<u64>,
     /// Bytes of the front packet already transferred.
     offset: usize,
     /// Payload bytes of the beat currently offered (tvalid high), if any
@@ -206,6 +208,7 @@ impl AxisSource {
         Ok(AxisSource {
             bus: Bus::resolve(m, ports)?,
             queue: VecDeque::new(),
+            not_before: VecDeque::new(),
             offset: 0,
             in_flight: None,
             idle_prob: 0.0,
@@ -237,12 +240,22 @@ impl AxisSource {
             packet.data.len()
         );
         self.queue.push_back(packet);
+        self.not_before.push_back(0);
+    }
+
+    /// Queues a packet that may not start before cycle `cycle` (a sender's
+    /// schedule: start offsets and gaps); pacing still applies. Panics as
+    /// [`AxisSource::push`].
+    pub fn push_at(&mut self, packet: Packet, cycle: u64) {
+        self.push(packet);
+        *self.not_before.back_mut().expect("just pushed") = cycle;
     }
 
     /// Forgets every queued packet and the one in progress, as a source does
     /// when its side is reset; `tvalid` goes low from the next cycle.
     pub fn abort(&mut self) {
         self.queue.clear();
+        self.not_before.clear();
         self.offset = 0;
         self.in_flight = None;
     }
@@ -269,7 +282,7 @@ impl AxisSource {
 }
 
 impl Agent for AxisSource {
-    fn drive(&mut self, m: &mut Model, _cycle: u64) {
+    fn drive(&mut self, m: &mut Model, cycle: u64) {
         if let Some(rate) = self.pace {
             // Credit up to one beat plus the per-packet overhead plus one
             // cycle's earning: enough for any single step without losing
@@ -281,7 +294,8 @@ impl Agent for AxisSource {
             if let Some(pkt) = self.queue.front() {
                 let n = (pkt.data.len() - self.offset).min(self.bus.bytes);
                 let cost = n + if self.offset == 0 { self.wire_overhead } else { 0 };
-                let paced = self.pace.is_none_or(|_| self.credit >= cost as f64);
+                let due = self.offset > 0 || self.not_before.front().is_none_or(|&c| c <= cycle);
+                let paced = due && self.pace.is_none_or(|_| self.credit >= cost as f64);
                 if paced && (self.idle_prob <= 0.0 || !self.rng.gen_bool(self.idle_prob)) {
                     let b = &self.bus;
                     m.set_bytes(&b.tdata, &pkt.data[self.offset..self.offset + n]);
@@ -318,6 +332,7 @@ impl Agent for AxisSource {
         self.in_flight = None;
         if self.offset == self.queue.front().map_or(0, |p| p.data.len()) {
             self.queue.pop_front();
+            self.not_before.pop_front();
             self.offset = 0;
             self.packets += 1;
         }

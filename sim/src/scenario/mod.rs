@@ -113,6 +113,18 @@ pub struct Scenario {
     /// `hosts = "pl2"`: the hosts' and the ALU's parameters ([`pl2::Pl2Hosts`]).
     #[serde(default)]
     pub pl2: Option<pl2::Pl2Hosts>,
+    /// Frame sizes (`[frame_sizes]`, [`FrameSizes`]); default every frame
+    /// `frame_bytes`.
+    #[serde(default)]
+    pub frame_sizes: Option<FrameSizes>,
+    /// Each sender starts after a random delay below this (ns, uniform,
+    /// seeded; per sending port): senders that are not phase-locked.
+    #[serde(default)]
+    pub start_jitter_ns: f64,
+    /// Each gap between a sender's packets grows by a random delay below
+    /// this (ns, uniform, seeded).
+    #[serde(default)]
+    pub gap_jitter_ns: f64,
     /// The file it came from.
     #[serde(skip)]
     pub source: PathBuf,
@@ -121,6 +133,43 @@ pub struct Scenario {
 /// Where the project's scenario files live.
 pub fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+}
+
+/// Frame sizes of the trimming senders (`[frame_sizes]` in the file). Each
+/// packet's size is drawn from `dist`, seeded by the scenario's `seed`, the
+/// flow and the packet's index, so both engines send the same sizes:
+/// - `fixed`: every frame `frame_bytes`;
+/// - `weighted`: `list = [[bytes, weight], ...]` (e.g. `[[64, 3], [1500, 1]]`);
+/// - `uniform`: `min..=max` bytes;
+/// - `bimodal`: `large` bytes with probability `large_share`, else `small`.
+///
+/// Sizes are on the wire with the FCS, 64..=`ingress.max_frame`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FrameSizes {
+    pub dist: String,
+    #[serde(default)]
+    pub list: Vec<(usize, f64)>,
+    #[serde(default)]
+    pub min: usize,
+    #[serde(default)]
+    pub max: usize,
+    #[serde(default)]
+    pub small: usize,
+    #[serde(default)]
+    pub large: usize,
+    #[serde(default)]
+    pub large_share: f64,
+}
+
+/// A uniform draw in `[0, 1)` from `(seed, a, b)` (splitmix64): the same on
+/// every engine and in any order.
+pub fn unit_draw(seed: u64, a: u64, b: u64) -> f64 {
+    let mut z = seed ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// One flow of `traffic = "flows"` (`[[flow]]` in the file).
@@ -275,11 +324,103 @@ impl Scenario {
             self.frame_bytes
         );
         ensure!(self.load > 0.0 && self.load <= 1.0, "{f}: load = {}: must be in (0, 1]", self.load);
+        self.validate_traffic_shape(cfg)?;
         for (i, m) in self.modes.iter().enumerate() {
             ensure!(MODES.contains(&m.as_str()), "{f}: modes: {m:?} is not one of {MODES:?}");
             ensure!(!self.modes[..i].contains(m), "{f}: modes: {m:?} is listed twice");
         }
         Ok(())
+    }
+
+    /// Checks `[frame_sizes]`, `start_jitter_ns` and `gap_jitter_ns`.
+    fn validate_traffic_shape(&self, cfg: &Config) -> Result<()> {
+        let f = self.source.display();
+        let max = cfg.ingress.max_frame as usize;
+        let size_ok = |k: &str, b: usize| -> Result<()> {
+            ensure!((64..=max).contains(&b), "{f}: frame_sizes.{k} = {b}: must be 64..={max} bytes (ingress.max_frame)");
+            Ok(())
+        };
+        if let Some(fs) = &self.frame_sizes {
+            match fs.dist.as_str() {
+                "fixed" => {}
+                "weighted" => {
+                    ensure!(!fs.list.is_empty(), "{f}: frame_sizes.list: dist = \"weighted\" needs [[bytes, weight], ...]");
+                    for &(b, w) in &fs.list {
+                        size_ok("list", b)?;
+                        ensure!(w.is_finite() && w > 0.0, "{f}: frame_sizes.list: weight {w} of {b} bytes must be above 0");
+                    }
+                }
+                "uniform" => {
+                    size_ok("min", fs.min)?;
+                    size_ok("max", fs.max)?;
+                    ensure!(fs.min <= fs.max, "{f}: frame_sizes.min = {} is above max = {}", fs.min, fs.max);
+                }
+                "bimodal" => {
+                    size_ok("small", fs.small)?;
+                    size_ok("large", fs.large)?;
+                    ensure!((0.0..=1.0).contains(&fs.large_share), "{f}: frame_sizes.large_share = {}: must be in [0, 1]", fs.large_share);
+                }
+                d => bail!("{f}: frame_sizes.dist = {d:?}: must be \"fixed\", \"weighted\", \"uniform\" or \"bimodal\""),
+            }
+        }
+        for (k, v) in [("start_jitter_ns", self.start_jitter_ns), ("gap_jitter_ns", self.gap_jitter_ns)] {
+            ensure!(v.is_finite() && (0.0..=1e9).contains(&v), "{f}: {k} = {v}: must be 0..=1e9 ns");
+        }
+        Ok(())
+    }
+
+    /// The size on the wire (FCS included) of packet `seq` of flow `flow`.
+    pub fn frame_len(&self, flow: usize, seq: u32) -> usize {
+        let Some(fs) = &self.frame_sizes else { return self.frame_bytes };
+        let u = unit_draw(self.seed, flow as u64 + 1, seq as u64);
+        match fs.dist.as_str() {
+            "weighted" => {
+                let total: f64 = fs.list.iter().map(|x| x.1).sum();
+                let mut acc = 0.0;
+                for &(bytes, w) in &fs.list {
+                    acc += w / total;
+                    if u < acc {
+                        return bytes;
+                    }
+                }
+                fs.list.last().map_or(self.frame_bytes, |x| x.0)
+            }
+            "uniform" => fs.min + ((u * (fs.max - fs.min + 1) as f64) as usize).min(fs.max - fs.min),
+            "bimodal" => {
+                if u < fs.large_share {
+                    fs.large
+                } else {
+                    fs.small
+                }
+            }
+            _ => self.frame_bytes,
+        }
+    }
+
+    /// The largest frame the scenario sends.
+    pub fn max_frame_len(&self) -> usize {
+        match &self.frame_sizes {
+            Some(fs) if fs.dist == "weighted" => fs.list.iter().map(|x| x.0).max().unwrap_or(self.frame_bytes),
+            Some(fs) if fs.dist == "uniform" => fs.max,
+            Some(fs) if fs.dist == "bimodal" => fs.large.max(fs.small),
+            _ => self.frame_bytes,
+        }
+    }
+
+    /// Sending port `port`'s start delay (`start_jitter_ns`), ps.
+    pub fn start_jitter_ps(&self, port: usize) -> u64 {
+        (unit_draw(self.seed ^ 0x5354_4152_5400, port as u64, 0) * self.start_jitter_ns * 1000.0) as u64
+    }
+
+    /// The extra gap before sending port `port`'s packet `k` (`gap_jitter_ns`), ps.
+    pub fn gap_jitter_ps(&self, port: usize, k: u64) -> u64 {
+        (unit_draw(self.seed ^ 0x4741_5000, port as u64, k) * self.gap_jitter_ns * 1000.0) as u64
+    }
+
+    /// Whether senders follow a jittered schedule (else they send paced from
+    /// time 0).
+    pub fn jittered(&self) -> bool {
+        self.start_jitter_ns > 0.0 || self.gap_jitter_ns > 0.0
     }
 
     /// The runs to make: [`Scenario::modes`], or the configuration's mode.
@@ -415,6 +556,9 @@ pub struct Metrics {
     /// Simulated cycles per wall-clock second (information only).
     pub cycles_per_second: f64,
     pub flows: Vec<FlowMetrics>,
+    /// Jain's index of the flows' goodputs (1: every flow the same share).
+    #[serde(default)]
+    pub jain: f64,
     /// Trims: `total` (`TRIM_PACKETS`: every packet put trimmed into a header
     /// queue), of which the meters marked `ingress` (not-green answers) and
     /// `dod` were deflected through the DoD FIFO (meter mode); `returned` to
@@ -468,7 +612,10 @@ impl Metrics {
             self.mode,
             self.flows.len(),
             sc.packets,
-            sc.frame_bytes,
+            match &sc.frame_sizes {
+                Some(fs) if fs.dist != "fixed" => format!("{} sizes up to {}", fs.dist, sc.max_frame_len()),
+                _ => sc.frame_bytes.to_string(),
+            },
             sc.load,
             self.line_gbps,
             self.clock_mhz
@@ -491,6 +638,7 @@ impl Metrics {
                 f.goodput_gbps
             );
         }
+        let _ = writeln!(o, "  per-flow goodput: Jain's index {:.3}", self.jain);
         let t = |k: &str| self.trims.get(k).copied().unwrap_or(0);
         let _ = writeln!(
             o,
@@ -589,10 +737,23 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     // Let the meter buckets fill after reset.
     b.run(2000);
     // Senders: each port's packets in flow order (one flow per sender here).
+    // With jitter, each packet may not start before its scheduled cycle
+    // (the model engine's schedule: start delay, then per packet its wire
+    // time at the flow's load plus a gap delay); pacing still applies.
     let mut order: Vec<Vec<(usize, u32)>> = vec![vec![]; ports];
+    let now0 = b.tb.cycle();
+    let ps_byte = 8000.0 / cfg.datapath.port_gbps;
     for f in &flows {
+        let mut t_ps = sc.start_jitter_ps(f.src) as f64;
         for i in 0..sc.packets {
-            b.srcs[f.src].push(Packet::new(ndp_frame(cfg, f, i as u32, sc.frame_bytes), 0));
+            let len = sc.frame_len(f.id, i as u32);
+            let pkt = Packet::new(ndp_frame(cfg, f, i as u32, len), 0);
+            if sc.jittered() {
+                b.srcs[f.src].push_at(pkt, now0 + (t_ps * cfg.target.clock_mhz / 1e6).ceil() as u64);
+                t_ps += (len + 20) as f64 * ps_byte / f.load + sc.gap_jitter_ps(f.src, i as u64) as f64;
+            } else {
+                b.srcs[f.src].push(pkt);
+            }
             order[f.src].push((f.id, i as u32));
         }
     }
@@ -621,7 +782,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
     let t0 = std::time::Instant::now();
     // Drain: the largest queue at line rate, plus margin.
     let quiet_needed =
-        ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64 + 4 * (sc.frame_bytes as f64 / line) as u64 + 2000;
+        ((cfg.tm.queue_d_bytes + cfg.tm.queue_h_bytes) as f64 / line) as u64 + 4 * (sc.max_frame_len() as f64 / line) as u64 + 2000;
     let (mut quiet, mut last_beats, mut shown) = (0u64, 0u64, usize::MAX);
     loop {
         b.run(sample_cycles);
@@ -727,7 +888,7 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
                 header_arrivals.push(out);
                 hl.push(lat);
             } else {
-                let want = sc.frame_bytes - if cfg.ingress.strip_fcs { 4 } else { 0 };
+                let want = sc.frame_len(flow, seq) - if cfg.ingress.strip_fcs { 4 } else { 0 };
                 ensure!(
                     port == f.dst && d.len() == want,
                     "flow {flow} packet {seq}: whole but {} bytes at port {port} (want {want} at port {})",
@@ -788,7 +949,9 @@ pub fn run_rtl(cfg: &Config, sc: &Scenario, mode: &str, progress: bool) -> Resul
             ]
         })
         .collect();
+    let jain = crate::model::pl2_host::jain(&fm.iter().map(|f| f.goodput_gbps).collect::<Vec<_>>());
     Ok(Metrics {
+        jain,
         mode: mode.to_string(),
         clock_mhz: mhz,
         line_gbps: cfg.datapath.port_gbps,

@@ -113,7 +113,8 @@ struct Sim<'a> {
     /// Picoseconds per byte at line rate.
     ps_byte: f64,
     overhead_out: u64,
-    frame_out: u64,
+    /// Bytes the ingress strips from every frame (the FCS, or 0).
+    strip: usize,
     trim_len: u64,
     limit_h: u64,
     limit_d: u64,
@@ -174,6 +175,12 @@ impl Sim<'_> {
             b.at = b.at.max(t);
         }
     }
+    /// Packet `seq` of flow `flow` as the switch keeps and sends it (its
+    /// FCS stripped when the ingress strips it).
+    fn out_len(&self, flow: usize, seq: u32) -> u64 {
+        (self.sc.frame_len(flow, seq) - self.strip) as u64
+    }
+
     fn wire(&self, bytes: u64) -> Ps {
         (bytes as f64 * self.ps_byte).round() as Ps
     }
@@ -185,7 +192,7 @@ impl Sim<'_> {
         if self.mode != "ideal" {
             let pipe = src / self.ppp;
             self.settle_meters(dst, t);
-            let cost = (self.sc.frame_bytes + 20) as f64;
+            let cost = (self.sc.frame_len(flow, seq) + 20) as f64;
             let b = &mut self.bucket[pipe][dst];
             if b.level >= cost {
                 b.level -= cost;
@@ -194,7 +201,7 @@ impl Sim<'_> {
                 self.count("tm.INGRESS_TRIM_PACKETS");
             }
         }
-        let pkt = Pkt { flow, seq, len: self.frame_out, kind: Kind::Whole };
+        let pkt = Pkt { flow, seq, len: self.out_len(flow, seq), kind: Kind::Whole };
         if !marked && self.port[dst].occ_d + pkt.len <= self.limit_d {
             self.count("tm.ENQ_D_PKTS");
             self.port[dst].occ_d += pkt.len;
@@ -304,7 +311,6 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
     let gbps = cfg.datapath.port_gbps;
     let ps_byte = 8000.0 / gbps;
     let strip = cfg.ingress.strip_fcs;
-    let frame_out = (sc.frame_bytes - if strip { 4 } else { 0 }) as u64;
     let t = &cfg.tm;
     let us = |x: f64| (x * 1e6).round() as Ps;
     let meter = t.meter_gbps / 8000.0; // bytes per ps
@@ -314,7 +320,7 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
         ppp: ports / pipelines,
         ps_byte,
         overhead_out: 20 + if strip { 4 } else { 0 },
-        frame_out,
+        strip: if strip { 4 } else { 0 },
         trim_len: t.trim_len_ndp as u64,
         limit_h: t.queue_h_bytes as u64,
         limit_d: t.queue_d_bytes as u64,
@@ -356,20 +362,24 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
     // Senders: each port's flows share its line; a flow's packets go out
     // back to back, flows of one port round robin.
     let mut rng = rand::rngs::SmallRng::seed_from_u64(sc.seed);
+    // Each packet costs its wire time at the flow's load, plus the
+    // scenario's gap jitter; a sender starts at a random offset below one
+    // frame time, plus the start jitter.
     let frame_wire = sim.wire(sc.frame_bytes as u64 + 20);
     let mut by_src: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for f in &flows {
         by_src.entry(f.src).or_default().push(f.id);
     }
-    for ids in by_src.values() {
-        let gap = (frame_wire as f64 / flows[ids[0]].load).round() as Ps;
-        let start: Ps = rng.gen_range(0..frame_wire.max(1));
+    for (&src, ids) in &by_src {
+        let load = flows[ids[0]].load;
+        let mut first: Ps = rng.gen_range(0..frame_wire.max(1)) + sc.start_jitter_ps(src);
         let mut k = 0u64;
         for seq in 0..sc.packets as u32 {
             for &id in ids {
-                let first = start + k * gap;
+                let len = sc.frame_len(id, seq) as u64;
                 sim.first_in.insert((id, seq), first);
-                sim.at(first + sim.wire(sc.frame_bytes as u64), Ev::Arrive { flow: id, seq });
+                sim.at(first + sim.wire(len), Ev::Arrive { flow: id, seq });
+                first += (sim.wire(len + 20) as f64 / load).round() as Ps + sc.gap_jitter_ps(src, k);
                 k += 1;
             }
         }
@@ -393,7 +403,7 @@ pub fn run_model(cfg: &Config, sc: &Scenario, mode: &str) -> Result<Metrics> {
         match e {
             Ev::Arrive { flow, seq } => sim.arrive(t, flow, seq),
             Ev::Readmit { flow, seq } => {
-                let pkt = Pkt { flow, seq, len: sim.frame_out, kind: Kind::Whole };
+                let pkt = Pkt { flow, seq, len: sim.out_len(flow, seq), kind: Kind::Whole };
                 let pipe = sim.flows[flow].dst / sim.ppp;
                 sim.dod_bytes[pipe] -= pkt.len;
                 sim.trim_path(t, pkt);
@@ -488,8 +498,9 @@ fn finish(
         match kind {
             Kind::Whole => {
                 f.whole += 1;
-                whole_bytes[flow] += sim.frame_out;
-                flow_gbps[flow][(out / bin_cycles) as usize] += sim.frame_out as f64 * gbps_per_byte;
+                let len = sim.out_len(flow, seq);
+                whole_bytes[flow] += len;
+                flow_gbps[flow][(out / bin_cycles) as usize] += len as f64 * gbps_per_byte;
                 dl.push(lat);
             }
             Kind::Trimmed => {
@@ -538,7 +549,9 @@ fn finish(
         })
         .collect();
     let word = (cfg.datapath.data_width / 8) as u64;
+    let jain = crate::model::pl2_host::jain(&fm.iter().map(|f| f.goodput_gbps).collect::<Vec<_>>());
     Ok(Metrics {
+        jain,
         mode: mode.to_string(),
         clock_mhz: mhz,
         line_gbps: cfg.datapath.port_gbps,

@@ -254,6 +254,10 @@ impl Scenario {
         ensure!(p.sizes == "fixed" || p.sizes == "uniform", "{f}: pl2.sizes = {:?}: must be \"fixed\" or \"uniform\"", p.sizes);
         ensure!(self.load == 1.0, "{f}: load = {}: PL2 hosts send at line rate (their grants pace them); leave load out", self.load);
         ensure!(self.flow_list.is_empty(), "{f}: flow: not used by hosts = \"pl2\"");
+        ensure!(
+            self.frame_sizes.is_none() && self.start_jitter_ns == 0.0 && self.gap_jitter_ns == 0.0,
+            "{f}: frame_sizes, start_jitter_ns, gap_jitter_ns: not used by hosts = \"pl2\" (their data packets are one MTU, `frame_bytes`; message sizes are [pl2] sizes)"
+        );
         for (i, m) in self.modes.iter().enumerate() {
             ensure!(PL2_MODES.contains(&m.as_str()), "{f}: modes: {m:?} is not one of {PL2_MODES:?} (hosts = \"pl2\")");
             ensure!(!self.modes[..i].contains(m), "{f}: modes: {m:?} is listed twice");
