@@ -11,12 +11,16 @@ use trimswitch_sim::harness::verilator::ModelLib;
 const USER: u128 = 0x5eed_0000_0000;
 
 fn model(width: usize, depth: usize, store_forward: bool) -> Result<ModelLib> {
-    let tag = format!("d{width}_n{depth}_{}", if store_forward { "sf" } else { "ct" });
-    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
-        &mut PktFifo::<D, K, U, M, W>::new(depth, store_forward),
-        "ts_pkt_fifo",
-        &tag
-    ))
+    model_spare(width, depth, store_forward, false)
+}
+
+/// `spare`: [`PktFifo::with_spare_slot`] (cut-through).
+fn model_spare(width: usize, depth: usize, store_forward: bool, spare: bool) -> Result<ModelLib> {
+    let tag = format!("d{width}_n{depth}_{}{}", if store_forward { "sf" } else { "ct" }, if spare { "_spare" } else { "" });
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| {
+        let f = PktFifo::<D, K, U, M, W>::new(depth, store_forward);
+        model_of(&mut if spare { f.with_spare_slot() } else { f }, "ts_pkt_fifo", &tag)
+    })
     .context("a tested width")?
 }
 
@@ -28,7 +32,10 @@ struct Bench {
 }
 
 fn bench(width: usize, depth: usize, sf: bool, seed: u64) -> Result<Bench> {
-    let lib = model(width, depth, sf)?;
+    bench_of(model(width, depth, sf)?, width, seed)
+}
+
+fn bench_of(lib: ModelLib, width: usize, seed: u64) -> Result<Bench> {
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m").with_bytes("m_bytes"), seed + 1)?;
@@ -173,6 +180,40 @@ fn ct_exact_in(width: usize, cell: Cell, beats: usize, min_cycles: u64) -> Resul
     let got: Vec<Packet> = b.sink.packets.drain(..).collect();
     trimswitch_sim::agents::axis::check_packets(&sent, &got)?;
     ensure!(b.get("drop_pkts") == 0, "cut-through dropped");
+    Ok(())
+}
+
+/// [`PktFifo::with_spare_slot`] (the parser's PHV queue): with the output
+/// stalled it takes exactly one beat less than the plain cut-through FIFO of
+/// the same depth, and under idle gaps and backpressure its output is its
+/// input, though its RAM is written in every cycle.
+#[test]
+fn ct_spare_slot() -> Result<()> {
+    let mut taken = vec![];
+    for spare in [false, true] {
+        let mut b = bench_of(model_spare(64, 16, false, spare)?, 64, 7)?;
+        b.sink.ready_prob = 0.0;
+        let mut t = Traffic::new(9);
+        push_all(&mut b.src, t.packets_for_beats(40, b.beat, 1, b.beat, |i| USER | i as u128));
+        b.tb.run(&mut [&mut b.src, &mut b.sink], 200);
+        ensure!(b.get("s_tready") == 0, "spare {spare}: still ready with the output stalled");
+        taken.push(b.src.first_cycles.len());
+    }
+    ensure!(taken[1] + 1 == taken[0], "beats taken with the output stalled: plain {}, spare slot {}", taken[0], taken[1]);
+    for c in [Cell { idle_prob: 0.0, ready_prob: 0.3 }, Cell { idle_prob: 0.3, ready_prob: 0.5 }, Cell { idle_prob: 0.5, ready_prob: 1.0 }]
+    {
+        let mut b = bench_of(model_spare(64, 16, false, true)?, 64, 31)?;
+        b.src.idle_prob = c.idle_prob;
+        b.sink.ready_prob = c.ready_prob;
+        let mut t = Traffic::new(5);
+        let sent = t.packets_for_beats(2000, b.beat, 1, 40 * b.beat, |i| USER | i as u128);
+        push_all(&mut b.src, sent.clone());
+        b.sink.expect(sent.len() as u64);
+        b.drain(0, 20 * MIN_CYCLES)?;
+        no_protocol_errors(&b.sink)?;
+        let got: Vec<Packet> = b.sink.packets.drain(..).collect();
+        trimswitch_sim::agents::axis::check_packets(&sent, &got)?;
+    }
     Ok(())
 }
 

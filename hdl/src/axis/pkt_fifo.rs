@@ -116,6 +116,8 @@ pub struct PktFifo<const D: usize, const K: usize, const U: usize, const M: usiz
     len_mask: Constant<Bits<W>>,
     len_shift: Constant<Bits<16>>,
     depth_m1: Constant<Bits<CNT_BITS>>,
+    /// [`PktFifo::with_spare_slot`]: the data RAM is written every cycle.
+    always_write: Constant<Bit>,
     /// All ones: `a + b - minus_one` is `a + b + 1`.
     minus_one: Constant<Bits<CNT_BITS>>,
     last_addr: Constant<Bits<PTR_BITS>>,
@@ -275,6 +277,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             len_mask: Constant::new(!(bit_cast::<W, 16>(Bits::<16>::mask()) << ((D + M + crate::meta::LENGTH_LSB) as u64))),
             len_shift: Constant::new(((D + M + crate::meta::LENGTH_LSB) as u64).to_bits()),
             depth_m1: Constant::new(((depth - 1) as u64).to_bits()),
+            always_write: Constant::new(false),
             minus_one: Constant::new(Bits::<CNT_BITS>::mask()),
             last_addr: Constant::new(((depth - 1) as u64).to_bits()),
             lanes: Constant::new((K as u64).to_bits()),
@@ -365,6 +368,21 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             m_bytes: Default::default(),
             sub_bytes: Default::default(),
         }
+    }
+
+    /// Cut-through only: the FIFO holds `depth - 1` beats (`s_tready` drops at
+    /// `depth - 1`), so the word at the write pointer is never one still to be
+    /// read, and the data RAM is written there in every cycle; only the
+    /// pointer waits for a beat. The RAM's write enable is then a constant
+    /// (one bank) or the bank's select: the write decision no longer fans out
+    /// to every bit of a wide LUT RAM (the parser's PHV queue, issue 14).
+    pub fn with_spare_slot(mut self) -> Self {
+        assert!(!self.store_forward.val(), "PktFifo::with_spare_slot needs cut-through mode");
+        let full_at = self.depth_m1.val().index();
+        assert!(full_at >= 2, "PktFifo::with_spare_slot needs a depth of 3 or more");
+        self.depth_m1 = Constant::new(((full_at - 1) as u64).to_bits());
+        self.always_write = Constant::new(true);
+        self
     }
 
     /// Makes `m_tuser.length` the packet's stored byte count (see module docs).
@@ -532,11 +550,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // The bank of a write comes from the write pointer (a register); the
         // write decision only gates it.
         self.wr_bank.next = self.wr_ptr.q.val() >> self.bank_shift.val();
-        self.ram.write_enable.next = self.write.val() & (self.one_bank.val() | !self.wr_bank.val().any());
+        self.ram.write_enable.next = (self.write.val() | self.always_write.val()) & (self.one_bank.val() | !self.wr_bank.val().any());
         self.ram.write_address.next = self.wr_ptr.q.val() & self.bank_mask.val();
         self.ram.write_data.next = self.word_in.val();
         for b in 0..self.ram_hi.len() {
-            self.ram_hi[b].write_enable.next = self.write.val() & (self.wr_bank.val() == self.bank_id[b].val());
+            self.ram_hi[b].write_enable.next = (self.write.val() | self.always_write.val()) & (self.wr_bank.val() == self.bank_id[b].val());
             self.ram_hi[b].write_address.next = self.wr_ptr.q.val() & self.bank_mask.val();
             self.ram_hi[b].write_data.next = self.word_in.val();
         }

@@ -71,7 +71,7 @@ use crate::ingress::lookup::res;
 use crate::ingress::phv::{field, l3, PHV_BITS};
 use crate::meta::{DEST_PORT_LSB, NEXTHOP_LSB, ROUTED_BIT};
 use crate::pl2::alu::{code, kind};
-use crate::prim::widgets::{vec_of, DffR, LutRam, SdpRam};
+use crate::prim::widgets::{vec_of, DffR, SdpRam};
 use crate::proto::ethertype;
 use rust_hdl::prelude::*;
 
@@ -225,7 +225,7 @@ pub struct Pl2Stage {
     /// The queue's requests (`RSV`/`UNSOL`, `dst`) beside the RAM, read in
     /// the cycle of the pop, and the head's, registered.
     c_req: Signal<Local, Bit>,
-    opq: LutRam<Bits<9>, 5>,
+    opq: SdpRam<Bits<9>, 5>,
     req_bit9: Constant<Bits<9>>,
     hq_req: DffR<Bit>,
     hq_dst: DFF<Bits<8>>,
@@ -414,7 +414,7 @@ impl Pl2Stage {
             push: Default::default(),
             pop: Default::default(),
             c_req: Default::default(),
-            opq: LutRam::new(HOLD_DEPTH),
+            opq: SdpRam::lut(HOLD_DEPTH),
             req_bit9: Constant::new(Bits::<9>::default().replace_bit(8, true)),
             hq_req: Default::default(),
             hq_dst: Default::default(),
@@ -610,6 +610,7 @@ impl Pl2Stage {
             self.opq.write_data.next = bit_cast::<9, 8>(self.c_dst.val()) | self.req_bit9.val();
         }
         self.opq.read_address.next = self.rd_ptr.q.val();
+        self.opq.read_enable.next = true;
         self.hq_req.d.next = self.hq_req.q.val();
         self.hq_dst.d.next = self.hq_dst.q.val();
         if self.take.val() {

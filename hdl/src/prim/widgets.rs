@@ -220,6 +220,13 @@ impl Logic for SumTree {
 /// `A` is the address width; the memory has `depth` words (at most `2^A`),
 /// set by [`SdpRam::new`], so depths need not be powers of two.
 ///
+/// [`SdpRam::lut`] builds the other read mode: `read_data` is the word at
+/// `read_address` in the same cycle (combinational; a word written in this
+/// cycle is seen from the next; `read_enable` is unused), the shape Yosys
+/// and Vivado map to LUT RAM (ECP5 `DPR16X4`, Xilinx `RAM32M`/`RAM64M`): for
+/// a few bits per word needed in the cycle of their address (a queue's next
+/// head). Wide words belong in the registered mode.
+///
 /// Memory contents have no reset (block RAM cannot be reset); users qualify them
 /// with reset pointers.
 #[derive(LogicBlock)]
@@ -233,9 +240,17 @@ pub struct SdpRam<D: Synth, const A: usize> {
     pub read_data: Signal<Out, D>,
     _mem: std::collections::BTreeMap<Bits<A>, D>,
     _depth: usize,
+    /// [`SdpRam::lut`]: the read is combinational.
+    _comb: bool,
 }
 
 impl<D: Synth, const A: usize> SdpRam<D, A> {
+    /// A RAM of `depth` words (1..=2^A) with a combinational read: LUT RAM
+    /// (see the type's docs).
+    pub fn lut(depth: usize) -> Self {
+        Self { _comb: true, ..Self::new(depth) }
+    }
+
     /// A RAM of `depth` words (1..=2^A).
     pub fn new(depth: usize) -> Self {
         assert!(depth >= 1 && (A >= 64 || depth <= 1usize << A), "SdpRam: depth {depth} does not fit {A} address bits");
@@ -249,12 +264,20 @@ impl<D: Synth, const A: usize> SdpRam<D, A> {
             read_data: Default::default(),
             _mem: Default::default(),
             _depth: depth,
+            _comb: false,
         }
     }
 }
 
 impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
     fn update(&mut self) {
+        if self._comb {
+            if self.clock.pos_edge() && self.write_enable.val() {
+                self._mem.insert(self.write_address.val(), self.write_data.val());
+            }
+            self.read_data.next = *self._mem.get(&self.read_address.val()).unwrap_or(&D::default());
+            return;
+        }
         if self.clock.pos_edge() {
             if self.read_enable.val() {
                 self.read_data.next = *self._mem.get(&self.read_address.val()).unwrap_or(&D::default());
@@ -268,77 +291,23 @@ impl<D: Synth, const A: usize> Logic for SdpRam<D, A> {
         self.read_data.connect();
     }
     fn hdl(&self) -> Verilog {
+        if self._comb {
+            return Verilog::Custom(format!(
+                "reg [{msb}:0] mem [0:{last}];\n\
+                 always @(posedge clock) begin\n   \
+                    if (write_enable) mem[write_address] <= write_data;\n\
+                 end\n\
+                 always @(*) read_data = mem[read_address];\n",
+                msb = D::BITS - 1,
+                last = self._depth - 1
+            ));
+        }
         Verilog::Custom(format!(
             "(* no_rw_check *) reg [{msb}:0] mem [0:{last}];\n\
              always @(posedge clock) begin\n   \
                 if (write_enable) mem[write_address] <= write_data;\n   \
                 if (read_enable) read_data <= mem[read_address];\n\
              end\n",
-            msb = D::BITS - 1,
-            last = self._depth - 1
-        ))
-    }
-}
-
-/// Small memory with a clocked write and a combinational read: the shape that
-/// Yosys and Vivado map to LUT RAM (ECP5 `DPR16X4`, Xilinx `RAM32M`/`RAM64M`).
-/// For a few bits per word read in the same cycle as their address (a queue's
-/// next head); wide words belong in [`SdpRam`].
-///
-/// Ports:
-/// - `clock`: rising-edge clock of the write port.
-/// - `write_enable`, `write_address`, `write_data`: write port.
-/// - `read_address` in, `read_data` out: the word at `read_address`, in the
-///   same cycle (a word written in this cycle is seen from the next).
-///
-/// `A` is the address width, `depth` words (at most `2^A`). No reset.
-#[derive(LogicBlock)]
-pub struct LutRam<D: Synth, const A: usize> {
-    pub clock: Signal<In, Clock>,
-    pub write_enable: Signal<In, Bit>,
-    pub write_address: Signal<In, Bits<A>>,
-    pub write_data: Signal<In, D>,
-    pub read_address: Signal<In, Bits<A>>,
-    pub read_data: Signal<Out, D>,
-    _mem: std::collections::BTreeMap<Bits<A>, D>,
-    _depth: usize,
-}
-
-impl<D: Synth, const A: usize> LutRam<D, A> {
-    /// A RAM of `depth` words (1..=2^A).
-    pub fn new(depth: usize) -> Self {
-        assert!(depth >= 1 && (A >= 64 || depth <= 1usize << A), "LutRam: depth {depth} does not fit {A} address bits");
-        Self {
-            clock: Default::default(),
-            write_enable: Default::default(),
-            write_address: Default::default(),
-            write_data: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
-            _mem: Default::default(),
-            _depth: depth,
-        }
-    }
-}
-
-impl<D: Synth, const A: usize> Logic for LutRam<D, A> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() && self.write_enable.val() {
-            self._mem.insert(self.write_address.val(), self.write_data.val());
-        }
-        self.read_data.next = *self._mem.get(&self.read_address.val()).unwrap_or(&D::default());
-    }
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "reg [{msb}:0] mem [0:{last}];
-             always @(posedge clock) begin
-                   if (write_enable) mem[write_address] <= write_data;
-             end
-             always @(*) read_data = mem[read_address];
-",
             msb = D::BITS - 1,
             last = self._depth - 1
         ))

@@ -183,7 +183,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             external: Constant::new(false),
             res_shift: Constant::new((PHV_BITS as u64).to_bits()),
             data: PktFifo::new(DATA_DEPTH, false),
-            phvq: PktFifo::new(PHV_DEPTH, false),
+            phvq: PktFifo::new(PHV_DEPTH, false).with_spare_slot(),
             lexp: Default::default(),
             first: DffR::new(true),
             widx: Default::default(),
