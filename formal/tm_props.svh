@@ -309,7 +309,11 @@ always @(posedge clock)
             f_tdec <= 1'b1;
             f_tq <= admit__enq_q;
             f_tn <= f_adm[admit__enq_q[1:0]*8 +: 8];
-            f_tuser <= {admit__enq_q, f_traw[79:0]};
+            // Admission's tuser contract (hdl/src/meta.rs, `t_in`): bits
+            // 0..78 as they came, 78..80 cleared, the queue at 80..88, and
+            // a GRT's (bit 34) `t_in` moved from 78..88 and 90..96 (here
+            // 0: assumed above) to 112..128; every other bit 0.
+            f_tuser <= {f_traw[34] ? {f_traw[95:90], f_traw[87:78]} : 16'b0, 24'b0, admit__enq_q, 2'b00, f_traw[77:0]};
         end
         if (f_t_in && f_a_beat == f_tbeat) begin
             f_thave <= 1'b1;
