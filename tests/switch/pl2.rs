@@ -335,17 +335,15 @@ fn two_pipelines_rsv_storm_grants_every_rsv_in_one_order() -> Result<()> {
         while let Some(pkt) = s.packets.pop_front() {
             let f = &pkt.data;
             let vl = (0..2).take_while(|&v| f[12 + 4 * v..14 + 4 * v] == [0x81, 0x00]).count();
-            let m = &f[14 + 4 * vl..];
-            let be = |o: usize| u32::from_be_bytes([m[o], m[o + 1], m[o + 2], m[o + 3]]);
-            let cookie = be(12);
+            let m = Pl2::parse(&f[14 + 4 * vl..]).context("a GRT message")?;
+            let cookie = m.cookie;
             let &(src, dst, d) = sent.get(&cookie).with_context(|| format!("port {p}: GRT with unknown cookie {cookie:#x}"))?;
             ensure!(
-                m[0] == 2 && m[1] == d && m[2] == src && m[3] == dst && src as usize == p,
-                "port {p}: GRT {:02x?} for RSV {src}->{dst} d{d}",
-                &m[..16]
+                m.kind == Pl2::GRT && m.demand == d && m.src_port == src && m.dst_port == dst && src as usize == p,
+                "port {p}: GRT {m:?} for RSV {src}->{dst} d{d}"
             );
             ensure!(f[..6] == host(src) && f[6..12] == ROUTER, "GRT addresses");
-            grants.push((src, dst, d, be(4), be(8)));
+            grants.push((src, dst, d, m.send_timeslot, m.recv_timeslot));
         }
     }
     let chain = |key: &dyn Fn(&GrantSeen) -> u8, slot: &dyn Fn(&GrantSeen) -> u32, port: u8| -> Result<u32> {
@@ -491,14 +489,13 @@ fn replay_carries_pl2_fig2_on_model_and_rtl() -> Result<()> {
             if f[12..14] != trimswitch_sim::packet::frame::ethertype::PL2.to_be_bytes() {
                 continue;
             }
-            let m = &f[14..];
-            let be = |o: usize| u32::from_be_bytes([m[o], m[o + 1], m[o + 2], m[o + 3]]);
+            let m = Pl2::parse(&f[14..]).context("a PL2 message")?;
             ensure!(
-                m[0] == Pl2::GRT && f[..6] == host(p as u8) && f[6..12] == ROUTER,
+                m.kind == Pl2::GRT && f[..6] == host(p as u8) && f[6..12] == ROUTER,
                 "port {p}: not a GRT to its host: {:02x?}",
                 &f[..20]
             );
-            v.push((be(12), m[1], be(4), be(8)));
+            v.push((m.cookie, m.demand, m.send_timeslot, m.recv_timeslot));
         }
         Ok(v)
     };

@@ -67,6 +67,12 @@ fn sim_cli(dir: &str, args: &[&str]) -> Result<(std::path::PathBuf, String)> {
     Ok((out, stdout))
 }
 
+/// The JSON file `name` a `trimswitch sim` run wrote into `out`.
+fn json_in(out: &Path, name: &str) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(out.join(name)).with_context(|| format!("{}", out.join(name).display()))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
 #[test]
 fn incast_through_the_cli_in_three_modes() -> Result<()> {
     let cfg = config();
@@ -443,7 +449,7 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
 fn pl2_hosts_on_the_rtl_are_lossless_and_the_baseline_is_not() -> Result<()> {
     let (out, stdout) = sim_cli("scenario-pl2-rtl", &["--config", "configs/netfpga-sume.toml", "--scenario", "pl2_incast_rtl"])?;
     ensure!(stdout.contains("netfpga-sume in Verilator"), "{stdout}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let r = json_in(&out, "pl2.json")?;
     ensure!(r["engine"] == "rtl", "{}", r["engine"]);
     let rep =
         |r: &serde_json::Value, m: &str| r["runs"].as_array().and_then(|a| a.iter().find(|x| x["mode"] == m)).map(|x| x["report"].clone());
@@ -458,7 +464,7 @@ fn pl2_hosts_on_the_rtl_are_lossless_and_the_baseline_is_not() -> Result<()> {
     ensure!(raw["lost"].as_u64().context("lost")? > 300 && raw["queue_drops"] == raw["lost"], "{raw}");
     ensure!(raw["jain"].as_f64().context("jain")? < 0.9, "{raw}");
     let (out, _) = sim_cli("scenario-pl2-rtl-100g", &["--config", "configs/alveo-u250.toml", "--scenario", "pl2_incast_rtl_100g"])?;
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let r = json_in(&out, "pl2.json")?;
     for m in ["pl2-paper", "pl2-joint", "no-pl2"] {
         let q = rep(&r, m).context("mode")?;
         ensure!(q["offered"] == 240 && q["delivered"] == 240 && q["lost"] == 0, "{m}: {q}");
@@ -475,7 +481,7 @@ fn pl2_hosts_on_the_rtl_are_lossless_and_the_baseline_is_not() -> Result<()> {
 #[test]
 fn pl2_incast_through_the_cli_is_lossless_and_the_baseline_is_not() -> Result<()> {
     let (out, _) = sim_cli("scenario-pl2-incast", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_incast"])?;
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let r = json_in(&out, "pl2.json")?;
     ensure!(r["engine"] == "model" && r["scenario"]["name"] == "pl2_incast", "{}", r["engine"]);
     let runs = r["runs"].as_array().context("runs")?;
     let mode = |m: &str| runs.iter().find(|x| x["mode"] == m).map(|x| &x["report"]).with_context(|| format!("no run {m}"));
@@ -510,7 +516,7 @@ fn pl2_incast_through_the_cli_is_lossless_and_the_baseline_is_not() -> Result<()
 #[test]
 fn pl2_outcast_through_the_cli_is_sender_limited() -> Result<()> {
     let (out, _) = sim_cli("scenario-pl2-outcast", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_outcast"])?;
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let r = json_in(&out, "pl2.json")?;
     let runs = r["runs"].as_array().context("runs")?;
     ensure!(runs.len() == 3 && runs.iter().all(|x| x["senders"] == 1 && x["receivers"] == 4), "{}", r["runs"]);
     for x in runs {
@@ -536,7 +542,7 @@ fn pl2_outcast_through_the_cli_is_sender_limited() -> Result<()> {
 #[test]
 fn pl2_mix_through_the_cli_collides_in_paper_mode_only() -> Result<()> {
     let (out, _) = sim_cli("scenario-pl2-mix", &["--model", "--config", "configs/sim-16x100g.toml", "--scenario", "pl2_mix"])?;
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("pl2.json")).context("pl2.json")?)?;
+    let r = json_in(&out, "pl2.json")?;
     let runs = r["runs"].as_array().context("runs")?;
     ensure!(runs.len() == 3 && runs.iter().all(|x| x["senders"] == 4 && x["receivers"] == 2), "{}", r["runs"]);
     let rep = |m: &str| runs.iter().find(|x| x["mode"] == m).map(|x| x["report"].clone()).context("mode");
@@ -571,7 +577,7 @@ fn frame_sizes_and_jitter_on_the_rtl_and_the_model() -> Result<()> {
     let (out, stdout) =
         sim_cli("scenario-incast-mixed", &["--config", "configs/netfpga-sume.toml", "--scenario", "incast_mixed", "--no-plots"])?;
     ensure!(stdout.matches(": ok").count() == 3, "conservation in three modes:\n{stdout}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    let r = json_in(&out, "metrics.json")?;
     let mhz = cfg.target.clock_mhz;
     for run in r["runs"].as_array().context("runs")? {
         let jain = run["jain"].as_f64().context("jain")?;
@@ -594,14 +600,14 @@ fn frame_sizes_and_jitter_on_the_rtl_and_the_model() -> Result<()> {
         &["--model", "--config", "configs/netfpga-sume.toml", "--scenario", path.to_str().context("utf-8")?, "--no-plots"],
     )?;
     ensure!(stdout.matches(": ok").count() == 3, "{stdout}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    let r = json_in(&out, "metrics.json")?;
     for run in r["runs"].as_array().context("runs")? {
         ensure!(run["flows"].as_array().map(|a| a.len()) == Some(8), "8 flows");
         ensure!(run["jain"].as_f64().context("jain")? > 0.8, "{}: {}", run["mode"], run["jain"]);
     }
     // Phase-locked senders, one frame size: the meter mode's collapse.
     let (out, _) = sim_cli("scenario-incast-locked", &["--config", "configs/netfpga-sume.toml", "--scenario", "incast", "--no-plots"])?;
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json"))?)?;
+    let r = json_in(&out, "metrics.json")?;
     let meter = r["runs"].as_array().and_then(|a| a.iter().find(|x| x["mode"] == "meter")).context("meter run")?;
     ensure!(meter["jain"].as_f64().context("jain")? < 0.6, "phase-locked meter mode: Jain's index {}", meter["jain"]);
     Ok(())

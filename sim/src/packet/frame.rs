@@ -114,6 +114,15 @@ impl Pl2 {
     pub const GRT: u8 = 2;
     /// Message bytes before padding.
     pub const LEN: usize = 16;
+
+    /// The message at the start of `m` (the bytes after the EtherType, as
+    /// [`Frame::to_wire`] writes them), or `None` if `m` is shorter than
+    /// [`Pl2::LEN`].
+    pub fn parse(m: &[u8]) -> Option<Pl2> {
+        let m = m.get(..Self::LEN)?;
+        let be = |o: usize| u32::from_be_bytes([m[o], m[o + 1], m[o + 2], m[o + 3]]);
+        Some(Pl2 { kind: m[0], demand: m[1], src_port: m[2], dst_port: m[3], send_timeslot: be(4), recv_timeslot: be(8), cookie: be(12) })
+    }
 }
 
 /// The Protego tag (EtherType 0x88B6 + 3 bytes).

@@ -460,10 +460,15 @@ impl Scenario {
     }
 }
 
+/// A MAC address held in the low 48 bits of `m` (first byte on the wire in
+/// bits 47:40) as its six bytes.
+pub fn mac(m: u64) -> [u8; 6] {
+    std::array::from_fn(|i| (m >> (8 * (5 - i))) as u8)
+}
+
 /// Packet `seq` of flow `f` on the wire (FCS included), `bytes` long.
 pub fn ndp_frame(cfg: &Config, f: &Flow, seq: u32, bytes: usize) -> Vec<u8> {
     let router = parse_mac(&cfg.ingress.router_mac).expect("validated router_mac");
-    let mac = |m: u64| -> [u8; 6] { std::array::from_fn(|i| (m >> (8 * (5 - i))) as u8) };
     let headers = 14 + 20 + Ndp::LEN + 4;
     let frame = Frame {
         dst: mac(router),

@@ -29,7 +29,7 @@
 //! cannot see to the cycle, and a slot of error would show as a collision;
 //! the model engine counts them exactly, and its ALU is the RTL's in every
 //! cycle (`tests/pl2/alu.rs`).
-use super::Scenario;
+use super::{mac, Scenario};
 use crate::agents::axis::Packet;
 use crate::model::pl2::Grant;
 use crate::model::pl2_host::{jain, schedule_messages, HostEventKind, IncastReport, Pl2Host};
@@ -46,10 +46,6 @@ type PacketId = (u8, usize, u64, u8);
 
 /// Marks a PL2 scenario data packet's payload.
 const MAGIC: [u8; 4] = *b"PL2D";
-
-fn mac(m: u64) -> [u8; 6] {
-    std::array::from_fn(|i| (m >> (8 * (5 - i))) as u8)
-}
 
 fn host_mac(p: usize) -> [u8; 6] {
     mac(0x0200_0000_0000 | p as u64)
@@ -99,12 +95,11 @@ fn data_id(f: &[u8]) -> Option<PacketId> {
 /// A GRT's fields, if `f` is one (no VLAN tags: the scenario sends none),
 /// as it left port `port`.
 fn grt_of(f: &[u8], port: usize) -> Option<Grant> {
-    if f.len() < 14 + 16 || f[12..14] != ethertype::PL2.to_be_bytes() || f[14] != Pl2::GRT {
+    if f.get(12..14)? != ethertype::PL2.to_be_bytes() {
         return None;
     }
-    let m = &f[14..];
-    let be = |o: usize| u32::from_be_bytes([m[o], m[o + 1], m[o + 2], m[o + 3]]);
-    Some(Grant { demand: m[1], send: be(4), recv: be(8), cookie: be(12), out_port: port as u8 })
+    let m = Pl2::parse(&f[14..]).filter(|m| m.kind == Pl2::GRT)?;
+    Some(Grant { demand: m.demand, send: m.send_timeslot, recv: m.recv_timeslot, cookie: m.cookie, out_port: port as u8 })
 }
 
 /// What a host put on its link, as it enters the switch.
