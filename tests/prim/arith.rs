@@ -1,5 +1,5 @@
 //! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`,
-//! `AddSub::minus_one`, the carry-select `LateSub`),
+//! `AddSub::minus_one`, `AddCarry`, the carry-select `LateSub`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
 //! random ones, including sums that carry out of 32 bits. And the checksum
 //! compressor tree `OnesSum` against the RFC 1071 sum, and `KeepCount`'s two
@@ -7,7 +7,7 @@
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddSub, KeepCount, LateSub, OnesSum, SumLe};
+use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddCarry, AddSub, KeepCount, LateSub, OnesSum, SumLe};
 use trimswitch_sim::harness::dut::model_of;
 
 /// Operand values: the edges of 32 bits, then random ones.
@@ -132,6 +132,32 @@ fn add_sub_matches_rust() -> Result<()> {
             let want = x.wrapping_add(z).wrapping_sub(k).wrapping_sub(minus_one as u64) & 0xffff_ffff;
             ensure!(m.get(&y) == want, "{name}: {x} + {z} - {k}: got {:#x}, want {want:#x}", m.get(&y));
         }
+    }
+    Ok(())
+}
+
+/// `AddCarry` (`a + b + cin`, its carry out) in Verilog against `u64`
+/// arithmetic: the edges (carrying out of 32 bits by
+/// exactly one, by the carry in alone) and random values.
+#[test]
+fn add_carry_matches_rust() -> Result<()> {
+    let lib = model_of(&mut AddCarry::<32>::default(), "ts_test_add_carry", "n32")?;
+    let mut m = lib.instantiate();
+    let (a, b, ci, sum, co) = (m.port("a")?, m.port("b")?, m.port("cin")?, m.port("sum")?, m.port("cout")?);
+    for [x, z, k] in operands(20_000) {
+        let cin = k & 1;
+        m.set(&a, x);
+        m.set(&b, z);
+        m.set(&ci, cin);
+        m.eval();
+        let t = x + z + cin;
+        let (want_s, want_c) = (t & 0xffff_ffff, t >> 32);
+        ensure!(
+            (m.get(&sum), m.get(&co)) == (want_s, want_c),
+            "{x:#x} + {z:#x} + {cin}: Verilog ({:#x}, {}), want ({want_s:#x}, {want_c})",
+            m.get(&sum),
+            m.get(&co)
+        );
     }
     Ok(())
 }

@@ -29,19 +29,23 @@
 //! added to ingress"), one op per pipeline per cycle:
 //! - **decode** (from the `op_*` inputs, which must come from registers): the
 //!   checks, the clamp to `K`, the conflicts; per port the cycle's change
-//!   (`inc − dec`, and one less for a passing UNSOL, in 10 bits; joint mode:
-//!   minus the slot step) and one-hot writer selects; paper mode's UNSOL test
-//!   against `T`, from the counters as they are in this cycle (so it stays off
-//!   the state's one-cycle loop; the model does the same); in joint mode the
-//!   two backlogs the op reads, corrected by this cycle's slot step (exact
-//!   unless the op one cycle ahead, of any pipeline, or a host write changes
-//!   that counter: both are forwarded from registers);
-//! - **execute** (the op's cycle, the model's `cycle`): per counter two
-//!   candidates, each one 32-bit carry chain (`v + change`, `v + change − 1`)
-//!   whose carry out (from the top bits) clamps it; joint mode's slot
-//!   `max(b_in, b_out)` from one subtraction's borrow, with both sums clamped
-//!   before the select; the state's sources selected early, as masks, so the
-//!   late signals meet in the last levels.
+//!   less one (`inc − dec − 1` in 10 bits, sign-extended; joint mode: minus
+//!   the slot step, less one) and one-hot writer selects; paper mode's UNSOL
+//!   test against `T`, from the counters as they are in this cycle (one
+//!   compare per counter, the op's port selecting a bit; so it stays off the
+//!   state's one-cycle loop; the model does the same); in joint mode the two
+//!   backlogs the op reads, as they will be after this cycle: the state less
+//!   this cycle's slot step, or the value a host write lands, or the value
+//!   the op in execute (of any pipeline) writes, which is forwarded into the
+//!   register as the last input of its multiplexer;
+//! - **execute** (the op's cycle, the model's `cycle`): per counter one
+//!   32-bit carry chain, `v + (change − 1) + !hit` ([`AddCarry`]: a passing
+//!   UNSOL's one less is the carry in), whose carry out clamps it (the
+//!   change's sign, known a cycle early, says which way); joint mode's
+//!   `max(b_in, b_out)` from the carry out of `a + !b + 1`, the two sums
+//!   `b + (d − 1) + !tick` and their clamps (`b + d > 2³² − 1`) each a chain
+//!   from registers; the state's sources selected early, as masks, so the
+//!   late signals meet in the last two levels.
 //!
 //! The op counters settle one cycle after the op's execute cycle;
 //! `data_dec`, `data_underflow` and `saturate` (per counter events summed by a
@@ -87,7 +91,7 @@
 //!   mode, the backlog in joint mode), cleared by `hw_clear`; `now`: the slot
 //!   clock.
 //! - `counters_c` out, `clear_c` in: [`Pl2Alu::COUNTERS`], 32 bits, wrapping.
-use crate::prim::widgets::{vec_of, AddSub, DffR, SumTree, Zext};
+use crate::prim::widgets::{vec_of, AddCarry, AddSub, DffR, SumTree, Zext};
 use ctr::*;
 use rust_hdl::prelude::*;
 
@@ -221,8 +225,6 @@ pub struct Pl2Alu {
     w_h: Vec<DffR<Bit>>,
     w_back: AddSub<32>,
     w_b: Signal<Local, Bits<32>>,
-    /// The backlog the last host write stored (joint mode), for forwarding.
-    r_wb: DffR<Bits<32>>,
     // ---- slot clock
     now_r: DffR<Bits<32>>,
     /// The slot clock's fraction against a slot, `acc + 1.0 − slot_cycles`
@@ -231,6 +233,10 @@ pub struct Pl2Alu {
     dl: DFF<Bits<32>>,
     dl_tick: AddSub<32>,
     dl_next: Signal<Local, Bits<32>>,
+    /// A fresh slot's `dl`, `1.0 − slot_cycles`, registered beside `c_sc`
+    /// (equal to `1.0 − c_sc` in every cycle), so a fresh slot's step is a
+    /// register's sign bit, not a subtraction after the reset.
+    dl_fresh: DFF<Bits<32>>,
     /// This cycle's slot step (reset: the first cycle's, from the inputs).
     tick_q: DFF<Bit>,
     tick_next: Signal<Local, Bit>,
@@ -265,23 +271,24 @@ pub struct Pl2Alu {
     /// Joint mode: the backlogs read, a tick older (`max(b − tick, 0)`).
     r_a: Vec<DFF<Bits<32>>>,
     r_b: Vec<DFF<Bits<32>>>,
-    /// Forwarding selects: `in[src]` from a host write, from this pipeline's
-    /// previous op; `out[dst]` from a host write, from pipeline `j`'s
-    /// previous op (bit `j`).
-    r_fa_w: Vec<DFF<Bit>>,
-    r_fa_op: Vec<DFF<Bit>>,
-    r_fb_w: Vec<DFF<Bit>>,
-    r_fb_op: Vec<DFF<Bits<8>>>,
+    /// Forwarding into `r_a`/`r_b` (joint mode): `in[src]` written by a
+    /// host write landing in this cycle, by this pipeline's op in execute;
+    /// `out[dst]` by the host write, by pipeline `j`'s op in execute (bit
+    /// `j`). The op's value is the execute stage's last signal, so it enters
+    /// the registers' multiplexer last.
+    f_aw: Vec<Signal<Local, Bit>>,
+    f_aop: Vec<Signal<Local, Bit>>,
+    f_bw: Vec<Signal<Local, Bit>>,
+    f_bop: Vec<Signal<Local, Bits<8>>>,
     // ---- stage-1 registers, per port
     /// Per counter (`2p`: `IN_RES[p]`, `2p + 1`: `OUT_RES[p]`): the DATA
-    /// decrements, the change and the change less one.
+    /// decrements and the change less one (sign-extended; joint mode: minus
+    /// the slot step, less one).
     cdec: Vec<DFF<Bits<4>>>,
-    cda: Vec<DFF<Bits<32>>>,
     cdm1: Vec<DFF<Bits<32>>>,
     s_mtick: Signal<Local, Bits<32>>,
     s_ndec: Signal<Local, Bits<10>>,
     s_dm1: Signal<Local, Bits<10>>,
-    s_da: Signal<Local, Bits<10>>,
     c_sext: Constant<Bits<32>>,
     s_inc_i: Signal<Local, Bits<8>>,
     s_dec_i: Signal<Local, Bits<4>>,
@@ -305,16 +312,24 @@ pub struct Pl2Alu {
     x_pb: Vec<Signal<Local, Bits<32>>>,
     x_ge: Vec<Signal<Local, Bit>>,
     x_d32: Vec<Zext<8, 32>>,
-    x_add_a: Vec<AddSub<32>>,
-    x_add_b: Vec<AddSub<32>>,
-    y_tick32: Signal<Local, Bits<32>>,
+    /// `b + d − tick` as `b + (d − 1) + !tick`: one chain, no carry-save
+    /// layer before it.
+    x_add_a: Vec<AddCarry<32>>,
+    x_add_b: Vec<AddCarry<32>>,
+    /// The clamped demand less one (an RSV that executes has `d >= 1`).
+    r_dm1: Vec<DFF<Bits<8>>>,
     x_sa: Vec<Signal<Local, Bits<32>>>,
     x_sb: Vec<Signal<Local, Bits<32>>>,
     x_sat_a: Vec<Signal<Local, Bit>>,
+    /// `b + (d − 1) + 1`: its carry out is `b + d > 2³² − 1`, the clamp, from
+    /// a chain of its own beside the sum's (which has the tick as carry in).
+    x_ova: Vec<AddCarry<32>>,
+    x_ovb: Vec<AddCarry<32>>,
     x_sat_b: Vec<Signal<Local, Bit>>,
     x_m: Vec<Signal<Local, Bits<32>>>,
     x_jv: Vec<Signal<Local, Bits<32>>>,
-    x_ab: Vec<Signal<Local, Bits<32>>>,
+    /// `a + !b + 1`: its carry out is `a >= b`, straight from the chain.
+    x_ab: Vec<AddCarry<32>>,
     x_sap: Vec<Signal<Local, Bits<32>>>,
     x_sbp: Vec<Signal<Local, Bits<32>>>,
     x_maxt: Signal<Local, Bits<32>>,
@@ -322,39 +337,31 @@ pub struct Pl2Alu {
     x_over: Vec<Signal<Local, Bit>>,
     x_pass: Vec<Signal<Local, Bit>>,
     d_over: Vec<Signal<Local, Bit>>,
-    d_pass: Vec<Signal<Local, Bit>>,
+    /// Paper mode: counter `c` above `T`, one compare per counter (so the
+    /// op's port selects a bit, not a 32-bit value before a compare).
+    g_t: Vec<Signal<Local, Bit>>,
+    d_ga: Vec<Signal<Local, Bit>>,
+    d_gb: Vec<Signal<Local, Bit>>,
     r_ppass: Vec<DFF<Bit>>,
     x_code: Vec<Signal<Local, Bits<3>>>,
-    r_jv: Vec<DFF<Bits<32>>>,
     // ---- execute, per counter (scalars reused for each)
-    y_v: Signal<Local, Bits<32>>,
     y_dec: Signal<Local, Bits<4>>,
-    y_da: Signal<Local, Bits<32>>,
-    y_dm1: Signal<Local, Bits<32>>,
-    y_m_a: Signal<Local, Bits<32>>,
-    y_k_a: Signal<Local, Bits<32>>,
-    y_m_b: Signal<Local, Bits<32>>,
-    y_k_b: Signal<Local, Bits<32>>,
     y_satx: Signal<Local, Bit>,
-    y_sa: Signal<Local, Bits<32>>,
-    y_sb: Signal<Local, Bits<32>>,
-    y_co_a: Signal<Local, Bit>,
-    y_co_b: Signal<Local, Bit>,
-    y_sel_a: Signal<Local, Bit>,
-    y_sel_b: Signal<Local, Bit>,
     y_sel_j: Signal<Local, Bit>,
     y_wv: Signal<Local, Bits<32>>,
     y_jm: Signal<Local, Bits<32>>,
-    y_low: Signal<Local, Bits<5>>,
     y_zero5: Signal<Local, Bits<5>>,
+    /// Per counter: `v + (change - 1) + !hit`.
+    y_add: Vec<AddCarry<32>>,
+    y_s: Signal<Local, Bits<32>>,
+    y_co: Signal<Local, Bit>,
+    y_neg: Signal<Local, Bit>,
+    y_co32: Signal<Local, Bits<32>>,
+    y_keep: Signal<Local, Bit>,
+    y_k0: Signal<Local, Bits<32>>,
+    y_k1: Signal<Local, Bits<32>>,
     y_decx: Signal<Local, Bits<5>>,
-    y_und_a: Signal<Local, Bit>,
-    y_und_b: Signal<Local, Bit>,
-    y_sat_a: Signal<Local, Bit>,
-    y_sat_b: Signal<Local, Bit>,
     y_und: Signal<Local, Bit>,
-    y_va: Signal<Local, Bits<32>>,
-    y_vb: Signal<Local, Bits<32>>,
     y_hit: Signal<Local, Bit>,
     y_jw: Signal<Local, Bit>,
     y_jv: Signal<Local, Bits<32>>,
@@ -372,6 +379,14 @@ pub struct Pl2Alu {
     e_ops: Vec<DffR<Bits<16>>>,
     /// Per counter (`2p` in, `2p + 1` out): decrements taken, refused, and
     /// clamps at 2³²−1 (a joint RSV's at its `in[src]`), summed by trees.
+    /// The events' ingredients, registered in the execute cycle: the
+    /// decrements asked (paper mode), the sum's low bits and whether it went
+    /// below 0 (paper mode), a clamp at 2³² − 1; the counts follow a cycle
+    /// later (no chain after the state's).
+    p_decx: Vec<DffR<Bits<5>>>,
+    p_low: Vec<DffR<Bits<5>>>,
+    p_und: Vec<DffR<Bit>>,
+    p_sat: Vec<DffR<Bit>>,
     e_took: Vec<DffR<Bits<16>>>,
     e_under: Vec<DffR<Bits<16>>>,
     e_sat: Vec<DffR<Bits<16>>>,
@@ -414,12 +429,12 @@ impl Pl2Alu {
     pub const LATENCY: u64 = 2;
 
     /// Cycles after an op's execute cycle (the one after it is presented)
-    /// until counter `c` shows it: one for the op counters, 8 for the
-    /// per-counter ones (`data_dec`, `data_underflow`, `saturate`), which a
-    /// [`SumTree`] adds up.
+    /// until counter `c` shows it: one for the op counters, more for the
+    /// per-counter ones (`data_dec`, `data_underflow`, `saturate`: their
+    /// ingredients registered, the counts, then a [`SumTree`]).
     pub fn counter_lag(c: usize) -> u64 {
         if [DEC, UNDER, SAT].contains(&c) {
-            1 + SumTree::LATENCY
+            2 + SumTree::LATENCY
         } else {
             1
         }
@@ -488,11 +503,11 @@ impl Pl2Alu {
             w_h: vec_of(2 * p),
             w_back: Default::default(),
             w_b: Default::default(),
-            r_wb: Default::default(),
             now_r: Default::default(),
             dl: Default::default(),
             dl_tick: Default::default(),
             dl_next: Default::default(),
+            dl_fresh: Default::default(),
             tick_q: Default::default(),
             tick_next: Default::default(),
             d_on_in: vec_of(n),
@@ -523,17 +538,15 @@ impl Pl2Alu {
             r_dst: vec_of(n),
             r_a: vec_of(n),
             r_b: vec_of(n),
-            r_fa_w: vec_of(n),
-            r_fa_op: vec_of(n),
-            r_fb_w: vec_of(n),
-            r_fb_op: vec_of(n),
+            f_aw: vec_of(n),
+            f_aop: vec_of(n),
+            f_bw: vec_of(n),
+            f_bop: vec_of(n),
             cdec: vec_of(2 * p),
-            cda: vec_of(2 * p),
             cdm1: vec_of(2 * p),
             s_mtick: Default::default(),
             s_ndec: Default::default(),
             s_dm1: Default::default(),
-            s_da: Default::default(),
             c_sext: Constant::new(0xFFFF_FC00u64.to_bits()),
             s_inc_i: Default::default(),
             s_dec_i: Default::default(),
@@ -551,10 +564,12 @@ impl Pl2Alu {
             x_d32: vec_of(n),
             x_add_a: vec_of(n),
             x_add_b: vec_of(n),
-            y_tick32: Default::default(),
+            r_dm1: vec_of(n),
             x_sa: vec_of(n),
             x_sb: vec_of(n),
             x_sat_a: vec_of(n),
+            x_ova: vec_of(n),
+            x_ovb: vec_of(n),
             x_sat_b: vec_of(n),
             x_m: vec_of(n),
             x_jv: vec_of(n),
@@ -566,38 +581,27 @@ impl Pl2Alu {
             x_over: vec_of(n),
             x_pass: vec_of(n),
             d_over: vec_of(n),
-            d_pass: vec_of(n),
+            g_t: vec_of(2 * p),
+            d_ga: vec_of(n),
+            d_gb: vec_of(n),
             r_ppass: vec_of(n),
             x_code: vec_of(n),
-            r_jv: vec_of(n),
-            y_v: Default::default(),
             y_dec: Default::default(),
-            y_da: Default::default(),
-            y_dm1: Default::default(),
-            y_m_a: Default::default(),
-            y_k_a: Default::default(),
-            y_m_b: Default::default(),
-            y_k_b: Default::default(),
             y_satx: Default::default(),
-            y_sa: Default::default(),
-            y_co_a: Default::default(),
-            y_co_b: Default::default(),
-            y_sel_a: Default::default(),
-            y_sel_b: Default::default(),
             y_sel_j: Default::default(),
             y_wv: Default::default(),
             y_jm: Default::default(),
-            y_sb: Default::default(),
-            y_low: Default::default(),
             y_zero5: Default::default(),
+            y_add: vec_of(2 * p),
+            y_s: Default::default(),
+            y_co: Default::default(),
+            y_neg: Default::default(),
+            y_co32: Default::default(),
+            y_keep: Default::default(),
+            y_k0: Default::default(),
+            y_k1: Default::default(),
             y_decx: Default::default(),
-            y_und_a: Default::default(),
-            y_und_b: Default::default(),
-            y_sat_a: Default::default(),
-            y_sat_b: Default::default(),
             y_und: Default::default(),
-            y_va: Default::default(),
-            y_vb: Default::default(),
             y_hit: Default::default(),
             y_jw: Default::default(),
             y_jv: Default::default(),
@@ -611,6 +615,10 @@ impl Pl2Alu {
             q_send: vec_of(n),
             q_recv: vec_of(n),
             e_ops: vec_of(ctr::N),
+            p_decx: vec_of(2 * p),
+            p_low: vec_of(2 * p),
+            p_und: vec_of(2 * p),
+            p_sat: vec_of(2 * p),
             e_took: vec_of(2 * p),
             e_under: vec_of(2 * p),
             e_sat: vec_of(2 * p),
@@ -644,13 +652,12 @@ impl Pl2Alu {
     fn update(&mut self) {
         dff_setup!(
             self, clock, c_joint, c_k, c_t, c_en, c_sc, c_run, c_jchg, c_scchg, w_now, t_q, joint_q, run_q, sc_q, w_v, w_sel, w_port,
-            w_data, r_wb, now_r, dl, tick_q
+            w_data, now_r, dl, tick_q
         );
         self.w_v.reset.next = self.reset.val();
         self.w_sel.reset.next = self.reset.val();
         self.w_port.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
-        self.r_wb.reset.next = self.reset.val();
         self.now_r.reset.next = self.reset.val();
         // ================================================= configuration
         // The inputs, registered (a setting takes effect a cycle after it is
@@ -693,9 +700,6 @@ impl Pl2Alu {
         if self.w_back.add_sub.val().get_bit(31) {
             self.w_b.next = 0.into();
         }
-        if self.w_v.q.val() {
-            self.r_wb.d.next = self.w_b.val();
-        }
         // ================================================= slot clock
         // `tick_q` is this cycle's step (the model's `tick`, at the end of the
         // cycle); the next one is the sign of `dl`'s next value.
@@ -711,16 +715,21 @@ impl Pl2Alu {
         }
         // A fresh slot: after reset, a new `slot_cycles` or a `SLOT_NOW` write.
         if self.c_scchg.q.val() | self.w_now.q.val() | self.reset.val() {
-            self.dl_next.next = self.c_one.val().get_bits::<32>(0) - self.c_sc.q.val();
+            self.dl_next.next = self.dl_fresh.q.val();
         }
         if self.w_v.q.val() & (self.w_sel.q.val() == 2) {
             self.now_r.d.next = self.w_data.q.val();
         }
+        self.dl_fresh.clock.next = self.clock.val();
+        self.dl_fresh.d.next = self.c_one.val().get_bits::<32>(0) - self.slot_cycles.val();
         self.dl.d.next = self.dl_next.val();
         self.tick_next.next = self.c_run.q.val() & !self.dl_next.val().get_bit(31);
         self.tick_q.d.next = self.tick_next.val();
         self.now.next = self.now_r.q.val();
         // ================================================= decode
+        for c in 0..self.st.len() {
+            self.g_t[c].next = self.st[c].q.val() > self.t_q.q.val();
+        }
         for i in 0..self.op_valid.len() {
             self.r_v[i].clock.next = self.clock.val();
             self.r_v[i].reset.next = self.reset.val();
@@ -742,11 +751,6 @@ impl Pl2Alu {
             self.r_dst[i].clock.next = self.clock.val();
             self.r_a[i].clock.next = self.clock.val();
             self.r_b[i].clock.next = self.clock.val();
-            self.r_fa_w[i].clock.next = self.clock.val();
-            self.r_fa_op[i].clock.next = self.clock.val();
-            self.r_fb_w[i].clock.next = self.clock.val();
-            self.r_fb_op[i].clock.next = self.clock.val();
-            self.r_jv[i].clock.next = self.clock.val();
             self.q_v[i].clock.next = self.clock.val();
             self.q_v[i].reset.next = self.reset.val();
             self.q_code[i].clock.next = self.clock.val();
@@ -817,19 +821,27 @@ impl Pl2Alu {
             if self.tick_q.q.val() & self.d_b[i].val().any() {
                 self.r_b[i].d.next = self.d_b[i].val() - 1;
             }
-            self.r_fa_w[i].d.next = self.w_v.q.val() & (self.w_sel.q.val() == 0) & (self.w_port.q.val() == self.op_in[i].val());
-            self.r_fb_w[i].d.next = self.w_v.q.val() & (self.w_sel.q.val() == 1) & (self.w_port.q.val() == self.op_dst[i].val());
-            self.r_fa_op[i].d.next = self.r_ok[i].q.val() & (self.r_in[i].q.val() == self.op_in[i].val());
+            // A host write landing in this cycle wins over the state read
+            // (and over the op in execute, below).
+            self.f_aw[i].next = self.w_v.q.val() & (self.w_sel.q.val() == 0) & (self.w_port.q.val() == self.op_in[i].val());
+            self.f_bw[i].next = self.w_v.q.val() & (self.w_sel.q.val() == 1) & (self.w_port.q.val() == self.op_dst[i].val());
+            if self.f_aw[i].val() {
+                self.r_a[i].d.next = self.w_b.val();
+            }
+            if self.f_bw[i].val() {
+                self.r_b[i].d.next = self.w_b.val();
+            }
+            self.f_aop[i].next = self.r_ok[i].q.val() & (self.r_in[i].q.val() == self.op_in[i].val()) & !self.f_aw[i].val();
         }
         for i in 0..self.op_valid.len() {
             self.d_conf[i].next = false;
-            self.r_fb_op[i].d.next = 0.into();
+            self.f_bop[i].next = 0.into();
             for j in 0..self.op_valid.len() {
                 if self.lower[i].val().get_bit(j) & self.d_touch[j].val() & (self.op_dst[j].val() == self.op_dst[i].val()) {
                     self.d_conf[i].next = self.d_touch[i].val();
                 }
-                if self.r_ok[j].q.val() & (self.r_dst[j].q.val() == self.op_dst[i].val()) {
-                    self.r_fb_op[i].d.next = self.r_fb_op[i].d.val().replace_bit(j, true);
+                if self.r_ok[j].q.val() & (self.r_dst[j].q.val() == self.op_dst[i].val()) & !self.f_bw[i].val() {
+                    self.f_bop[i].next = self.f_bop[i].val().replace_bit(j, true);
                 }
             }
             self.r_v[i].d.next = self.op_valid[i].val();
@@ -849,20 +861,30 @@ impl Pl2Alu {
             self.r_on_in[i].d.next = self.d_on_in[i].val();
             self.r_on_dst[i].d.next = self.d_on_dst[i].val();
             self.r_d[i].d.next = self.d_dem[i].val();
+            self.r_dm1[i].clock.next = self.clock.val();
+            self.r_dm1[i].d.next = self.d_dem[i].val() - 1;
             self.r_in[i].d.next = self.op_in[i].val();
             self.r_dst[i].d.next = self.op_dst[i].val();
             // Paper mode's UNSOL test: the counters now, at the start of the
             // cycle before the op's (A.4; the model's decision).
-            self.d_over[i].next = (self.d_on_in[i].val() & (self.d_a[i].val() > self.t_q.q.val()))
-                | (self.d_on_dst[i].val() & (self.d_b[i].val() > self.t_q.q.val()));
-            self.d_pass[i].next = self.d_unsol[i].val() & !self.d_conf[i].val() & !self.d_over[i].val();
+            self.d_ga[i].next = false;
+            self.d_gb[i].next = false;
+            for p in 0..self.in_res.len() {
+                if (self.op_in[i].val() & self.c_pmask.val()).index() == p {
+                    self.d_ga[i].next = self.g_t[2 * p].val();
+                }
+                if (self.op_dst[i].val() & self.c_pmask.val()).index() == p {
+                    self.d_gb[i].next = self.g_t[2 * p + 1].val();
+                }
+            }
+            self.d_over[i].next = (self.d_on_in[i].val() & self.d_ga[i].val()) | (self.d_on_dst[i].val() & self.d_gb[i].val());
             self.r_ppass[i].clock.next = self.clock.val();
             self.r_ppass[i].d.next = !self.d_over[i].val();
         }
-        // Joint mode: minus the next cycle's slot step.
-        self.s_mtick.next = 0.into();
+        // Joint mode: minus the next cycle's slot step, less one.
+        self.s_mtick.next = self.c_max.val();
         if self.tick_next.val() {
-            self.s_mtick.next = self.c_max.val();
+            self.s_mtick.next = self.c_max1.val();
         }
         // Per port: the cycle's increment and decrement count (paper mode),
         // `inc − dec − 1` for the execute stage's one-chain update (joint
@@ -871,10 +893,8 @@ impl Pl2Alu {
         for p in 0..self.in_res.len() {
             self.cdec[2 * p].clock.next = self.clock.val();
             self.cdm1[2 * p].clock.next = self.clock.val();
-            self.cda[2 * p].clock.next = self.clock.val();
             self.cdec[2 * p + 1].clock.next = self.clock.val();
             self.cdm1[2 * p + 1].clock.next = self.clock.val();
-            self.cda[2 * p + 1].clock.next = self.clock.val();
             self.cjw[2 * p].clock.next = self.clock.val();
             self.cjw[2 * p + 1].clock.next = self.clock.val();
             self.chit[2 * p].clock.next = self.clock.val();
@@ -918,51 +938,54 @@ impl Pl2Alu {
                     {
                         self.s_dec_o.next = self.s_dec_o.val() + 1;
                     }
-                    if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_in_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
-                        self.chit[2 * p].d.next = self.chit[2 * p].d.val() | self.d_pass[i].val();
+                    // A passing UNSOL (written out: at its own port
+                    // the op's counter is this one, no multiplexer).
+                    if self.d_unsol[i].val()
+                        & !self.d_conf[i].val()
+                        & self.d_in_oh[i].val().get_bit(p)
+                        & self.c_en.q.val().get_bit(p)
+                        & !self.g_t[2 * p].val()
+                        & !(self.d_on_dst[i].val() & self.d_gb[i].val())
+                    {
+                        self.chit[2 * p].d.next = true;
                     }
-                    if self.d_unsol[i].val() & !self.d_conf[i].val() & self.d_dst_oh[i].val().get_bit(p) & self.c_en.q.val().get_bit(p) {
-                        self.chit[2 * p + 1].d.next = self.chit[2 * p + 1].d.val() | self.d_pass[i].val();
+                    if self.d_unsol[i].val()
+                        & !self.d_conf[i].val()
+                        & self.d_dst_oh[i].val().get_bit(p)
+                        & self.c_en.q.val().get_bit(p)
+                        & !self.g_t[2 * p + 1].val()
+                        & !(self.d_on_in[i].val() & self.d_ga[i].val())
+                    {
+                        self.chit[2 * p + 1].d.next = true;
                     }
                 }
             }
             self.cdec[2 * p].d.next = self.s_dec_i.val();
             self.cdec[2 * p + 1].d.next = self.s_dec_o.val();
-            // The change of the counter (joint mode: the slot step) and, for a
-            // passing UNSOL (paper mode), one less.
-            // (10-bit sums `inc - dec` and `inc + !dec`, side by side, sign-
-            // extended: no 32-bit chain.)
+            // The change of the counter less one (joint mode: minus the slot
+            // step, less one); the execute stage adds the one back unless a
+            // passing UNSOL (paper mode) takes it. (10 bits, `inc + !dec`,
+            // sign-extended: no 32-bit chain.)
             self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_i.val());
             self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_i.val()) + self.s_ndec.val();
-            self.s_da.next = bit_cast::<10, 8>(self.s_inc_i.val()) - bit_cast::<10, 4>(self.s_dec_i.val());
-            self.cda[2 * p].d.next = bit_cast::<32, 10>(self.s_da.val());
-            if self.s_da.val().get_bit(9) {
-                self.cda[2 * p].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
-            }
             self.cdm1[2 * p].d.next = bit_cast::<32, 10>(self.s_dm1.val());
             if self.s_dm1.val().get_bit(9) {
                 self.cdm1[2 * p].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
             }
             self.s_ndec.next = !bit_cast::<10, 4>(self.s_dec_o.val());
             self.s_dm1.next = bit_cast::<10, 8>(self.s_inc_o.val()) + self.s_ndec.val();
-            self.s_da.next = bit_cast::<10, 8>(self.s_inc_o.val()) - bit_cast::<10, 4>(self.s_dec_o.val());
-            self.cda[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_da.val());
-            if self.s_da.val().get_bit(9) {
-                self.cda[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_da.val()) | self.c_sext.val();
-            }
             self.cdm1[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_dm1.val());
             if self.s_dm1.val().get_bit(9) {
                 self.cdm1[2 * p + 1].d.next = bit_cast::<32, 10>(self.s_dm1.val()) | self.c_sext.val();
             }
             if self.c_joint.q.val() {
-                self.cda[2 * p].d.next = self.s_mtick.val();
-                self.cda[2 * p + 1].d.next = self.s_mtick.val();
+                self.cdm1[2 * p].d.next = self.s_mtick.val();
+                self.cdm1[2 * p + 1].d.next = self.s_mtick.val();
             }
         }
 
         // ================================================= execute
         // Joint mode: this cycle's slot step comes off every backlog.
-        self.y_tick32.next = bit_cast::<32, 1>(self.tick_q.q.val().into());
         self.x_maxt.next = self.c_max.val();
         if self.tick_q.q.val() {
             self.x_maxt.next = self.c_max1.val();
@@ -979,44 +1002,33 @@ impl Pl2Alu {
                     self.x_pb[i].next = self.st[2 * p + 1].q.val();
                 }
             }
-            // Joint mode: the backlogs, forwarded from the ops one cycle
-            // ahead and from a host write.
+            // Joint mode: the backlogs (forwarded as they were registered).
             self.x_a[i].next = self.r_a[i].q.val();
-            if self.r_fa_op[i].q.val() {
-                self.x_a[i].next = self.r_jv[i].q.val();
-            }
-            if self.r_fa_w[i].q.val() {
-                self.x_a[i].next = self.r_wb.q.val();
-            }
             self.x_b[i].next = self.r_b[i].q.val();
-            for j in 0..self.op_valid.len() {
-                if self.r_fb_op[i].q.val().get_bit(j) {
-                    self.x_b[i].next = self.r_jv[j].q.val();
-                }
-            }
-            if self.r_fb_w[i].q.val() {
-                self.x_b[i].next = self.r_wb.q.val();
-            }
             // s - now = max(b_in, b_out); both become that + d (saturating),
-            // less this cycle's tick.
-            // (a - b, one carry chain: its borrow is the compare.)
-            self.x_ab[i].next = self.x_a[i].val() - self.x_b[i].val();
-            // a >= b: no borrow out of bit 31 (from the top bits).
-            self.x_ge[i].next = (self.x_a[i].val().get_bit(31) & !self.x_b[i].val().get_bit(31))
-                | (!(self.x_a[i].val().get_bit(31) ^ self.x_b[i].val().get_bit(31)) & !self.x_ab[i].val().get_bit(31));
-            self.x_d32[i].a.next = self.r_d[i].q.val();
+            // less this cycle's tick. a >= b: the carry out of a + !b + 1.
+            self.x_ab[i].a.next = self.x_a[i].val();
+            self.x_ab[i].b.next = !self.x_b[i].val();
+            self.x_ab[i].cin.next = true;
+            self.x_ge[i].next = self.x_ab[i].cout.val();
+            self.x_d32[i].a.next = self.r_dm1[i].q.val();
             self.x_add_a[i].a.next = self.x_a[i].val();
             self.x_add_a[i].b.next = self.x_d32[i].y.val();
-            self.x_add_a[i].c.next = self.y_tick32.val();
+            self.x_add_a[i].cin.next = !self.tick_q.q.val();
             self.x_add_b[i].a.next = self.x_b[i].val();
             self.x_add_b[i].b.next = self.x_d32[i].y.val();
-            self.x_add_b[i].c.next = self.y_tick32.val();
-            self.x_sa[i].next = self.x_add_a[i].add_sub.val();
-            self.x_sb[i].next = self.x_add_b[i].add_sub.val();
-            // Above 2^32 - 1: the top 24 bits all ones and the low 8 carry
-            // (`a[7:0] + d >= 256`, i.e. `a[7:0] > !d`).
-            self.x_sat_a[i].next = self.x_a[i].val().get_bits::<24>(8).all() & (self.x_a[i].val().get_bits::<8>(0) > !self.r_d[i].q.val());
-            self.x_sat_b[i].next = self.x_b[i].val().get_bits::<24>(8).all() & (self.x_b[i].val().get_bits::<8>(0) > !self.r_d[i].q.val());
+            self.x_add_b[i].cin.next = !self.tick_q.q.val();
+            self.x_sa[i].next = self.x_add_a[i].sum.val();
+            self.x_sb[i].next = self.x_add_b[i].sum.val();
+            // Above 2^32 - 1 (before the tick).
+            self.x_ova[i].a.next = self.x_a[i].val();
+            self.x_ova[i].b.next = self.x_d32[i].y.val();
+            self.x_ova[i].cin.next = true;
+            self.x_ovb[i].a.next = self.x_b[i].val();
+            self.x_ovb[i].b.next = self.x_d32[i].y.val();
+            self.x_ovb[i].cin.next = true;
+            self.x_sat_a[i].next = self.x_ova[i].cout.val();
+            self.x_sat_b[i].next = self.x_ovb[i].cout.val();
             // Each sum clamped at 2^32 - 1 (less the tick) before the select,
             // so the compare's result is the last input of the state's
             // multiplexer.
@@ -1037,7 +1049,6 @@ impl Pl2Alu {
                 self.x_jsat[i].next = self.x_sat_b[i].val();
                 self.x_jv[i].next = self.x_sbp[i].val();
             }
-            self.r_jv[i].d.next = self.x_jv[i].val();
             // UNSOL (A.4): the reservation ahead against T.
             if self.joint_q.q.val() {
                 self.x_over[i].next = (self.r_on_in[i].q.val() & (self.x_a[i].val() > self.t_q.q.val()))
@@ -1067,6 +1078,18 @@ impl Pl2Alu {
             self.res_send[i].next = self.q_send[i].q.val();
             self.res_recv[i].next = self.q_recv[i].q.val();
         }
+        // The next op's backlogs, forwarded from the ops in execute (their
+        // value is the joint loop's last signal).
+        for i in 0..self.op_valid.len() {
+            if self.f_aop[i].val() {
+                self.r_a[i].d.next = self.x_jv[i].val();
+            }
+            for j in 0..self.op_valid.len() {
+                if self.f_bop[i].val().get_bit(j) {
+                    self.r_b[i].d.next = self.x_jv[j].val();
+                }
+            }
+        }
         // ---- the state, per counter (`2p`: IN_RES[p], `2p + 1`: OUT_RES[p]).
         self.y_zero5.next = 0.into();
         for c in 0..self.st.len() {
@@ -1074,10 +1097,7 @@ impl Pl2Alu {
             self.st[c].reset.next = self.reset.val();
             self.nx[c].clock.next = self.clock.val();
             self.nx[c].reset.next = self.reset.val();
-            self.y_v.next = self.st[c].q.val();
             self.y_dec.next = self.cdec[c].q.val();
-            self.y_da.next = self.cda[c].q.val();
-            self.y_dm1.next = self.cdm1[c].q.val();
             self.y_hit.next = self.chit[c].q.val();
             self.y_jw.next = false;
             self.y_jv.next = 0.into();
@@ -1087,46 +1107,37 @@ impl Pl2Alu {
                     self.y_jv.next = self.x_jv[i].val();
                 }
             }
-            // The two candidates, one 32-bit carry chain each: v + inc - dec
-            // (joint mode: v - tick) and, for a passing UNSOL, one less. The
-            // carry out of bit 31 (from the top bits of the operands and the
-            // sum) tells a result above 2^32 - 1 (the change positive) or
-            // below 0 (negative) apart from one in range.
-            self.y_sa.next = self.y_v.val() + self.y_da.val();
-            self.y_sb.next = self.y_v.val() + self.y_dm1.val();
-            self.y_co_a.next = (self.y_v.val().get_bit(31) & self.y_da.val().get_bit(31))
-                | ((self.y_v.val().get_bit(31) ^ self.y_da.val().get_bit(31)) & !self.y_sa.val().get_bit(31));
-            self.y_co_b.next = (self.y_v.val().get_bit(31) & self.y_dm1.val().get_bit(31))
-                | ((self.y_v.val().get_bit(31) ^ self.y_dm1.val().get_bit(31)) & !self.y_sb.val().get_bit(31));
-            self.y_sat_a.next = !self.y_da.val().get_bit(31) & self.y_co_a.val();
-            self.y_und_a.next = self.y_da.val().get_bit(31) & !self.y_co_a.val();
-            self.y_sat_b.next = !self.y_dm1.val().get_bit(31) & self.y_co_b.val();
-            self.y_und_b.next = self.y_dm1.val().get_bit(31) & !self.y_co_b.val();
+            // One 32-bit carry chain: v + (change - 1) + 1, or + 0 for a
+            // passing UNSOL (paper mode), the carry in riding as an extra low
+            // bit. The change's sign (known a cycle early) says which way the
+            // carry out clamps: a positive change that carries out went above
+            // 2^32 - 1, a negative one that does not went below 0.
+            self.y_add[c].a.next = self.st[c].q.val();
+            self.y_add[c].b.next = self.cdm1[c].q.val();
+            self.y_add[c].cin.next = !self.y_hit.val();
+            self.y_s.next = self.y_add[c].sum.val();
+            self.y_co.next = self.y_add[c].cout.val();
+            self.y_neg.next = self.cdm1[c].q.val().get_bit(31);
+            self.y_und.next = self.y_neg.val() & !self.y_co.val();
+            self.y_satx.next = !self.y_neg.val() & self.y_co.val();
+            self.y_co32.next = 0.into();
+            if self.y_co.val() {
+                self.y_co32.next = self.c_max.val();
+            }
             // The state's sources, selected early (registers): a host write,
-            // the clear of a mode change, a joint RSV's value, the passing
-            // UNSOL's candidate, else the first candidate.
+            // the clear of a mode change, a joint RSV's value, else the sum
+            // clamped. As masks, so the late signals (the sum, its carry, the
+            // joint value) meet in the last two levels.
             self.y_wr.next = self.w_h[c].q.val();
             self.y_sel_j.next = self.joint_q.q.val() & self.y_jw.val() & !self.y_wr.val() & !self.c_jchg.q.val();
-            self.y_sel_b.next = !self.joint_q.q.val() & self.y_hit.val() & !self.y_wr.val() & !self.c_jchg.q.val();
-            self.y_sel_a.next = !self.y_wr.val() & !self.c_jchg.q.val() & !self.y_sel_j.val() & !self.y_sel_b.val();
-            // Clamped (2^32 - 1 above, 0 below) and selected as masks, so
-            // the late signals (the sums, their carries, the joint compare)
-            // meet in the last levels.
-            self.y_k_a.next = 0.into();
-            self.y_m_a.next = 0.into();
-            self.y_k_b.next = 0.into();
-            self.y_m_b.next = 0.into();
-            if self.y_sel_a.val() & !self.y_und_a.val() {
-                self.y_k_a.next = self.c_max.val();
+            self.y_keep.next = !self.y_wr.val() & !self.c_jchg.q.val() & !(self.joint_q.q.val() & self.y_jw.val());
+            self.y_k0.next = 0.into();
+            self.y_k1.next = 0.into();
+            if self.y_keep.val() & self.y_neg.val() {
+                self.y_k0.next = self.c_max.val();
             }
-            if self.y_sel_a.val() & self.y_sat_a.val() {
-                self.y_m_a.next = self.c_max.val();
-            }
-            if self.y_sel_b.val() & !self.y_und_b.val() {
-                self.y_k_b.next = self.c_max.val();
-            }
-            if self.y_sel_b.val() & self.y_sat_b.val() {
-                self.y_m_b.next = self.c_max.val();
+            if self.y_keep.val() & !self.y_neg.val() {
+                self.y_k1.next = self.c_max.val();
             }
             self.y_wv.next = 0.into();
             if self.y_wr.val() {
@@ -1139,31 +1150,18 @@ impl Pl2Alu {
             if self.y_sel_j.val() {
                 self.y_jm.next = self.y_jv.val();
             }
-            self.st[c].d.next = (self.y_sa.val() & self.y_k_a.val())
-                | (self.y_sb.val() & self.y_k_b.val())
-                | self.y_m_a.val()
-                | self.y_m_b.val()
+            self.st[c].d.next = (self.y_k0.val() & self.y_co32.val() & self.y_s.val())
+                | (self.y_k1.val() & (self.y_co32.val() | self.y_s.val()))
                 | self.y_wv.val()
                 | self.y_jm.val();
             // The state after the cycle's ops, before a host write or a
             // clear (the high-water marks).
-            self.y_va.next = self.y_sa.val();
-            if self.y_und_a.val() {
-                self.y_va.next = 0.into();
+            self.y_nx.next = self.y_s.val();
+            if self.y_und.val() {
+                self.y_nx.next = 0.into();
             }
-            if self.y_sat_a.val() {
-                self.y_va.next = self.c_max.val();
-            }
-            self.y_vb.next = self.y_sb.val();
-            if self.y_und_b.val() {
-                self.y_vb.next = 0.into();
-            }
-            if self.y_sat_b.val() {
-                self.y_vb.next = self.c_max.val();
-            }
-            self.y_nx.next = self.y_va.val();
-            if !self.joint_q.q.val() & self.y_hit.val() {
-                self.y_nx.next = self.y_vb.val();
+            if self.y_satx.val() {
+                self.y_nx.next = self.c_max.val();
             }
             if self.joint_q.q.val() & self.y_jw.val() {
                 self.y_nx.next = self.y_jv.val();
@@ -1171,35 +1169,43 @@ impl Pl2Alu {
             self.nx[c].d.next = self.y_nx.val();
             // Paper-mode events: the decrements taken and refused.
             self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val());
-            self.y_und.next = self.y_und_a.val();
-            self.y_satx.next = self.y_sat_a.val();
-            self.y_low.next = self.y_sa.val().get_bits::<5>(0);
             if self.y_hit.val() {
                 self.y_decx.next = bit_cast::<5, 4>(self.y_dec.val()) + 1;
-                self.y_und.next = self.y_und_b.val();
-                self.y_satx.next = self.y_sat_b.val();
-                self.y_low.next = self.y_sb.val().get_bits::<5>(0);
             }
-            self.y_under.next = 0.into();
-            if self.y_und.val() {
-                self.y_under.next = self.y_zero5.val() - self.y_low.val();
-            }
-            self.y_took.next = self.y_decx.val() - self.y_under.val();
-            self.e_took[c].d.next = 0.into();
-            self.e_under[c].d.next = 0.into();
+            self.p_decx[c].d.next = 0.into();
             if !self.joint_q.q.val() {
-                self.e_took[c].d.next = bit_cast::<16, 5>(self.y_took.val());
-                self.e_under[c].d.next = bit_cast::<16, 5>(self.y_under.val());
+                self.p_decx[c].d.next = self.y_decx.val();
             }
-            self.e_sat[c].d.next = 0.into();
-            if !self.joint_q.q.val() {
-                self.e_sat[c].d.next = bit_cast::<16, 1>(self.y_satx.val().into());
-            }
+            self.p_low[c].d.next = self.y_s.val().get_bits::<5>(0);
+            self.p_und[c].d.next = !self.joint_q.q.val() & self.y_und.val();
+            self.p_sat[c].d.next = !self.joint_q.q.val() & self.y_satx.val();
             // A joint RSV's clamp, counted once (at its in[src]).
             for i in 0..self.op_valid.len() {
                 if self.is_in[c].val() & self.joint_q.q.val() & self.cjw[c].q.val().get_bit(i) & self.x_jsat[i].val() {
-                    self.e_sat[c].d.next = 1.into();
+                    self.p_sat[c].d.next = true;
                 }
+            }
+        }
+        // A cycle later: the decrements taken and refused (paper mode).
+        for c in 0..self.st.len() {
+            self.p_decx[c].clock.next = self.clock.val();
+            self.p_decx[c].reset.next = self.reset.val();
+            self.p_low[c].clock.next = self.clock.val();
+            self.p_low[c].reset.next = self.reset.val();
+            self.p_und[c].clock.next = self.clock.val();
+            self.p_und[c].reset.next = self.reset.val();
+            self.p_sat[c].clock.next = self.clock.val();
+            self.p_sat[c].reset.next = self.reset.val();
+            self.y_under.next = 0.into();
+            if self.p_und[c].q.val() {
+                self.y_under.next = self.y_zero5.val() - self.p_low[c].q.val();
+            }
+            self.y_took.next = self.p_decx[c].q.val() - self.y_under.val();
+            self.e_took[c].d.next = bit_cast::<16, 5>(self.y_took.val());
+            self.e_under[c].d.next = bit_cast::<16, 5>(self.y_under.val());
+            self.e_sat[c].d.next = 0.into();
+            if self.p_sat[c].q.val() {
+                self.e_sat[c].d.next = 1.into();
             }
         }
         // Read-outs: joint mode's backlogs as slot numbers.

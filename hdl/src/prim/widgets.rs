@@ -674,6 +674,43 @@ impl<const N: usize> Logic for AddSub<N> {
     }
 }
 
+/// `a + b + cin` with its carry out, one `N + 1`-bit carry chain: the carry
+/// in rides as an extra low bit (`{a, 1} + {b, cin}`), so a one-bit late
+/// change (`- 1` or not) costs no second chain and no multiplexer after the
+/// sum; the carry out is the chain's top bit, not a compare of the sum's
+/// sign bits after it (issue 15: the PL2 ALU's saturating counters).
+///
+/// Ports: `a`, `b` in (`N` bits, 1..=63), `cin` in; `sum` out (`N` bits,
+/// modulo `2^N`), `cout` out (`a + b + cin >= 2^N`).
+#[derive(LogicBlock, Default)]
+pub struct AddCarry<const N: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub cin: Signal<In, Bit>,
+    pub sum: Signal<Out, Bits<N>>,
+    pub cout: Signal<Out, Bit>,
+}
+
+impl<const N: usize> Logic for AddCarry<N> {
+    fn update(&mut self) {
+        let t = self.a.val().index() as u128 + self.b.val().index() as u128 + u128::from(self.cin.val());
+        self.sum.next = ((t as u64) & if N == 64 { u64::MAX } else { (1u64 << N) - 1 }).to_bits();
+        self.cout.next = (t >> N) & 1 == 1;
+    }
+    fn connect(&mut self) {
+        self.sum.connect();
+        self.cout.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!((1..=63).contains(&N), "AddCarry: 1..=63 bits");
+        Verilog::Custom(format!(
+            "wire [{t}:0] t = {{1'b0, a, 1'b1}} + {{1'b0, b, cin}};\nalways @(*) begin\n  sum = t[{n}:1];\n  cout = t[{t}];\nend\n",
+            n = N,
+            t = N + 1
+        ))
+    }
+}
+
 /// `a + b - s` (or `a + b - s - 1`) for a small, late `s`, by three-way
 /// carry select: the low `w` bits of `a`, `b` and `!s` go through one
 /// carry-save layer and a `w + 2`-bit chain whose carry out (0, 1 or 2)
