@@ -36,7 +36,7 @@ struct AluDut {
     n: usize,
     p: usize,
     /// Per pipeline: valid, kind, in, src, dst, demand.
-    op: Vec<[Port; 6]>,
+    op: Vec<[Port; 8]>,
     /// Per pipeline: valid, code, demand, send, recv.
     res: Vec<[Port; 5]>,
     joint: Port,
@@ -68,6 +68,16 @@ struct AluDut {
     trail: VecDeque<String>,
 }
 
+/// A port one-hot, as the PL2 stage registers it with the op (none for 64
+/// and above).
+fn one_hot(p: u8) -> u64 {
+    if p < 64 {
+        1 << p
+    } else {
+        0
+    }
+}
+
 fn op_fields(op: &Op) -> (u8, u8, u8, u8, u8) {
     match *op {
         Op::Rsv(r) => (kind::RSV, r.ingress_port, r.src_port, r.dst_port, r.demand),
@@ -94,14 +104,14 @@ impl AluDut {
         let lib = model_of(&mut Pl2Alu::new(ports, pipelines), "ts_pl2_alu", &format!("p{ports}n{pipelines}"))?;
         let m = lib.instantiate();
         let per = |name: &str, n: usize| (0..n).map(|i| m.port(&format!("{name}_{i}"))).collect::<Result<Vec<_>>>();
-        let opn = ["op_valid", "op_kind", "op_in", "op_src", "op_dst", "op_demand"];
+        let opn = ["op_valid", "op_kind", "op_in", "op_src", "op_dst", "op_demand", "op_in_oh", "op_dst_oh"];
         let resn = ["res_valid", "res_code", "res_demand", "res_send", "res_recv"];
         let op = (0..pipelines)
             .map(|i| Ok(opn.map(|n| m.port(&format!("{n}_{i}"))).into_iter().collect::<Result<Vec<_>>>()?.try_into().unwrap()));
         let res = (0..pipelines)
             .map(|i| Ok(resn.map(|n| m.port(&format!("{n}_{i}"))).into_iter().collect::<Result<Vec<_>>>()?.try_into().unwrap()));
         let mut d = AluDut {
-            op: op.collect::<Result<Vec<[Port; 6]>>>()?,
+            op: op.collect::<Result<Vec<[Port; 8]>>>()?,
             res: res.collect::<Result<Vec<[Port; 5]>>>()?,
             joint: m.port("joint")?,
             k: m.port("k")?,
@@ -202,8 +212,8 @@ impl AluDut {
             match ops.get(i).copied().flatten() {
                 Some(op) => {
                     let (k, a, s, d, dem) = op_fields(&op);
-                    for (port, v) in o.iter().zip([1, k, a, s, d, dem]) {
-                        m.set(port, v as u64);
+                    for (port, v) in o.iter().zip([1, k, a, s, d, dem].map(u64::from).into_iter().chain([one_hot(a), one_hot(d)])) {
+                        m.set(port, v);
                     }
                 }
                 None => m.set(&o[0], 0),
@@ -638,8 +648,16 @@ fn same_cycle_conflict_is_a_counted_drop() -> Result<()> {
     }
     tb.reset(2);
     for (i, src) in [(0, 0u64), (1, 1)] {
-        for (n, v) in [("op_valid", 1u64), ("op_kind", kind::RSV as u64), ("op_in", src), ("op_src", src), ("op_dst", 1), ("op_demand", 3)]
-        {
+        for (n, v) in [
+            ("op_valid", 1u64),
+            ("op_kind", kind::RSV as u64),
+            ("op_in", src),
+            ("op_src", src),
+            ("op_dst", 1),
+            ("op_demand", 3),
+            ("op_in_oh", 1 << src),
+            ("op_dst_oh", 2),
+        ] {
             let p = port(&tb, &format!("{n}_{i}"))?;
             tb.model.set(&p, v);
         }

@@ -87,9 +87,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 20] = [
     ("ts_axis_arb_mux", 7, 7),
     ("ts_rx_fcs", 7, 6),
     ("ts_fabric", 9, 8),
-    // Issue 15 (docs/resources.md, "PL2 ALU"): 9, then 7 in session 32
-    // (the decode: the op's ports -> the checks -> the per-port change).
-    ("ts_pl2_alu", 7, 7),
+    // Issue 15 (docs/resources.md, "PL2 ALU"): 9, then 6 in session 32
+    // (the op's ports one-hot from the PL2 stage's op register).
+    ("ts_pl2_alu", 6, 6),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])

@@ -237,8 +237,8 @@ pub mod regidx {
 ///   switch's [`crate::pl2::alu::Pl2Alu`] answers): `pl2_enable`,
 ///   `pl2_unsol_dscp`, `pl2_unsol_dscp_en`, `pl2_unsol_pcp`,
 ///   `pl2_unsol_pcp_en` in (the PL2 registers); `pl2_op_valid`,
-///   `pl2_op_kind`, `pl2_op_in`, `pl2_op_src`, `pl2_op_dst`, `pl2_op_demand`
-///   out (registered), and `pl2_res_code`, `pl2_res_demand`,
+///   `pl2_op_kind`, `pl2_op_in`, `pl2_op_src`, `pl2_op_dst`, `pl2_op_demand`,
+///   `pl2_op_in_oh`, `pl2_op_dst_oh` out (registered), and `pl2_res_code`, `pl2_res_demand`,
 ///   `pl2_res_send`, `pl2_res_recv` in: one op input of the ALU and its
 ///   result. Without an ALU tie `pl2_enable` low. The cross-pipeline hold
 ///   (`crate::pl2::stage`, built when the switch has several pipelines):
@@ -267,6 +267,8 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub pl2_op_src: Signal<Out, Bits<8>>,
     pub pl2_op_dst: Signal<Out, Bits<8>>,
     pub pl2_op_demand: Signal<Out, Bits<8>>,
+    pub pl2_op_in_oh: Signal<Out, Bits<64>>,
+    pub pl2_op_dst_oh: Signal<Out, Bits<64>>,
     pub pl2_res_code: Signal<In, Bits<3>>,
     pub pl2_res_demand: Signal<In, Bits<8>>,
     pub pl2_res_send: Signal<In, Bits<32>>,
@@ -328,6 +330,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2_op_src: Default::default(),
             pl2_op_dst: Default::default(),
             pl2_op_demand: Default::default(),
+            pl2_op_in_oh: Default::default(),
+            pl2_op_dst_oh: Default::default(),
             pl2_res_code: Default::default(),
             pl2_res_demand: Default::default(),
             pl2_res_send: Default::default(),
@@ -346,7 +350,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             parser: Parser::default().with_match(),
             classify: Default::default(),
             lookup: Lookup::new(cfg.datapath.ports, g.lpm_entries, g.l2_entries, g.nexthops),
-            pl2: Pl2Stage::new(cfg.datapath.pipelines),
+            pl2: Pl2Stage::new(cfg.datapath.pipelines, cfg.datapath.ports),
             apply: Default::default(),
             split: AxilSplit::new(5),
             ctl: AxilRegs::new(&ctl, 0),
@@ -493,6 +497,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pl2_op_src.next = self.pl2.op_src.val();
         self.pl2_op_dst.next = self.pl2.op_dst.val();
         self.pl2_op_demand.next = self.pl2.op_demand.val();
+        self.pl2_op_in_oh.next = self.pl2.op_in_oh.val();
+        self.pl2_op_dst_oh.next = self.pl2.op_dst_oh.val();
         self.pl2.res_code.next = self.pl2_res_code.val();
         self.pl2.res_demand.next = self.pl2_res_demand.val();
         self.pl2.res_send.next = self.pl2_res_send.val();

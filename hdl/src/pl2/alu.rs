@@ -68,7 +68,11 @@
 //! - Per pipeline `i`: `op_valid_i`, `op_kind_i` (2 bits, [`kind`]),
 //!   `op_in_i` (ingress port), `op_src_i` (the RSV's `src_port` field),
 //!   `op_dst_i` (RSV: `dst_port` field; DATA/UNSOL: the packet's
-//!   `dest_port`), `op_demand_i` (the RSV's `demand`), all 8 bits.
+//!   `dest_port`), `op_demand_i` (the RSV's `demand`), all 8 bits; and
+//!   `op_in_oh_i`, `op_dst_oh_i` (64 bits): `op_in_i` and `op_dst_i`
+//!   one-hot (bit `p` set when the port is `p`; none for 64 and above),
+//!   which the caller decodes as it registers the op, so the decode stage
+//!   starts from per-port bits (bits at or above `ports` are not read).
 //! - Per pipeline `i`, [`Pl2Alu::LATENCY`] cycles later: `res_valid_i`,
 //!   `res_code_i` ([`code`]), and for a grant `res_demand_i` (clamped to
 //!   `K`), `res_send_i`, `res_recv_i` (the GRT's `send_timeslot`,
@@ -165,6 +169,9 @@ pub struct Pl2Alu {
     pub op_src: Vec<Signal<In, Bits<8>>>,
     pub op_dst: Vec<Signal<In, Bits<8>>>,
     pub op_demand: Vec<Signal<In, Bits<8>>>,
+    /// `op_in` and `op_dst` one-hot, from the caller's op register.
+    pub op_in_oh: Vec<Signal<In, Bits<64>>>,
+    pub op_dst_oh: Vec<Signal<In, Bits<64>>>,
     pub res_valid: Vec<Signal<Out, Bit>>,
     pub res_code: Vec<Signal<Out, Bits<3>>>,
     pub res_demand: Vec<Signal<Out, Bits<8>>>,
@@ -197,6 +204,7 @@ pub struct Pl2Alu {
     /// these, a port number at or above `ports` reads some port's value,
     /// which no op with that port uses.
     c_pmask: Constant<Bits<8>>,
+    c_pm64: Constant<Bits<64>>,
     c_one: Constant<Bits<33>>,
     c_max: Constant<Bits<32>>,
     c_max1: Constant<Bits<32>>,
@@ -271,6 +279,9 @@ pub struct Pl2Alu {
     /// Joint mode: the backlogs read, a tick older (`max(b − tick, 0)`).
     r_a: Vec<DFF<Bits<32>>>,
     r_b: Vec<DFF<Bits<32>>>,
+    /// `!r_b`, registered beside it: the compare's operand without an
+    /// inverter in front of its chain.
+    r_bn: Vec<DFF<Bits<32>>>,
     /// Forwarding into `r_a`/`r_b` (joint mode): `in[src]` written by a
     /// host write landing in this cycle, by this pipeline's op in execute;
     /// `out[dst]` by the host write, by pipeline `j`'s op in execute (bit
@@ -300,6 +311,9 @@ pub struct Pl2Alu {
     /// Paper mode: a passing UNSOL decrements this counter (decided here:
     /// its test reads the counters at the start of the previous cycle).
     chit: Vec<DFF<Bit>>,
+    /// `!chit`, registered beside it: the chain's carry in without an
+    /// inverter in front of it.
+    cnoh: Vec<DFF<Bit>>,
     // ---- state
     /// The counters (`2p`: `IN_RES[p]`, `2p + 1`: `OUT_RES[p]`).
     st: Vec<DffR<Bits<32>>>,
@@ -454,6 +468,8 @@ impl Pl2Alu {
             op_src: vec_of(n),
             op_dst: vec_of(n),
             op_demand: vec_of(n),
+            op_in_oh: vec_of(n),
+            op_dst_oh: vec_of(n),
             res_valid: vec_of(n),
             res_code: vec_of(n),
             res_demand: vec_of(n),
@@ -480,6 +496,7 @@ impl Pl2Alu {
             lower: (0..n).map(|i| Constant::new(((1u64 << i) - 1).to_bits())).collect(),
             c_ports: Constant::new((p as u64).to_bits()),
             c_pmask: Constant::new(((p.next_power_of_two() - 1) as u64).to_bits()),
+            c_pm64: Constant::new((if p == 64 { u64::MAX } else { (1u64 << p) - 1 }).to_bits()),
             c_one: Constant::new((1u64 << 16).to_bits()),
             c_max: Constant::new(0xFFFF_FFFFu64.to_bits()),
             c_max1: Constant::new(0xFFFF_FFFEu64.to_bits()),
@@ -538,6 +555,7 @@ impl Pl2Alu {
             r_dst: vec_of(n),
             r_a: vec_of(n),
             r_b: vec_of(n),
+            r_bn: vec_of(n),
             f_aw: vec_of(n),
             f_aop: vec_of(n),
             f_bw: vec_of(n),
@@ -554,6 +572,7 @@ impl Pl2Alu {
             s_dec_o: Default::default(),
             cjw: vec_of(2 * p),
             chit: vec_of(2 * p),
+            cnoh: vec_of(2 * p),
             st: vec_of(2 * p),
             is_in: (0..2 * p).map(|c| Constant::new(c % 2 == 0)).collect(),
             x_a: vec_of(n),
@@ -757,17 +776,10 @@ impl Pl2Alu {
             self.q_d[i].clock.next = self.clock.val();
             self.q_send[i].clock.next = self.clock.val();
             self.q_recv[i].clock.next = self.clock.val();
-            // One-hot ports (a port >= ports matches no bit: PL2 off there).
-            self.d_in_oh[i].next = 0.into();
-            self.d_dst_oh[i].next = 0.into();
-            for p in 0..self.in_res.len() {
-                if self.op_in[i].val().index() == p {
-                    self.d_in_oh[i].next = self.d_in_oh[i].val().replace_bit(p, true);
-                }
-                if self.op_dst[i].val().index() == p {
-                    self.d_dst_oh[i].next = self.d_dst_oh[i].val().replace_bit(p, true);
-                }
-            }
+            // One-hot ports, from the caller (a port >= ports sets no bit
+            // that is read: PL2 off there).
+            self.d_in_oh[i].next = self.op_in_oh[i].val() & self.c_pm64.val();
+            self.d_dst_oh[i].next = self.op_dst_oh[i].val() & self.c_pm64.val();
             self.d_on_in[i].next = (self.d_in_oh[i].val() & self.c_en.q.val()).any();
             self.d_on_dst[i].next = (self.d_dst_oh[i].val() & self.c_en.q.val()).any();
             self.d_unsol[i].next = self.op_valid[i].val() & (self.op_kind[i].val() == 3);
@@ -960,6 +972,10 @@ impl Pl2Alu {
                     }
                 }
             }
+            self.cnoh[2 * p].clock.next = self.clock.val();
+            self.cnoh[2 * p + 1].clock.next = self.clock.val();
+            self.cnoh[2 * p].d.next = !self.chit[2 * p].d.val();
+            self.cnoh[2 * p + 1].d.next = !self.chit[2 * p + 1].d.val();
             self.cdec[2 * p].d.next = self.s_dec_i.val();
             self.cdec[2 * p + 1].d.next = self.s_dec_o.val();
             // The change of the counter less one (joint mode: minus the slot
@@ -1008,7 +1024,7 @@ impl Pl2Alu {
             // s - now = max(b_in, b_out); both become that + d (saturating),
             // less this cycle's tick. a >= b: the carry out of a + !b + 1.
             self.x_ab[i].a.next = self.x_a[i].val();
-            self.x_ab[i].b.next = !self.x_b[i].val();
+            self.x_ab[i].b.next = self.r_bn[i].q.val();
             self.x_ab[i].cin.next = true;
             self.x_ge[i].next = self.x_ab[i].cout.val();
             self.x_d32[i].a.next = self.r_dm1[i].q.val();
@@ -1089,6 +1105,8 @@ impl Pl2Alu {
                     self.r_b[i].d.next = self.x_jv[j].val();
                 }
             }
+            self.r_bn[i].clock.next = self.clock.val();
+            self.r_bn[i].d.next = !self.r_b[i].d.val();
         }
         // ---- the state, per counter (`2p`: IN_RES[p], `2p + 1`: OUT_RES[p]).
         self.y_zero5.next = 0.into();
@@ -1114,7 +1132,7 @@ impl Pl2Alu {
             // 2^32 - 1, a negative one that does not went below 0.
             self.y_add[c].a.next = self.st[c].q.val();
             self.y_add[c].b.next = self.cdm1[c].q.val();
-            self.y_add[c].cin.next = !self.y_hit.val();
+            self.y_add[c].cin.next = self.cnoh[c].q.val();
             self.y_s.next = self.y_add[c].sum.val();
             self.y_co.next = self.y_add[c].cout.val();
             self.y_neg.next = self.cdm1[c].q.val().get_bit(31);

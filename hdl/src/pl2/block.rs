@@ -176,6 +176,8 @@ pub struct Pl2Block {
     pub op_src: Vec<Signal<In, Bits<8>>>,
     pub op_dst: Vec<Signal<In, Bits<8>>>,
     pub op_demand: Vec<Signal<In, Bits<8>>>,
+    pub op_in_oh: Vec<Signal<In, Bits<64>>>,
+    pub op_dst_oh: Vec<Signal<In, Bits<64>>>,
     pub res_code: Vec<Signal<Out, Bits<3>>>,
     pub res_demand: Vec<Signal<Out, Bits<8>>>,
     pub res_send: Vec<Signal<Out, Bits<32>>>,
@@ -226,6 +228,8 @@ impl Pl2Block {
             op_src: vec_of(pipes),
             op_dst: vec_of(pipes),
             op_demand: vec_of(pipes),
+            op_in_oh: vec_of(pipes),
+            op_dst_oh: vec_of(pipes),
             res_code: vec_of(pipes),
             res_demand: vec_of(pipes),
             res_send: vec_of(pipes),
@@ -308,6 +312,8 @@ impl Pl2Block {
             self.alu.op_src[i].next = self.op_src[i].val();
             self.alu.op_dst[i].next = self.op_dst[i].val();
             self.alu.op_demand[i].next = self.op_demand[i].val();
+            self.alu.op_in_oh[i].next = self.op_in_oh[i].val();
+            self.alu.op_dst_oh[i].next = self.op_dst_oh[i].val();
             self.res_code[i].next = self.alu.res_code[i].val();
             self.res_demand[i].next = self.alu.res_demand[i].val();
             self.res_send[i].next = self.alu.res_send[i].val();

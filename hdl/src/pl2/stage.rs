@@ -32,8 +32,11 @@
 //! - `enable` in: `CTRL` bit 0 (PL2 on); off, nothing is an op.
 //! - `unsol_dscp` (6 bits), `unsol_dscp_en`, `unsol_pcp` (3 bits),
 //!   `unsol_pcp_en` in: the marks of an unsolicited packet (A.4).
-//! - `op_valid`, `op_kind`, `op_in`, `op_src`, `op_dst`, `op_demand` out
-//!   (registered): the op, for one pipeline input of the ALU.
+//! - `op_valid`, `op_kind`, `op_in`, `op_src`, `op_dst`, `op_demand`,
+//!   `op_in_oh`, `op_dst_oh` out (registered): the op, for one pipeline
+//!   input of the ALU (the last two: `op_in` and `op_dst` one-hot, bit `p`
+//!   for port `p` of the switch's ports, decoded here so the ALU's decode
+//!   starts from them).
 //! - `res_code`, `res_demand`, `res_send`, `res_recv` in: that input's
 //!   result (`res_valid` is implied by the op this stage sent).
 //! - `drop_no_port`, `drop_pl2`, `out_pkts` out (32 bits, wrap), `clr_*`
@@ -123,6 +126,8 @@ pub struct Pl2Stage {
     pub op_in: Signal<Out, Bits<8>>,
     pub op_src: Signal<Out, Bits<8>>,
     pub op_dst: Signal<Out, Bits<8>>,
+    pub op_in_oh: Signal<Out, Bits<64>>,
+    pub op_dst_oh: Signal<Out, Bits<64>>,
     pub op_demand: Signal<Out, Bits<8>>,
     pub res_code: Signal<In, Bits<3>>,
     pub res_demand: Signal<In, Bits<8>>,
@@ -248,6 +253,10 @@ pub struct Pl2Stage {
     r_op_in: DFF<Bits<8>>,
     r_op_src: DFF<Bits<8>>,
     r_op_dst: DFF<Bits<8>>,
+    r_op_ioh: DFF<Bits<64>>,
+    r_op_doh: DFF<Bits<64>>,
+    /// One entry per port of the switch: the one-hot's length.
+    c_ports: Vec<Constant<Bit>>,
     r_op_d: DFF<Bits<8>>,
     d1_v: DffR<Bit>,
     d1_op: DffR<Bit>,
@@ -277,15 +286,17 @@ pub struct Pl2Stage {
 impl Default for Pl2Stage {
     /// For a switch of one pipeline: no cross-pipeline hold.
     fn default() -> Self {
-        Self::new(1)
+        Self::new(1, 64)
     }
 }
 
 impl Pl2Stage {
-    /// The stage of one of `pipes` pipelines (1..=8); with several, the
-    /// cross-pipeline hold (module documentation).
-    pub fn new(pipes: usize) -> Self {
+    /// The stage of one of `pipes` pipelines (1..=8) of a switch of `ports`
+    /// ports (1..=64); with several pipelines, the cross-pipeline hold
+    /// (module documentation).
+    pub fn new(pipes: usize, ports: usize) -> Self {
         assert!((1..=8).contains(&pipes), "Pl2Stage: {pipes} pipelines, at most 8");
+        assert!((1..=64).contains(&ports), "Pl2Stage: {ports} ports, at most 64");
         let hold = pipes > 1;
         let c16 = |v: usize| Constant::new((v as u64).to_bits());
         let mut phv_keep = Bits::<PHV_BITS>::mask();
@@ -323,6 +334,8 @@ impl Pl2Stage {
             op_in: Default::default(),
             op_src: Default::default(),
             op_dst: Default::default(),
+            op_in_oh: Default::default(),
+            op_dst_oh: Default::default(),
             op_demand: Default::default(),
             res_code: Default::default(),
             res_demand: Default::default(),
@@ -433,6 +446,9 @@ impl Pl2Stage {
             r_op_in: Default::default(),
             r_op_src: Default::default(),
             r_op_dst: Default::default(),
+            r_op_ioh: Default::default(),
+            r_op_doh: Default::default(),
+            c_ports: (0..ports).map(|_| Constant::new(true)).collect(),
             r_op_d: Default::default(),
             d1_v: Default::default(),
             d1_op: Default::default(),
@@ -475,9 +491,9 @@ impl Pl2Stage {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_d, d1_v, d1_op, d1_phv, d1_res, d2_v, d2_op, d2_phv, d2_res,
-            d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out, byp, h_v, h_byp, wr_ptr, rd_ptr, cnt, nz, hq_req, hq_dst, hold_q,
-            started, top_oh, above
+            self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_ioh, r_op_doh, r_op_d, d1_v, d1_op, d1_phv, d1_res, d2_v, d2_op,
+            d2_phv, d2_res, d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out, byp, h_v, h_byp, wr_ptr, rd_ptr, cnt, nz, hq_req,
+            hq_dst, hold_q, started, top_oh, above
         );
         self.opq.clock.next = self.clock.val();
         self.hq_req.reset.next = self.reset.val();
@@ -667,11 +683,24 @@ impl Pl2Stage {
             self.r_op_src.d.next = self.head.val().get_bits::<8>(self.e_src.val().index());
             self.r_op_d.d.next = self.head.val().get_bits::<8>(self.e_d.val().index());
         }
+        // The op's ports one-hot, for the ALU's decode.
+        self.r_op_ioh.d.next = 0.into();
+        self.r_op_doh.d.next = 0.into();
+        for p in 0..self.c_ports.len() {
+            if self.c_ports[p].val() & (self.r_op_in.d.val().index() == p) {
+                self.r_op_ioh.d.next = self.r_op_ioh.d.val().replace_bit(p, true);
+            }
+            if self.c_ports[p].val() & (self.r_op_dst.d.val().index() == p) {
+                self.r_op_doh.d.next = self.r_op_doh.d.val().replace_bit(p, true);
+            }
+        }
         self.op_valid.next = self.r_op_v.q.val();
         self.op_kind.next = self.r_op_k.q.val();
         self.op_in.next = self.r_op_in.q.val();
         self.op_src.next = self.r_op_src.q.val();
         self.op_dst.next = self.r_op_dst.q.val();
+        self.op_in_oh.next = self.r_op_ioh.q.val();
+        self.op_dst_oh.next = self.r_op_doh.q.val();
         self.op_demand.next = self.r_op_d.q.val();
         // ---- Delay line: the PHV and result wait for the ALU ----
         self.d1_v.d.next = self.s_valid.val();

@@ -704,7 +704,7 @@ impl<const N: usize> Logic for AddCarry<N> {
     fn hdl(&self) -> Verilog {
         assert!((1..=63).contains(&N), "AddCarry: 1..=63 bits");
         Verilog::Custom(format!(
-            "wire [{t}:0] t = {{1'b0, a, 1'b1}} + {{1'b0, b, cin}};\nalways @(*) begin\n  sum = t[{n}:1];\n  cout = t[{t}];\nend\n",
+            "/* verilator lint_off UNUSEDSIGNAL */\nwire [{t}:0] add_carry_t = {{1'b0, a, 1'b1}} + {{1'b0, b, cin}}; // bit 0 is the carry in's slot\n/* verilator lint_on UNUSEDSIGNAL */\nalways @(*) begin\n  sum = add_carry_t[{n}:1];\n  cout = add_carry_t[{t}];\nend\n",
             n = N,
             t = N + 1
         ))

@@ -229,6 +229,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.pl2.op_src[i].next = self.ingress[i].pl2_op_src.val();
             self.pl2.op_dst[i].next = self.ingress[i].pl2_op_dst.val();
             self.pl2.op_demand[i].next = self.ingress[i].pl2_op_demand.val();
+            self.pl2.op_in_oh[i].next = self.ingress[i].pl2_op_in_oh.val();
+            self.pl2.op_dst_oh[i].next = self.ingress[i].pl2_op_dst_oh.val();
             self.ingress[i].pl2_res_code.next = self.pl2.res_code[i].val();
             self.ingress[i].pl2_res_demand.next = self.pl2.res_demand[i].val();
             self.ingress[i].pl2_res_send.next = self.pl2.res_send[i].val();
