@@ -429,6 +429,7 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
         ("pl2_rtl_no_port", format!("{ok}receiver = 0\nsenders = [1, 2, 9]\n"), "port 9"),
         ("pl2_rtl_sender_receives", format!("{ok}receiver = 0\nsenders = [0, 1]\n"), "port 0"),
         ("pl2_rtl_twice", format!("{ok}receiver = 0\nsenders = [1, 1]\n"), "twice"),
+        ("pl2_rtl_queue_packets", format!("{ok}receiver = 0\nsenders = [1, 2]\n[pl2]\nqueue_packets = 8\n"), "tm.queue_d_bytes"),
     ];
     for (name, text, key) in rtl_cases {
         let path = dir.join(format!("{name}.toml"));
@@ -437,7 +438,8 @@ fn bad_pl2_scenarios_name_file_key_and_reason() {
             Ok(()) => panic!("{name}: accepted"),
             Err(e) => format!("{e:#}"),
         };
-        assert!(e.contains(&format!("{name}.toml")) && e.contains("senders") && e.contains(key), "{name}: {e}");
+        let what = if name == "pl2_rtl_queue_packets" { "pl2.queue_packets" } else { "senders" };
+        assert!(e.contains(&format!("{name}.toml")) && e.contains(what) && e.contains(key), "{name}: {e}");
     }
 }
 

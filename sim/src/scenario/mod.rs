@@ -245,6 +245,10 @@ impl Scenario {
         );
         if self.is_pl2() {
             self.validate_pl2(cfg)?;
+            ensure!(
+                self.pl2.as_ref().is_none_or(|p| p.queue_packets.is_none()),
+                "{f}: pl2.queue_packets: only the model engine (--model) counts the receiver's queue in packets; on the RTL it is the traffic manager's (tm.queue_d_bytes in the configuration, or --set)"
+            );
             return pl2_rtl::rtl_ports(self, cfg).map(|_| ());
         }
         self.validate_at(cfg, cfg.datapath.ports, cfg.datapath.pipelines)

@@ -26,7 +26,7 @@
 //! t_drop = 64                # the ALU's T: an unsolicited packet is dropped above it
 //! flows = 12                 # flows per sender
 //! messages = 20              # messages per flow, one after the other
-//! queue_packets = 64         # the receiver port's egress queue, packets
+//! queue_packets = 64         # the receiver port's egress queue, packets; model engine only
 //! one_way_ns = 500           # host <-> switch, each way
 //! rsv_grt_delay_ns = 1000    # what the hosts subtract in Eq. 1
 //! first_burst_unsol = false  # may a flow's first burst go unsolicited (Alg. 2) or not (A.7)
@@ -57,14 +57,14 @@ fn t() -> u32 {
 fn t_drop() -> u32 {
     64
 }
+/// The model engine's receiver queue, packets, when `[pl2] queue_packets`
+/// is not set.
+pub const QUEUE_PACKETS: usize = 64;
 fn flows() -> usize {
     12
 }
 fn messages() -> usize {
     20
-}
-fn queue_packets() -> usize {
-    64
 }
 fn one_way_ns() -> u64 {
     500
@@ -90,8 +90,11 @@ pub struct Pl2Hosts {
     pub flows: usize,
     #[serde(default = "messages")]
     pub messages: usize,
-    #[serde(default = "queue_packets")]
-    pub queue_packets: usize,
+    /// The receiver port's egress queue in packets, model engine only (the
+    /// RTL's is the traffic manager's `tm.queue_d_bytes`; set here for an RTL
+    /// run it is an error, not ignored). Default [`QUEUE_PACKETS`].
+    #[serde(default)]
+    pub queue_packets: Option<usize>,
     #[serde(default = "one_way_ns")]
     pub one_way_ns: u64,
     #[serde(default = "rsv_grt_delay_ns")]
@@ -112,7 +115,7 @@ impl Default for Pl2Hosts {
             t_drop: t_drop(),
             flows: flows(),
             messages: messages(),
-            queue_packets: queue_packets(),
+            queue_packets: None,
             one_way_ns: one_way_ns(),
             rsv_grt_delay_ns: rsv_grt_delay_ns(),
             first_burst_unsol: false,
@@ -241,7 +244,9 @@ impl Scenario {
         ensure!(p.t_drop < 1 << 31, "{f}: pl2.t_drop = {}: must be below 2^31", p.t_drop);
         ensure!((1..=4096).contains(&p.flows), "{f}: pl2.flows = {}: must be 1..=4096", p.flows);
         ensure!((1..=100_000).contains(&p.messages), "{f}: pl2.messages = {}: must be 1..=100000", p.messages);
-        ensure!((1..=1_000_000).contains(&p.queue_packets), "{f}: pl2.queue_packets = {}: must be 1..=1000000", p.queue_packets);
+        if let Some(q) = p.queue_packets {
+            ensure!((1..=1_000_000).contains(&q), "{f}: pl2.queue_packets = {q}: must be 1..=1000000");
+        }
         ensure!(p.one_way_ns <= 1_000_000_000, "{f}: pl2.one_way_ns = {}: must be at most 1 s", p.one_way_ns);
         ensure!(p.rsv_grt_delay_ns <= 1_000_000_000, "{f}: pl2.rsv_grt_delay_ns = {}: must be at most 1 s", p.rsv_grt_delay_ns);
         ensure!(
@@ -320,7 +325,7 @@ impl Scenario {
             messages: p.messages,
             packets: self.packets as u8,
             sizes: if p.sizes == "uniform" { Sizes::Uniform { seed: self.seed } } else { Sizes::Fixed },
-            queue_cap: p.queue_packets,
+            queue_cap: p.queue_packets.unwrap_or(QUEUE_PACKETS),
             one_way_ns: p.one_way_ns,
             host,
             alu: Pl2Config { mode: alu_mode, k: p.k, t_drop: p.t_drop, ..Pl2Config::default() },
