@@ -199,7 +199,7 @@ impl AluDut {
     /// the ops executed (the previous step's).
     fn step(&mut self, ops: &[Option<Op>], wr: Option<Write>) -> Result<Vec<Option<Outcome>>> {
         self.trail.push_back(format!("cycle {}: {ops:?} {wr:?} now {}", self.tb.cycle() + 1, self.model.now()));
-        if self.trail.len() > 6 {
+        if self.trail.len() > 16 {
             self.trail.pop_front();
         }
         let r = self.step_checked(ops, wr);
@@ -398,6 +398,11 @@ fn vectors_paper() -> Result<()> {
     d.reset()?;
     d.write(Write::Out(2, 18))?;
     ensure!(grant_of(d.one(rsv(1, 2, 4))?)? == (4, 0, 18), "U1");
+    // The burst from a cycle later: a paper-mode UNSOL compares the counters
+    // at the start of the cycle two before its own (`docs/pl2.md`,
+    // decision 2), and on the wire the RSV is a 64-byte frame ahead (more
+    // than two cycles at 100G).
+    d.idle(1)?;
     let unsol = Some(Op::Unsol { src: 1, dst: 2 });
     for _ in 0..4 {
         d.step(&[unsol], None)?;
@@ -417,10 +422,13 @@ fn vectors_paper() -> Result<()> {
     }
     d.idle(10)?;
     ensure!(d.state(1).0 == 0 && d.state(2).1 == 10 && d.counter("unsol_pass") == 4, "U4 state");
-    // U5: max = T passes, T + 1 drops.
+    // U5: max = T passes, T + 1 drops (the UNSOL a cycle after the write
+    // has landed: it compares the counters of the cycle two before its own).
     d.write(Write::Out(2, 20))?;
+    d.idle(1)?;
     ensure!(d.one(Op::Unsol { src: 1, dst: 2 })? == Outcome::Pass, "U5 at T");
     d.write(Write::Out(2, 21))?;
+    d.idle(1)?;
     ensure!(d.one(Op::Unsol { src: 1, dst: 2 })? == Outcome::Drop(DropReason::UnsolOverT), "U5 above T");
     Ok(())
 }

@@ -112,8 +112,8 @@ const FLOORS_MHZ: [(&str, f64); 29] = [
     ("ts_tm_pre", 150.0),
     ("ts_tm_admit", 135.0),
     ("ts_tm_port", 130.0),
-    // Issue 15's PL2 ALU: 119.5 (session 32; 107.2 before; docs/resources.md, "PL2 ALU").
-    ("ts_pl2_alu", 112.0),
+    // Issue 15's PL2 ALU: 126.9 (session 33; 117.3 in session 32, 107.2 before; docs/resources.md, "PL2 ALU").
+    ("ts_pl2_alu", 120.0),
     // The PL2 stage inside each ingress pipeline: 232.7, then 216.7 once the
     // op's decode also feeds the hold queue (built only for several
     // pipelines, timed below; 2026-11-28).

@@ -12,7 +12,7 @@
 //! | 0 | RSV (`pl2_kind` 1) | checks, then paper mode: `send = in[src]; in[src] += d; recv = out[dst]; out[dst] += d` (Alg. 1 l.8-11; with the cycle's decrements, clamped to `0..=2³²−1`); joint mode: `s = max(now, in[src], out[dst])`, both set to `s + d`, `send = recv = s − now` (A.5) |
 //! | 1 | GRT from a host | dropped, counted |
 //! | 2 | DATA | paper mode: `in[src] −= 1`, `out[dst] −= 1` where PL2 is on, flooring at 0 (Alg. 1 l.14-15); joint mode: nothing |
-//! | 3 | UNSOL (data marked unsolicited, §4.4) | dropped when the reservation ahead exceeds `T` (paper mode: the counters at the start of the previous cycle), else as DATA |
+//! | 3 | UNSOL (data marked unsolicited, §4.4) | dropped when the reservation ahead exceeds `T` (paper mode: the counters at the start of the cycle two before the op's), else as DATA |
 //!
 //! `src` is always the physical ingress port `op_in`; an RSV's own
 //! `src_port` field (`op_src`) is only compared with it.
@@ -276,6 +276,9 @@ pub struct Pl2Alu {
     r_d: Vec<DFF<Bits<8>>>,
     r_in: Vec<DFF<Bits<8>>>,
     r_dst: Vec<DFF<Bits<8>>>,
+    /// The same one-hot (the forwarding tests are AND-ORs, not compares).
+    r_in_oh: Vec<DFF<Bits<64>>>,
+    r_dst_oh: Vec<DFF<Bits<64>>>,
     /// Joint mode: the backlogs read, a tick older (`max(b − tick, 0)`).
     r_a: Vec<DFF<Bits<32>>>,
     r_b: Vec<DFF<Bits<32>>>,
@@ -309,7 +312,8 @@ pub struct Pl2Alu {
     /// pass as an UNSOL that decrements it (paper).
     cjw: Vec<DFF<Bits<8>>>,
     /// Paper mode: a passing UNSOL decrements this counter (decided here:
-    /// its test reads the counters at the start of the previous cycle).
+    /// its test reads the counters at the start of the cycle before the
+    /// decode's, two before the op's execute cycle).
     chit: Vec<DFF<Bit>>,
     /// `!chit`, registered beside it: the chain's carry in without an
     /// inverter in front of it.
@@ -352,8 +356,9 @@ pub struct Pl2Alu {
     x_pass: Vec<Signal<Local, Bit>>,
     d_over: Vec<Signal<Local, Bit>>,
     /// Paper mode: counter `c` above `T`, one compare per counter (so the
-    /// op's port selects a bit, not a 32-bit value before a compare).
-    g_t: Vec<Signal<Local, Bit>>,
+    /// op's port selects a bit, not a 32-bit value before a compare),
+    /// registered a cycle ahead of the decode stage that reads it.
+    g_t: Vec<DFF<Bit>>,
     d_ga: Vec<Signal<Local, Bit>>,
     d_gb: Vec<Signal<Local, Bit>>,
     r_ppass: Vec<DFF<Bit>>,
@@ -553,6 +558,8 @@ impl Pl2Alu {
             r_d: vec_of(n),
             r_in: vec_of(n),
             r_dst: vec_of(n),
+            r_in_oh: vec_of(n),
+            r_dst_oh: vec_of(n),
             r_a: vec_of(n),
             r_b: vec_of(n),
             r_bn: vec_of(n),
@@ -747,7 +754,11 @@ impl Pl2Alu {
         self.now.next = self.now_r.q.val();
         // ================================================= decode
         for c in 0..self.st.len() {
-            self.g_t[c].next = self.st[c].q.val() > self.t_q.q.val();
+            self.g_t[c].clock.next = self.clock.val();
+            // (`T` as the configuration registers hold it a cycle before
+            // `t_q`: the compare is a cycle ahead of the decode; a mode
+            // change's clear at the end of this cycle leaves nothing above.)
+            self.g_t[c].d.next = (self.st[c].q.val() > self.c_t.q.val()) & !self.c_jchg.q.val();
         }
         for i in 0..self.op_valid.len() {
             self.r_v[i].clock.next = self.clock.val();
@@ -835,24 +846,36 @@ impl Pl2Alu {
             }
             // A host write landing in this cycle wins over the state read
             // (and over the op in execute, below).
-            self.f_aw[i].next = self.w_v.q.val() & (self.w_sel.q.val() == 0) & (self.w_port.q.val() == self.op_in[i].val());
-            self.f_bw[i].next = self.w_v.q.val() & (self.w_sel.q.val() == 1) & (self.w_port.q.val() == self.op_dst[i].val());
+            // (One-hot: the write's target as registered, `w_h`, against
+            // the op's ports.)
+            self.f_aw[i].next = false;
+            self.f_bw[i].next = false;
+            for p in 0..self.in_res.len() {
+                if self.w_h[2 * p].q.val() & self.d_in_oh[i].val().get_bit(p) {
+                    self.f_aw[i].next = true;
+                }
+                if self.w_h[2 * p + 1].q.val() & self.d_dst_oh[i].val().get_bit(p) {
+                    self.f_bw[i].next = true;
+                }
+            }
             if self.f_aw[i].val() {
                 self.r_a[i].d.next = self.w_b.val();
             }
             if self.f_bw[i].val() {
                 self.r_b[i].d.next = self.w_b.val();
             }
-            self.f_aop[i].next = self.r_ok[i].q.val() & (self.r_in[i].q.val() == self.op_in[i].val()) & !self.f_aw[i].val();
+            self.f_aop[i].next = self.r_ok[i].q.val() & (self.r_in_oh[i].q.val() & self.d_in_oh[i].val()).any() & !self.f_aw[i].val();
         }
         for i in 0..self.op_valid.len() {
             self.d_conf[i].next = false;
             self.f_bop[i].next = 0.into();
             for j in 0..self.op_valid.len() {
-                if self.lower[i].val().get_bit(j) & self.d_touch[j].val() & (self.op_dst[j].val() == self.op_dst[i].val()) {
+                // (`d_touch` implies a port of the switch with PL2 on: the
+                // one-hot ports compare as the numbers do.)
+                if self.lower[i].val().get_bit(j) & self.d_touch[j].val() & (self.d_dst_oh[j].val() & self.d_dst_oh[i].val()).any() {
                     self.d_conf[i].next = self.d_touch[i].val();
                 }
-                if self.r_ok[j].q.val() & (self.r_dst[j].q.val() == self.op_dst[i].val()) & !self.f_bw[i].val() {
+                if self.r_ok[j].q.val() & (self.r_dst_oh[j].q.val() & self.d_dst_oh[i].val()).any() & !self.f_bw[i].val() {
                     self.f_bop[i].next = self.f_bop[i].val().replace_bit(j, true);
                 }
             }
@@ -877,16 +900,21 @@ impl Pl2Alu {
             self.r_dm1[i].d.next = self.d_dem[i].val() - 1;
             self.r_in[i].d.next = self.op_in[i].val();
             self.r_dst[i].d.next = self.op_dst[i].val();
-            // Paper mode's UNSOL test: the counters now, at the start of the
-            // cycle before the op's (A.4; the model's decision).
+            self.r_in_oh[i].clock.next = self.clock.val();
+            self.r_dst_oh[i].clock.next = self.clock.val();
+            self.r_in_oh[i].d.next = self.d_in_oh[i].val();
+            self.r_dst_oh[i].d.next = self.d_dst_oh[i].val();
+            // Paper mode's UNSOL test: the counters compared with `T` a
+            // cycle ago, at the start of the cycle two before the op's
+            // (A.4; the model's decision).
             self.d_ga[i].next = false;
             self.d_gb[i].next = false;
             for p in 0..self.in_res.len() {
                 if (self.op_in[i].val() & self.c_pmask.val()).index() == p {
-                    self.d_ga[i].next = self.g_t[2 * p].val();
+                    self.d_ga[i].next = self.g_t[2 * p].q.val();
                 }
                 if (self.op_dst[i].val() & self.c_pmask.val()).index() == p {
-                    self.d_gb[i].next = self.g_t[2 * p + 1].val();
+                    self.d_gb[i].next = self.g_t[2 * p + 1].q.val();
                 }
             }
             self.d_over[i].next = (self.d_on_in[i].val() & self.d_ga[i].val()) | (self.d_on_dst[i].val() & self.d_gb[i].val());
@@ -956,7 +984,7 @@ impl Pl2Alu {
                         & !self.d_conf[i].val()
                         & self.d_in_oh[i].val().get_bit(p)
                         & self.c_en.q.val().get_bit(p)
-                        & !self.g_t[2 * p].val()
+                        & !self.g_t[2 * p].q.val()
                         & !(self.d_on_dst[i].val() & self.d_gb[i].val())
                     {
                         self.chit[2 * p].d.next = true;
@@ -965,7 +993,7 @@ impl Pl2Alu {
                         & !self.d_conf[i].val()
                         & self.d_dst_oh[i].val().get_bit(p)
                         & self.c_en.q.val().get_bit(p)
-                        & !self.g_t[2 * p + 1].val()
+                        & !self.g_t[2 * p + 1].q.val()
                         & !(self.d_on_in[i].val() & self.d_ga[i].val())
                     {
                         self.chit[2 * p + 1].d.next = true;

@@ -391,8 +391,9 @@ fn apply_changes(vals: &mut [u32], incs: &mut [u32], decs: &mut [u32], c: &mut P
 ///   decrement of its own cycle. A counter with `n` merged decrements and
 ///   value `v` ends at `v − min(n, v)` with `n − min(n, v)` underflows,
 ///   exactly what `n` single decrements give;
-/// - a paper-mode UNSOL compares the counters at the start of the previous
-///   cycle with `T` (a decision for the RTL's timing, [`Pl2Model::unsol`]);
+/// - a paper-mode UNSOL compares the counters at the start of the cycle two
+///   before its own with `T` (a decision for the RTL's timing,
+///   [`Pl2Model::unsol`]);
 /// - then one [`Pl2Model::tick`]: every op of a cycle sees the same `now`;
 ///   the high-water marks follow the state after the tick.
 #[derive(Clone, Debug)]
@@ -402,10 +403,13 @@ pub struct Pl2Model {
     /// backlog, the slots it holds ahead of `now` (A.5, see [`Pl2Mode::Joint`]).
     in_res: Vec<u32>,
     out_res: Vec<u32>,
-    /// The state at the start of the previous cycle: what a paper-mode
+    /// The state at the start of the cycle two before: what a paper-mode
     /// UNSOL compares with `T` (see [`Pl2Model::unsol`]).
     lag_in: Vec<u32>,
     lag_out: Vec<u32>,
+    /// The state at the start of the previous cycle (the next cycle's `lag_*`).
+    lag1_in: Vec<u32>,
+    lag1_out: Vec<u32>,
     /// The slot clock `SLOT_NOW`.
     now: u32,
     /// Fraction of the current slot elapsed, 16.16 cycles, `< slot_cycles`.
@@ -433,6 +437,8 @@ impl Pl2Model {
             out_res: vec![0; n],
             lag_in: vec![0; n],
             lag_out: vec![0; n],
+            lag1_in: vec![0; n],
+            lag1_out: vec![0; n],
             now: 0,
             acc: 0,
             hw_in: vec![0; n],
@@ -465,7 +471,7 @@ impl Pl2Model {
             self.acc = 0;
         }
         if cfg.mode != self.cfg.mode {
-            for v in [&mut self.in_res, &mut self.out_res, &mut self.lag_in, &mut self.lag_out] {
+            for v in [&mut self.in_res, &mut self.out_res, &mut self.lag_in, &mut self.lag_out, &mut self.lag1_in, &mut self.lag1_out] {
                 v.iter_mut().for_each(|x| *x = 0);
             }
         }
@@ -653,10 +659,11 @@ impl Pl2Model {
     /// - Paper mode and mutant: `max(in[src], out[dst]) > T` → drop with no
     ///   decrement; else as [`Pl2Model::data`]. **Decision:** within
     ///   [`Pl2Model::cycle`] the counters compared are those at the start of
-    ///   the *previous* cycle (the RTL decides it in its decode stage, a
-    ///   cycle ahead, so the test is off the state's one-cycle loop;
-    ///   `docs/pl2.md`). An op on its own ([`Pl2Model::apply`]) sees the
-    ///   current counters, as after an idle cycle.
+    ///   the cycle *two before* the op's (the RTL compares every counter
+    ///   with `T` into a register a cycle ahead of its decode stage, so the
+    ///   test is off the state's one-cycle loop and off the decode's port
+    ///   select; `docs/pl2.md`). An op on its own ([`Pl2Model::apply`]) sees
+    ///   the current counters, as after idle cycles.
     /// - Joint mode: `max(backlog(in[src]), backlog(out[dst])) > T`, i.e.
     ///   `max(now, in, out) − now > T`: a counter behind `now` reserves
     ///   nothing; pass with no change, drop otherwise.
@@ -668,13 +675,11 @@ impl Pl2Model {
     /// follow. The slot clock does not move.
     pub fn apply(&mut self, op: &Op) -> Outcome {
         let mut touched = 0u64;
-        self.lag_in.clone_from(&self.in_res);
-        self.lag_out.clone_from(&self.out_res);
+        self.settle_lag();
         let o = self.exec(op, &mut touched);
         self.end_of_ops();
         self.follow_high_water();
-        self.lag_in.clone_from(&self.in_res);
-        self.lag_out.clone_from(&self.out_res);
+        self.settle_lag();
         o
     }
 
@@ -682,7 +687,7 @@ impl Pl2Model {
     /// none; returns each op's outcome at its index. Same-cycle semantics in
     /// [`Pl2Model`]'s documentation: ops in rank order reading start-of-cycle
     /// values plus lower ranks' reservations (a paper-mode UNSOL: those of
-    /// the previous cycle's start), merged decrements at the end, then one
+    /// the start of the cycle two before), merged decrements at the end, then one
     /// [`Pl2Model::tick`], then the high-water marks.
     pub fn cycle(&mut self, ops: &[Option<Op>]) -> Vec<Option<Outcome>> {
         let mut touched = 0u64;
@@ -691,8 +696,22 @@ impl Pl2Model {
         self.end_of_ops();
         self.tick();
         self.follow_high_water();
-        (self.lag_in, self.lag_out) = (start_in, start_out);
+        self.lag_in = std::mem::replace(&mut self.lag1_in, start_in);
+        self.lag_out = std::mem::replace(&mut self.lag1_out, start_out);
         out
+    }
+
+    /// The lagged copies of the state made current (an op on its own, as
+    /// after idle cycles).
+    fn settle_lag(&mut self) {
+        for (l, v) in [
+            (&mut self.lag_in, &self.in_res),
+            (&mut self.lag1_in, &self.in_res),
+            (&mut self.lag_out, &self.out_res),
+            (&mut self.lag1_out, &self.out_res),
+        ] {
+            l.clone_from(v);
+        }
     }
 
     /// PL2 is on at port `p` (and `p` exists).
@@ -823,7 +842,7 @@ impl Pl2Model {
             self.note_out_read(dst, touched);
         }
         // Joint mode: the backlogs now; paper mode: the counters at the
-        // start of the previous cycle.
+        // start of the cycle two before.
         let (vin, vout) = if self.cfg.mode == Pl2Mode::Joint { (&self.in_res, &self.out_res) } else { (&self.lag_in, &self.lag_out) };
         let in_v = if on_s { vin[src as usize] } else { 0 };
         let out_v = if on_d { vout[dst as usize] } else { 0 };
@@ -1358,20 +1377,37 @@ mod tests {
         s.set_out_res(2, 4);
         s.data(3, 2);
         assert_eq!(rsv(&mut s, 1, 2, 4), grt(1, 2, 4, 0, 3));
-        // UNSOL after a DATA: sees 21 > T and drops; the next cycle still
-        // sees 21 (the start of the previous cycle), the one after 20 passes.
+        // UNSOL after a DATA: sees 21 > T and drops; the next two cycles
+        // still see 21 (the start of the cycle two before), the one after 20
+        // passes.
         let mut m = model(Pl2Mode::Paper);
         m.set_out_res(2, 21);
+        m.cycle(&[None, None]);
+        assert_eq!(
+            m.cycle(&[None, Some(Op::Unsol { src: 1, dst: 2 })]),
+            vec![None, Some(Outcome::Pass)],
+            "one idle cycle after the write: sees 0"
+        );
+        assert_eq!(m.out_res(2), 20);
+        m.set_out_res(2, 21);
+        m.cycle(&[None, None]);
         m.cycle(&[None, None]);
         let out = m.cycle(&[Some(Op::Data { src: 3, dst: 2 }), Some(Op::Unsol { src: 1, dst: 2 })]);
         assert_eq!(out, vec![Some(Outcome::Pass), Some(Outcome::Drop(DropReason::UnsolOverT))]);
         assert_eq!(m.out_res(2), 20);
-        assert_eq!(m.cycle(&[None, Some(Op::Unsol { src: 1, dst: 2 })]), vec![None, Some(Outcome::Drop(DropReason::UnsolOverT))]);
+        for n in 0..2 {
+            assert_eq!(
+                m.cycle(&[None, Some(Op::Unsol { src: 1, dst: 2 })]),
+                vec![None, Some(Outcome::Drop(DropReason::UnsolOverT))],
+                "{n}"
+            );
+        }
         assert_eq!(m.cycle(&[None, Some(Op::Unsol { src: 1, dst: 2 })]), vec![None, Some(Outcome::Pass)]);
         assert_eq!(m.out_res(2), 19);
         // Two UNSOLs in one cycle both read the start value; both decrements land.
         let mut m = model(Pl2Mode::Paper);
         m.set_out_res(2, 20);
+        m.cycle(&[None, None]);
         m.cycle(&[None, None]);
         let out = m.cycle(&[Some(Op::Unsol { src: 1, dst: 2 }), Some(Op::Unsol { src: 3, dst: 2 })]);
         assert_eq!(out, vec![Some(Outcome::Pass); 2]);
@@ -1382,19 +1418,23 @@ mod tests {
     #[test]
     fn cycle_unsol_serialized_after_rsv() {
         // Same cycle: the paper-mode UNSOL compares the counters of the
-        // previous cycle's start (18), not the RSV's 22.
+        // start of the cycle two before (18), not the RSV's 22.
         let mut m = model(Pl2Mode::Paper);
         m.set_out_res(2, 18);
+        m.cycle(&[None, None]);
         m.cycle(&[None, None]);
         let out = m.cycle(&[rsv_op(1, 2, 4), Some(Op::Unsol { src: 3, dst: 2 })]);
         assert_eq!(out, vec![Some(grt(1, 2, 4, 0, 18)), Some(Outcome::Pass)], "UNSOL sees 18");
         assert_state(&m, &[(1, 4)], &[(2, 21)], "RSV first, the UNSOL's decrement");
         assert_eq!(c(&m, "serialized"), 1);
-        // Two cycles later it sees the RSV's reservation (21 > T).
+        // Two cycles later it still sees 18 (and passes: 20), three cycles
+        // later the RSV's reservation (21 > T).
         m.cycle(&[None, None]);
+        assert_eq!(m.cycle(&[None, Some(Op::Unsol { src: 3, dst: 2 })]), vec![None, Some(Outcome::Pass)]);
         assert_eq!(m.cycle(&[None, Some(Op::Unsol { src: 3, dst: 2 })]), vec![None, Some(Outcome::Drop(DropReason::UnsolOverT))]);
         let mut m = model(Pl2Mode::Paper);
         m.set_out_res(2, 18);
+        m.cycle(&[None, None]);
         m.cycle(&[None, None]);
         let out = m.cycle(&[Some(Op::Unsol { src: 3, dst: 2 }), rsv_op(1, 2, 4)]);
         assert_eq!(out, vec![Some(Outcome::Pass), Some(grt(1, 2, 4, 0, 18))], "UNSOL sees 18, its decrement lands late");
@@ -1445,8 +1485,9 @@ mod tests {
                     5..=7 => Op::Data { src: s, dst: d },
                     _ => Op::Unsol { src: s, dst: d },
                 };
-                // An idle cycle first: a paper-mode UNSOL in a cycle compares
-                // the counters of the previous cycle's start.
+                // Two idle cycles first: a paper-mode UNSOL in a cycle
+                // compares the counters of the start of the cycle two before.
+                b.cycle(&[None]);
                 b.cycle(&[None]);
                 assert_eq!(b.cycle(&[Some(op)]), vec![Some(a.apply(&op))], "{mode:?} op {i}: {op:?}");
                 for p in 0..8 {
