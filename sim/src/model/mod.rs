@@ -19,6 +19,7 @@ pub mod parser;
 pub mod pl2;
 pub mod pl2_host;
 pub mod pl2_ingress;
+pub mod protego;
 pub mod rx_fcs;
 pub mod tm;
 
