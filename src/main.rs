@@ -559,6 +559,9 @@ fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: boo
     use std::io::IsTerminal;
     let cfg = sel.load()?;
     let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
+    if sc.is_back_to_back() {
+        return sim_protego(&cfg, &sc, out, model);
+    }
     if sc.is_pl2() {
         return sim_pl2(&cfg, &sc, out, model);
     }
@@ -625,16 +628,61 @@ fn sim_pl2(cfg: &trimswitch_hdl::config::Config, sc: &trimswitch_sim::scenario::
         sc.pl2_modes(cfg)
     );
     let r = if model { trimswitch_sim::scenario::pl2::run_all(cfg, sc)? } else { trimswitch_sim::scenario::pl2::run_all_rtl(cfg, sc)? };
+    let summaries: Vec<String> = r.runs.iter().map(|run| run.summary()).collect();
+    sim_report(cfg, sc, out, model, "pl2.json", &r, &summaries)
+}
+
+/// Writes a scenario's report as `<out>/<file>` (default out:
+/// `build/<target>/sim/<name>[-model]`) and prints each run's summary.
+fn sim_report<T: serde::Serialize>(
+    cfg: &trimswitch_hdl::config::Config,
+    sc: &trimswitch_sim::scenario::Scenario,
+    out: Option<PathBuf>,
+    model: bool,
+    file: &str,
+    r: &T,
+    summaries: &[String],
+) -> Result<()> {
     let out =
         out.unwrap_or_else(|| flows::build_dir(cfg).join("sim").join(if model { format!("{}-model", sc.name) } else { sc.name.clone() }));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let path = out.join("pl2.json");
-    write_json(&path, &r)?;
-    for run in &r.runs {
-        print!("{}", run.summary());
+    let path = out.join(file);
+    write_json(&path, r)?;
+    for s in summaries {
+        print!("{s}");
     }
     println!("sim: {}", path.display());
     Ok(())
+}
+
+/// A `topology = "back-to-back"` scenario (Protego over a lossy link): every
+/// mode's run into `<out>/protego.json`.
+fn sim_protego(
+    cfg: &trimswitch_hdl::config::Config,
+    sc: &trimswitch_sim::scenario::Scenario,
+    out: Option<PathBuf>,
+    model: bool,
+) -> Result<()> {
+    if !model {
+        // Names what the RTL engine lacks (an error, not a silent model run).
+        sc.validate(cfg)?;
+    }
+    sc.validate_model(cfg)?;
+    let p = sc.protego.as_ref().context("[protego]")?;
+    println!(
+        "sim: Protego scenario {} ({}) on the model: host A -> S1 =({} loss)= S2 -> host B at {} Gb/s, {} frames of {} B at load {}, modes {:?}",
+        sc.name,
+        sc.source.display(),
+        p.loss,
+        cfg.datapath.port_gbps,
+        sc.packets,
+        sc.frame_bytes,
+        sc.load,
+        sc.protego_modes()
+    );
+    let r = trimswitch_sim::scenario::protego::run_all(cfg, sc)?;
+    let summaries: Vec<String> = r.runs.iter().map(|run| run.summary()).collect();
+    sim_report(cfg, sc, out, true, "protego.json", &r, &summaries)
 }
 
 fn cmd_vivado(c: ConfigArgs, block: Option<String>) -> Result<()> {

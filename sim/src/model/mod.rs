@@ -14,12 +14,14 @@
 pub mod classify;
 pub mod gen;
 pub mod lookup;
+pub mod lossy;
 pub mod meter;
 pub mod parser;
 pub mod pl2;
 pub mod pl2_host;
 pub mod pl2_ingress;
 pub mod protego;
+pub mod protego_link;
 pub mod rx_fcs;
 pub mod tm;
 

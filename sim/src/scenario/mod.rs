@@ -35,6 +35,7 @@
 pub mod netmodel;
 pub mod pl2;
 pub mod pl2_rtl;
+pub mod protego;
 
 use crate::agents::axis::Packet;
 use crate::harness::tb::Agent;
@@ -113,6 +114,15 @@ pub struct Scenario {
     /// `hosts = "pl2"`: the hosts' and the ALU's parameters ([`pl2::Pl2Hosts`]).
     #[serde(default)]
     pub pl2: Option<pl2::Pl2Hosts>,
+    /// `switch` (default: one switch, the scenarios above) or `back-to-back`
+    /// (two switches joined by a lossy link, Protego's testbed, with the
+    /// `[protego]` table; model engine only; [`protego`]).
+    #[serde(default)]
+    pub topology: Option<String>,
+    /// `topology = "back-to-back"`: the link and Protego's registers
+    /// ([`protego::ProtegoScenario`]).
+    #[serde(default)]
+    pub protego: Option<protego::ProtegoScenario>,
     /// Frame sizes (`[frame_sizes]`, [`FrameSizes`]); default every frame
     /// `frame_bytes`.
     #[serde(default)]
@@ -128,6 +138,20 @@ pub struct Scenario {
     /// The file it came from.
     #[serde(skip)]
     pub source: PathBuf,
+}
+
+impl Scenario {
+    /// `topology` is `switch` or `back-to-back`; `[protego]` only with the
+    /// latter.
+    fn validate_topology(&self) -> Result<()> {
+        let f = self.source.display();
+        match self.topology.as_deref() {
+            None | Some("switch") => {}
+            Some(t) => bail!("{f}: topology = {t:?}: must be \"switch\" or \"back-to-back\""),
+        }
+        ensure!(self.protego.is_none(), "{f}: protego: the [protego] table needs topology = \"back-to-back\"");
+        Ok(())
+    }
 }
 
 /// Where the project's scenario files live.
@@ -239,6 +263,11 @@ impl Scenario {
     /// errors name the file, the key and the reason.
     pub fn validate(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
+        if self.is_back_to_back() {
+            self.validate_back_to_back(cfg)?;
+            bail!("{f}: topology = \"back-to-back\": the RTL engine runs Protego once ts_protego_tx/ts_protego_rx exist (issue 16); run it on the model engine (--model)");
+        }
+        self.validate_topology()?;
         ensure!(
             self.ports.is_none() && self.pipelines.is_none(),
             "{f}: ports, pipelines: only the model engine (--model) resizes the switch; the RTL is the configuration's"
@@ -257,6 +286,10 @@ impl Scenario {
     /// Checks the scenario for the model engine.
     pub fn validate_model(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
+        if self.is_back_to_back() {
+            return self.validate_back_to_back(cfg);
+        }
+        self.validate_topology()?;
         let (ports, pipes) = self.scale(cfg);
         ensure!((2..=1024).contains(&ports), "{f}: ports = {ports}: must be 2..=1024");
         ensure!(pipes >= 1 && ports % pipes == 0, "{f}: pipelines = {pipes}: must divide ports = {ports}");
