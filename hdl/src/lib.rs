@@ -15,6 +15,8 @@
 //! - [`tm`]: the traffic manager: meters and port modes, admission, queues, the
 //!   trimmer (`docs/trimming.md`);
 //! - [`egress`]: the egress rewrite after the scheduler;
+//! - [`pl2`]: the PL2 reservation ALU and its ingress stage;
+//! - [`protego`]: Protego's sender and receiver sides around the MAC;
 //! - [`top`]: the whole switch, its register map, and the foundation's crossbar;
 //! - [`gen`]: the catalogue of emitted blocks, Verilog emission, and [`gen::unroll`],
 //!   which lets a block index vector ports of blocks in vectors (rust-hdl's writer
@@ -32,6 +34,7 @@ pub mod ingress;
 pub mod meta;
 pub mod pl2;
 pub mod prim;
+pub mod protego;
 pub mod proto;
 pub mod tm;
 pub mod top;

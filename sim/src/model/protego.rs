@@ -119,6 +119,11 @@ fn be16(f: &[u8], o: usize) -> Option<u16> {
     Some(u16::from_be_bytes([*f.get(o)?, *f.get(o + 1)?]))
 }
 
+/// Whether [`insert_tag`] can tag `f`: it has a byte where the tag goes.
+pub fn taggable(f: &[u8]) -> bool {
+    f.len() > ethertype_offset(f)
+}
+
 /// The tag of a frame and its offset, if it has one (and the inner
 /// EtherType after it: a shorter frame is not tagged but truncated).
 pub fn read_tag(f: &[u8]) -> Option<(Tag, usize)> {
@@ -136,9 +141,15 @@ pub fn inner_ethertype(f: &[u8], tag_at: usize) -> u16 {
     be16(f, tag_at + TAG_LEN).unwrap_or(0)
 }
 
-/// `f` with a tag inserted after its VLAN tags.
+/// `f` with a tag inserted after its VLAN tags (a VLAN tag counts when its
+/// four bytes are there). A frame with no byte at that point (no
+/// EtherType) is returned as it is: there is nowhere to put a tag
+/// ([`taggable`]).
 pub fn insert_tag(f: &[u8], t: Tag) -> Vec<u8> {
     let o = ethertype_offset(f);
+    if f.len() <= o {
+        return f.to_vec();
+    }
     let mut v = Vec::with_capacity(f.len() + TAG_LEN);
     v.extend_from_slice(&f[..o]);
     v.extend_from_slice(&ethertype::PROTEGO.to_be_bytes());
@@ -336,6 +347,8 @@ pub struct TxCounters {
     /// A LOSS whose first sequence number had already left the ring.
     pub loss_stale: u64,
     pub freed: u64,
+    /// Normal frames too short to carry a tag, sent without one.
+    pub untaggable: u64,
     /// Frames the head processor retransmitted (each `copies` times).
     pub retx_frames: u64,
     /// Cycles a normal frame waited for the ring or a pause.
@@ -434,8 +447,13 @@ impl ProtegoTx {
     }
 
     /// Tags a normal frame as DATA with the next sequence number and keeps
-    /// it in the ring.
+    /// it in the ring. A frame that cannot carry a tag (no EtherType) goes
+    /// as it is, without a number, counted (`untaggable`).
     pub fn send_data(&mut self, f: &[u8]) -> Vec<u8> {
+        if !taggable(f) {
+            self.counters.untaggable += 1;
+            return f.to_vec();
+        }
         let s = self.next;
         self.next = s.next();
         let t = insert_tag(f, Tag { kind: kind::DATA, seq: s });
@@ -1008,6 +1026,23 @@ mod tests {
         let p = pfc_frame([2, 0, 0, 0, 0, 1], 3, true);
         assert_eq!((pfc_of(&p, 3), pfc_of(&p, 2)), (Some(true), None));
         assert_eq!(pfc_of(&pfc_frame([2, 0, 0, 0, 0, 1], 3, false), 3), Some(false));
+    }
+
+    /// A frame too short for a tag (no EtherType) goes untagged, without a
+    /// sequence number, counted.
+    #[test]
+    fn untaggable_frames_go_as_they_are() {
+        let mut tx = ProtegoTx::new(cfg2());
+        for len in [0, 5, 12] {
+            let f: Vec<u8> = (0..len as u8).collect();
+            assert_eq!(insert_tag(&f, Tag { kind: 0, seq: s(1) }), f);
+            assert_eq!(tx.send_data(&f), f);
+        }
+        let mut v = vec![0u8; 16];
+        v[12..14].copy_from_slice(&[0x81, 0x00]);
+        assert_eq!(insert_tag(&v, Tag { kind: 0, seq: s(1) }), v, "VLAN tag, nothing after it");
+        assert_eq!((tx.counters.untaggable, tx.ring_len(), tx.next_seq()), (3, 0, s(0)));
+        assert_eq!(tx.send_data(&frame(1, 13)).len(), 18);
     }
 
     /// V7: Eq. 1 for a target of 1e-8.

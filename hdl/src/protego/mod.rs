@@ -1,0 +1,5 @@
+//! Protego, link-local retransmission (seed 004; `PL2-PROTEGO.md` part B;
+//! `docs/protego.md`): the sender and receiver sides of a port, around the
+//! MAC. Golden model: `trimswitch_sim::model::protego`.
+//! - [`tag`]: the tag inserter of the sender side.
+pub mod tag;
