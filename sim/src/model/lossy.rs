@@ -133,12 +133,16 @@ impl LossyLink {
     }
 }
 
-/// `frame` with one bit flipped (byte 14, the first after the MAC
-/// addresses, so the FCS no longer matches and the addresses stay).
+/// `frame` with one bit flipped (byte 14, the first after the addresses
+/// and the EtherType, so the FCS no longer matches and the addresses
+/// stay; the last byte of a shorter frame; an empty frame stays empty).
 pub fn corrupt(frame: &[u8]) -> Vec<u8> {
     let mut f = frame.to_vec();
-    let i = 14.min(f.len().saturating_sub(1));
-    f[i] ^= 0x10;
+    // Byte 14, or the last one of a shorter frame (none of an empty one).
+    let i = if f.len() > 14 { 14 } else { f.len().wrapping_sub(1) };
+    if let Some(b) = f.get_mut(i) {
+        *b ^= 0x10;
+    }
     f
 }
 
@@ -204,5 +208,7 @@ mod tests {
         assert!(!l.lose(&f, 64), "untagged");
         assert_eq!((l.frames, l.lost), (4, 1));
         assert_ne!(corrupt(&f), f);
+        assert_ne!(corrupt(&[1, 2]), vec![1, 2]);
+        assert!(corrupt(&[]).is_empty());
     }
 }
