@@ -663,6 +663,8 @@ fn bad_protego_scenarios_name_file_key_and_reason() {
         ("b2b_topology", ok.replace("back-to-back", "ring"), "topology"),
         ("b2b_table_on_switch", ok.replace("topology = \"back-to-back\"\n", ""), "protego"),
         ("b2b_unknown_key", format!("{ok}speed = 3\n"), "speed"),
+        ("b2b_senders", ok.replace("packets = 100\n", "packets = 100\nsenders = [1, 2]\n"), "senders"),
+        ("b2b_ports", ok.replace("packets = 100\n", "packets = 100\nports = 8\n"), "ports"),
     ];
     for (name, text, key) in cases {
         let e = error_in(name, &text, true);

@@ -207,6 +207,20 @@ impl Scenario {
         let f = self.source.display().to_string();
         ensure!(self.traffic == "stress", "{f}: traffic = {:?}: a back-to-back scenario runs \"stress\" (host A to host B)", self.traffic);
         ensure!(self.hosts.is_none() && self.pl2.is_none(), "{f}: hosts, pl2: not used by topology = \"back-to-back\"");
+        // The one-switch keys have no meaning on the two-switch testbed: an
+        // error, not a silently ignored value.
+        ensure!(
+            self.senders.is_empty()
+                && self.receivers.is_empty()
+                && self.receiver == 0
+                && self.flow_list.is_empty()
+                && self.ports.is_none()
+                && self.pipelines.is_none()
+                && self.frame_sizes.is_none()
+                && self.start_jitter_ns == 0.0
+                && self.gap_jitter_ns == 0.0,
+            "{f}: senders, receivers, receiver, flow, ports, pipelines, frame_sizes, start_jitter_ns, gap_jitter_ns: not used by topology = \"back-to-back\" (host A sends to host B)"
+        );
         let Some(p) = &self.protego else { bail!("{f}: protego: topology = \"back-to-back\" needs a [protego] table") };
         ensure!(self.packets >= 1, "{f}: packets = 0: host A must send something");
         ensure!(
