@@ -1,6 +1,7 @@
 //! `ts_protego_tag_ins` in Verilator at 64, 256 and 512 bits: every frame
 //! comes out as the golden model's `insert_tag` makes it.
 use crate::common;
+use crate::{at_every_width, frame, over_the_matrix};
 use anyhow::{ensure, Context, Result};
 use common::*;
 use rand::{Rng, SeedableRng};
@@ -49,24 +50,6 @@ fn bench(width: usize, seed: u64) -> Result<(Tb, Tagged, AxisSink)> {
     Ok((tb, Tagged { src, tags: vec![], port }, sink))
 }
 
-/// A frame of `len` bytes (without FCS) with `vlans` tags (802.1Q or
-/// 802.1ad), numbered `n` in its last bytes.
-fn frame(rng: &mut impl Rng, len: usize, vlans: usize, n: u32) -> Vec<u8> {
-    let mut f: Vec<u8> = (0..12).map(|_| rng.gen()).collect();
-    for _ in 0..vlans {
-        f.extend_from_slice(if rng.gen_bool(0.5) { &[0x81, 0x00] } else { &[0x88, 0xA8] });
-        f.extend_from_slice(&[rng.gen(), rng.gen()]);
-    }
-    f.extend_from_slice(&[0x08, 0x00]);
-    while f.len() < len {
-        f.push(rng.gen());
-    }
-    f.truncate(len);
-    let l = f.len();
-    f[l - 4..].copy_from_slice(&n.to_be_bytes());
-    f
-}
-
 /// Random frames (24..=300 and MTU-sized, 0..2 VLAN tags, random tags,
 /// random idle and backpressure): each leaves tagged as the model tags it.
 fn random(width: usize, cell: Cell, n: usize, seed: u64) -> Result<()> {
@@ -96,23 +79,13 @@ fn random(width: usize, cell: Cell, n: usize, seed: u64) -> Result<()> {
 
 #[test]
 fn random_frames_every_width() -> Result<()> {
-    for (i, w) in [64, 256, 512].into_iter().enumerate() {
-        random(w, Cell { idle_prob: 0.2, ready_prob: 0.7 }, 600, 10 + i as u64)?;
-    }
-    Ok(())
+    at_every_width(10, random)
 }
 
-/// Idle gaps x backpressure ([`MATRIX`]) at 64 and 512 bits.
+/// Idle gaps x backpressure (`MATRIX`) at 64 and 512 bits.
 #[test]
 fn matrix() -> Result<()> {
-    for w in [64, 512] {
-        let mut s = 0;
-        for_matrix(|c| {
-            s += 1;
-            random(w, c, 150, 100 + s)
-        })?;
-    }
-    Ok(())
+    over_the_matrix(100, random)
 }
 
 /// Full throughput: with the sink always ready, back-to-back frames take

@@ -17,6 +17,7 @@ use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
 use crate::protego::tag::ProtegoTagIns;
+use crate::protego::untag::ProtegoTagRm;
 use crate::tm::admit::{TmAdmit, TmPre};
 use crate::tm::meter::{MeterBank, MeterStage, PortMode};
 use crate::tm::trimmer::Trimmer;
@@ -26,7 +27,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 23] = [
+pub const BLOCKS: [&str; 24] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -43,6 +44,7 @@ pub const BLOCKS: [&str; 23] = [
     "ts_meter_stage",
     "ts_pl2_alu",
     "ts_protego_tag_ins",
+    "ts_protego_tag_rm",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -193,6 +195,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_pl2_alu" => emit_verilog(&mut Pl2Alu::new(ports, cfg.datapath.pipelines), name, &prov)?,
         // Protego's tag inserter (the sender side before the MAC).
         "ts_protego_tag_ins" => emit_verilog(&mut ProtegoTagIns::<D, K, U>::default(), name, &prov)?,
+        // Its tag remover (the receiver side after `rx_fcs`).
+        "ts_protego_tag_rm" => emit_verilog(&mut ProtegoTagRm::<D, K, U>::default(), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

@@ -2,4 +2,6 @@
 //! `docs/protego.md`): the sender and receiver sides of a port, around the
 //! MAC. Golden model: `trimswitch_sim::model::protego`.
 //! - [`tag`]: the tag inserter of the sender side.
+//! - [`untag`]: the tag remover of the receiver side.
 pub mod tag;
+pub mod untag;

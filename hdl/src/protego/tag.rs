@@ -166,6 +166,81 @@ impl<const K: usize> Logic for TagInsShort<K> {
     }
 }
 
+/// A frame's VLAN tags as its beats pass, for the Protego tag's position
+/// (the inserter and the remover): a TPID (0x8100 or 0x88A8) at byte 12,
+/// then at byte 16, that counts when the tag's four bytes are in the frame
+/// (as the golden model's `ethertype_offset`), from the beat that holds it,
+/// else as an earlier beat found it (`t1_r`, `t2_r`: the parent's
+/// registers, loaded with `t1`, `t2` as each beat goes in).
+///
+/// Ports: `tdata_lanes` (`D`), `tkeep_lanes` (`K`: of both, the lanes of
+/// bytes 12..19 are read), `bi` (3: the beat's index in its
+/// frame, held at 4), `t1_r`, `t2_r` in; `t1` (a VLAN tag at byte 12), `t2`
+/// (a TPID at byte 16 with its four bytes; the second tag when `t1`) out.
+#[derive(LogicBlock)]
+pub struct VlanScan<const D: usize, const K: usize> {
+    pub tdata_lanes: Signal<In, Bits<D>>,
+    pub tkeep_lanes: Signal<In, Bits<K>>,
+    pub bi: Signal<In, Bits<3>>,
+    pub t1_r: Signal<In, Bit>,
+    pub t2_r: Signal<In, Bit>,
+    pub t1: Signal<Out, Bit>,
+    pub t2: Signal<Out, Bit>,
+    /// The beats that hold bytes 12..13 and 16..17, the bit offsets of those
+    /// bytes in them, the lanes of bytes 15 and 19, the TPIDs as they read
+    /// from `tdata` (byte 12 in the low byte).
+    c_b12: Constant<Bits<3>>,
+    c_b16: Constant<Bits<3>>,
+    c_l12: Constant<Bits<16>>,
+    c_l16: Constant<Bits<16>>,
+    c_k15: Constant<Bits<8>>,
+    c_k19: Constant<Bits<8>>,
+    c_vlan: Constant<Bits<16>>,
+    c_qinq: Constant<Bits<16>>,
+}
+
+impl<const D: usize, const K: usize> Default for VlanScan<D, K> {
+    fn default() -> Self {
+        assert!(K * 8 == D && (8..=64).contains(&K), "VlanScan: K = D / 8 in 8..=64");
+        let lane = |b: usize| Constant::new((8 * (b % K)).to_bits());
+        Self {
+            tdata_lanes: Default::default(),
+            tkeep_lanes: Default::default(),
+            bi: Default::default(),
+            t1_r: Default::default(),
+            t2_r: Default::default(),
+            t1: Default::default(),
+            t2: Default::default(),
+            c_b12: Constant::new((12 / K).to_bits()),
+            c_b16: Constant::new((16 / K).to_bits()),
+            c_l12: lane(12),
+            c_l16: lane(16),
+            c_k15: Constant::new((15 % K).to_bits()),
+            c_k19: Constant::new((19 % K).to_bits()),
+            c_vlan: Constant::new(wire16(ethertype::VLAN).to_bits()),
+            c_qinq: Constant::new(wire16(ethertype::QINQ).to_bits()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize> Logic for VlanScan<D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.t1.next = self.t1_r.val();
+        if self.bi.val() == self.c_b12.val() {
+            self.t1.next = ((self.tdata_lanes.val().get_bits::<16>(self.c_l12.val().index()) == self.c_vlan.val())
+                | (self.tdata_lanes.val().get_bits::<16>(self.c_l12.val().index()) == self.c_qinq.val()))
+                & self.tkeep_lanes.val().get_bit(self.c_k15.val().index());
+        }
+        self.t2.next = self.t2_r.val();
+        if self.bi.val() == self.c_b16.val() {
+            self.t2.next = ((self.tdata_lanes.val().get_bits::<16>(self.c_l16.val().index()) == self.c_vlan.val())
+                | (self.tdata_lanes.val().get_bits::<16>(self.c_l16.val().index()) == self.c_qinq.val()))
+                & self.tkeep_lanes.val().get_bit(self.c_k19.val().index());
+        }
+    }
+}
+
 /// Bits of an entry of the inserter's table: `mode` (2: the lanes' mode for
 /// a beat that is not a short last one), `dd` (8), the extra beat's `mode`
 /// (2) and `dd` (8).
@@ -218,6 +293,7 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     pub untagged: Signal<Out, Bit>,
     lanes: TagInsLanes<D, K>,
     ends_at: TagInsShort<K>,
+    vlans: VlanScan<D, K>,
     // ---- stage 1: where the tag goes in this beat
     /// Inside a frame (the next beat is not a first one).
     mid: DffR<Bit>,
@@ -256,8 +332,6 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     short_r: DffR<Bit>,
     // ---- combinational
     first: Signal<Local, Bit>,
-    t1: Signal<Local, Bit>,
-    t2: Signal<Local, Bit>,
     tagnow: Signal<Local, Bits<40>>,
     /// [`ENTRY`]: the insertion point's entry of [`Self::c_tab`] for this
     /// beat, for each of the three points (`e0` none, `e1` one VLAN tag,
@@ -289,34 +363,18 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     c_five: Constant<Bits<K>>,
     /// `K − 5`: a last beat with lane `K − 5` overflows with the tag.
     c_k5sh: Constant<Bits<8>>,
-    /// The beats that hold bytes 12..13 and 16..17.
-    c_b12: Constant<Bits<3>>,
-    c_b16: Constant<Bits<3>>,
     /// Per beat index `b` (0..=4) and insertion point `12 + 4v`, the entry
     /// at bit `128b + 20v` ([`ENTRY`] bits; 128 so the index is a shift,
     /// not a multiplier): the lanes' controls, computed here.
     c_tab: Constant<Bits<640>>,
-    /// Bit offsets of bytes 12 and 16 in their beats, and of the beat's last
-    /// five bytes.
-    c_l12: Constant<Bits<16>>,
-    c_l16: Constant<Bits<16>>,
-    /// The lanes of bytes 15 and 19: a VLAN tag counts when all its four
-    /// bytes are in the frame (as the golden model's tag parser).
-    c_k15: Constant<Bits<8>>,
-    c_k19: Constant<Bits<8>>,
+    /// The bit offset of the beat's last five bytes.
     c_tail: Constant<Bits<16>>,
-    c_vlan: Constant<Bits<16>>,
-    c_qinq: Constant<Bits<16>>,
     c_proto: Constant<Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D, K, U> {
     fn default() -> Self {
         assert!(K * 8 == D && (8..=64).contains(&K), "ProtegoTagIns: K = D / 8 in 8..=64");
-        // The bit offsets of bytes 12..13 and 16..17 in their beats.
-        let lane = |b: usize| Constant::new((8 * (b % K)).to_bits());
-        // EtherTypes as they read from `tdata` lanes (byte 12 in the low byte).
-        let wire = |t: u16| Constant::new(wire16(t).to_bits());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -326,6 +384,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D
             untagged: Default::default(),
             lanes: Default::default(),
             ends_at: Default::default(),
+            vlans: Default::default(),
             mid: Default::default(),
             bi: Default::default(),
             t1_r: Default::default(),
@@ -352,8 +411,6 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D
             o_user: Default::default(),
             short_r: Default::default(),
             first: Default::default(),
-            t1: Default::default(),
-            t2: Default::default(),
             tagnow: Default::default(),
             ti: Default::default(),
             e0: Default::default(),
@@ -374,17 +431,9 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D
             c_ones: Constant::new(Bits::<K>::mask()),
             c_five: Constant::new(0x1Fu64.to_bits()),
             c_k5sh: Constant::new((K - TAG_BYTES).to_bits()),
-            c_b12: Constant::new((12 / K).to_bits()),
-            c_b16: Constant::new((16 / K).to_bits()),
             c_tab: Constant::new(table(K)),
-            c_l12: lane(12),
-            c_l16: lane(16),
-            c_k15: Constant::new((15 % K).to_bits()),
-            c_k19: Constant::new((19 % K).to_bits()),
             c_tail: Constant::new((8 * (K - TAG_BYTES)).to_bits()),
-            c_vlan: wire(ethertype::VLAN),
-            c_qinq: wire(ethertype::QINQ),
-            c_proto: wire(ethertype::PROTEGO),
+            c_proto: Constant::new(wire16(ethertype::PROTEGO).to_bits()),
         }
     }
 }
@@ -416,18 +465,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
         // an earlier beat found them (a value left from the frame before
         // only reaches beats that end before byte 12 or 16, where the three
         // insertion points give the same lanes).
-        self.t1.next = self.t1_r.q.val();
-        if self.bi.q.val() == self.c_b12.val() {
-            self.t1.next = ((self.s.tdata.val().get_bits::<16>(self.c_l12.val().index()) == self.c_vlan.val())
-                | (self.s.tdata.val().get_bits::<16>(self.c_l12.val().index()) == self.c_qinq.val()))
-                & self.s.tkeep.val().get_bit(self.c_k15.val().index());
-        }
-        self.t2.next = self.t2_r.q.val();
-        if self.bi.q.val() == self.c_b16.val() {
-            self.t2.next = ((self.s.tdata.val().get_bits::<16>(self.c_l16.val().index()) == self.c_vlan.val())
-                | (self.s.tdata.val().get_bits::<16>(self.c_l16.val().index()) == self.c_qinq.val()))
-                & self.s.tkeep.val().get_bit(self.c_k19.val().index());
-        }
+        self.vlans.tdata_lanes.next = self.s.tdata.val();
+        self.vlans.tkeep_lanes.next = self.s.tkeep.val();
+        self.vlans.bi.next = self.bi.q.val();
+        self.vlans.t1_r.next = self.t1_r.q.val();
+        self.vlans.t2_r.next = self.t2_r.q.val();
         // The beat's entry for each insertion point (from the beat index, a
         // register), then the one the VLAN tags choose.
         self.ti.next = bit_cast::<10, 3>(self.bi.q.val()) << 7;
@@ -445,10 +487,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
         self.sh2.next = self.s.tlast.val() & self.ends_at.ends.val().get_bit(2);
         self.e.next = self.e0.val();
         self.short.next = self.sh0.val();
-        if self.t1.val() {
+        if self.vlans.t1.val() {
             self.e.next = self.e1.val();
             self.short.next = self.sh1.val();
-            if self.t2.val() {
+            if self.vlans.t2.val() {
                 self.e.next = self.e2.val();
                 self.short.next = self.sh2.val();
             }
@@ -520,8 +562,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
             self.a_xdd.d.next = self.e.val().get_bits::<8>(12);
             self.a_untagged.d.next = !self.tg.val();
             self.tag_r.d.next = self.tagnow.val();
-            self.t1_r.d.next = self.t1.val();
-            self.t2_r.d.next = self.t2.val();
+            self.t1_r.d.next = self.vlans.t1.val();
+            self.t2_r.d.next = self.vlans.t2.val();
             if self.bi.q.val() != 4 {
                 self.bi.d.next = self.bi.q.val() + 1;
             }

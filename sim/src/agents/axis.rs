@@ -605,8 +605,9 @@ pub fn check_packets<'a>(expected: impl IntoIterator<Item = &'a Packet>, got: im
 }
 
 /// Records a side-channel port (such as the parser's `m_phv`) at the first
-/// beat of every packet transferred on an AXI-Stream master interface; use it
-/// beside an [`AxisSink`] on the same interface.
+/// beat of every packet transferred on an AXI-Stream master interface (or at
+/// the last: [`AxisSideTap::at_last`]); use it beside an [`AxisSink`] on the
+/// same interface.
 pub struct AxisSideTap {
     valid: Port,
     ready: Port,
@@ -614,6 +615,7 @@ pub struct AxisSideTap {
     side: Port,
     words: usize,
     first: bool,
+    at_last: bool,
     /// One value per packet, in order (little-endian 64-bit words).
     pub values: VecDeque<Vec<u64>>,
 }
@@ -631,8 +633,15 @@ impl AxisSideTap {
             side,
             words,
             first: true,
+            at_last: false,
             values: VecDeque::new(),
         })
+    }
+
+    /// A tap that records `side` at the last beat of every packet (a
+    /// verdict that comes with the end of the frame).
+    pub fn at_last(m: &Model, ports: &AxisPorts, side: &str) -> Result<AxisSideTap> {
+        Ok(AxisSideTap { at_last: true, ..AxisSideTap::new(m, ports, side)? })
     }
 }
 
@@ -641,12 +650,13 @@ impl Agent for AxisSideTap {
 
     fn sample(&mut self, m: &Model, _cycle: u64) {
         if m.get(&self.valid) == 1 && m.get(&self.ready) == 1 {
-            if self.first {
+            let last = m.get(&self.last) == 1;
+            if if self.at_last { last } else { self.first } {
                 let mut v = vec![0u64; self.words];
                 m.get_wide(&self.side, &mut v);
                 self.values.push_back(v);
             }
-            self.first = m.get(&self.last) == 1;
+            self.first = last;
         }
     }
 }

@@ -102,10 +102,16 @@ pub struct Tag {
     pub seq: Seq,
 }
 
-/// Offset of the EtherType after the MAC addresses and 802.1Q/802.1ad tags.
-fn ethertype_offset(f: &[u8]) -> usize {
+/// VLAN tags (802.1ad then 802.1Q) the tag may follow: two, as the switch's
+/// parser reads them. **Decision:** a third TPID is the EtherType the tag
+/// goes before.
+pub const MAX_VLANS: usize = 2;
+
+/// Offset of the EtherType after the MAC addresses and up to [`MAX_VLANS`]
+/// 802.1Q/802.1ad tags (a tag counts when its four bytes are there).
+pub fn ethertype_offset(f: &[u8]) -> usize {
     let mut o = 12;
-    while f.len() >= o + 4 {
+    while o < 12 + 4 * MAX_VLANS && f.len() >= o + 4 {
         let t = u16::from_be_bytes([f[o], f[o + 1]]);
         if t != ethertype::VLAN && t != ethertype::QINQ {
             break;
@@ -159,13 +165,13 @@ pub fn insert_tag(f: &[u8], t: Tag) -> Vec<u8> {
     v
 }
 
-/// `f` without its tag (which sits at `at`), padded back to 60 bytes.
+/// `f` without its tag (which sits at `at`). **Decision:** not padded: a
+/// tagged frame of 65 bytes or more (all the sender tags) leaves at 60 or
+/// more, and a shorter one is the egress MAC's to pad, as the switch does
+/// with any short frame.
 pub fn strip_tag(f: &[u8], at: usize) -> Vec<u8> {
     let mut v = f[..at].to_vec();
     v.extend_from_slice(&f[at + TAG_LEN..]);
-    if v.len() < MIN_FRAME {
-        v.resize(MIN_FRAME, 0);
-    }
     v
 }
 
@@ -1018,6 +1024,16 @@ mod tests {
         assert_eq!(read_tag(&f), None);
         // Truncated inside the tag: not a tag.
         assert_eq!(read_tag(&g[..19]), None);
+        // At most two VLAN tags: a third TPID is the EtherType the tag goes
+        // before (the tag at 20).
+        let mut h = frame(8, 64);
+        h.splice(12..12, [0x88, 0xA8, 0, 1, 0x81, 0x00, 0, 2, 0x81, 0x00, 0, 3]);
+        let hg = insert_tag(&h, t);
+        assert_eq!((ethertype_offset(&h), read_tag(&hg)), (20, Some((t, 20))));
+        assert_eq!(&hg[25..27], &[0x81, 0x00]);
+        // Stripping does not pad: a 60-byte tagged frame leaves at 55.
+        let short = insert_tag(&frame(9, 55), t);
+        assert_eq!(strip_tag(&short, 12).len(), 55);
         let l = Loss { first: Seq { era: false, seq: 65535 }, hole: 2, latest: Seq { era: true, seq: 1 } };
         let lf = l.frame([2, 0, 0, 0, 0, 1]);
         assert_eq!(lf.len(), MIN_FRAME);
