@@ -29,6 +29,10 @@ pub struct Config {
     /// PL2 (seed 003, `docs/pl2.md`); absent: the defaults of [`Pl2`], PL2 off.
     #[serde(default)]
     pub pl2: Pl2,
+    /// Protego (seed 004, `docs/protego.md`); absent: the defaults of
+    /// [`Protego`].
+    #[serde(default)]
+    pub protego: Protego,
     /// Where this configuration was read from (not part of the file).
     #[serde(skip)]
     pub source: PathBuf,
@@ -230,6 +234,30 @@ impl Default for Pl2 {
     /// unsolicited IP packets, no PCP.
     fn default() -> Pl2 {
         Pl2 { enable: false, mode: "paper".into(), k: 4, t_drop: 64, ports: None, slot_cycles: None, dscp_unsol: 14, pcp_unsol: -1 }
+    }
+}
+
+/// Protego, link-local retransmission (seed 004; `PL2-PROTEGO.md` part B;
+/// `docs/protego.md`): sizes of the receiver side's tables (build time).
+/// Every key may be left out.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Protego {
+    /// The reordering window in sequence numbers: one slot (occupied,
+    /// length) per number, a frame at or beyond `ackNo + rx_slots` is dropped
+    /// and counted (a power of two, 2..=32768).
+    pub rx_slots: u32,
+    /// Entries of the table of requested numbers (when each went missing:
+    /// the retransmission delay, and ProtegoNB's duplicate test; a power of
+    /// two, 256..=32768: one LOSS requests at most 255).
+    pub miss_slots: u32,
+}
+
+impl Default for Protego {
+    /// 1 024 slots (7 µs of 84-byte frames at 100 Gb/s, the default
+    /// `ackNoTimeout`, is 1 042 numbers), 256 requested numbers.
+    fn default() -> Protego {
+        Protego { rx_slots: 1024, miss_slots: 256 }
     }
 }
 
@@ -489,7 +517,20 @@ impl Config {
         }
         self.validate_ingress()?;
         self.validate_tm()?;
-        self.validate_pl2()
+        self.validate_pl2()?;
+        self.validate_protego()
+    }
+
+    fn validate_protego(&self) -> Result<()> {
+        let f = self.source.display();
+        let p = &self.protego;
+        if !p.rx_slots.is_power_of_two() || !(2..=1 << 15).contains(&p.rx_slots) {
+            bail!("{f}: protego.rx_slots = {}: must be a power of two in 2..=32768", p.rx_slots);
+        }
+        if !p.miss_slots.is_power_of_two() || !(256..=1 << 15).contains(&p.miss_slots) {
+            bail!("{f}: protego.miss_slots = {}: must be a power of two in 256..=32768 (a LOSS requests up to 255)", p.miss_slots);
+        }
+        Ok(())
     }
 
     fn validate_pl2(&self) -> Result<()> {
@@ -865,6 +906,22 @@ nexthop = 1
         assert!(e.to_string().contains("pl2.slot_cycles = (absent): one 1500-byte slot at datapath.port_gbps is 0.06 cycles"), "{e}");
         let e = Config::parse(&format!("{GOOD}\n[pl2]\nenabled = true\n"), Path::new("x.toml")).unwrap_err();
         assert!(e.to_string().contains("pl2.enabled: unknown key"), "{e}");
+    }
+
+    #[test]
+    fn protego_section_defaults_and_checks() {
+        let c = Config::parse(GOOD, Path::new("x.toml")).unwrap();
+        assert_eq!((c.protego.rx_slots, c.protego.miss_slots), (1024, 256));
+        let c = Config::parse(&format!("{GOOD}\n[protego]\nrx_slots = 64\nmiss_slots = 512\n"), Path::new("x.toml")).unwrap();
+        assert_eq!((c.protego.rx_slots, c.protego.miss_slots), (64, 512));
+        for (line, want) in [
+            ("rx_slots = 100", "x.toml: protego.rx_slots = 100: must be a power of two in 2..=32768"),
+            ("rx_slots = 65536", "x.toml: protego.rx_slots = 65536: must be a power of two in 2..=32768"),
+            ("miss_slots = 128", "x.toml: protego.miss_slots = 128: must be a power of two in 256..=32768 (a LOSS requests up to 255)"),
+        ] {
+            let e = Config::parse(&format!("{GOOD}\n[protego]\n{line}\n"), Path::new("x.toml")).unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
+use crate::protego::rx_seq::ProtegoRxSeq;
 use crate::protego::tag::ProtegoTagIns;
 use crate::protego::untag::ProtegoTagRm;
 use crate::tm::admit::{TmAdmit, TmPre};
@@ -27,7 +28,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 24] = [
+pub const BLOCKS: [&str; 25] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -45,6 +46,7 @@ pub const BLOCKS: [&str; 24] = [
     "ts_pl2_alu",
     "ts_protego_tag_ins",
     "ts_protego_tag_rm",
+    "ts_protego_rx_seq",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -197,6 +199,11 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_protego_tag_ins" => emit_verilog(&mut ProtegoTagIns::<D, K, U>::default(), name, &prov)?,
         // Its tag remover (the receiver side after `rx_fcs`).
         "ts_protego_tag_rm" => emit_verilog(&mut ProtegoTagRm::<D, K, U>::default(), name, &prov)?,
+        // The receiver side's decisions, its tables sized by `[protego]`.
+        "ts_protego_rx_seq" => {
+            let p = &cfg.protego;
+            emit_verilog(&mut ProtegoRxSeq::new(p.rx_slots as usize, p.miss_slots as usize), name, &prov)?
+        }
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

@@ -3,5 +3,7 @@
 //! MAC. Golden model: `trimswitch_sim::model::protego`.
 //! - [`tag`]: the tag inserter of the sender side.
 //! - [`untag`]: the tag remover of the receiver side.
+//! - [`rx_seq`]: the receiver side's decisions (loss detection, Alg. 1-2).
+pub mod rx_seq;
 pub mod tag;
 pub mod untag;

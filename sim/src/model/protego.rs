@@ -283,6 +283,14 @@ pub struct ProtegoConfig {
     /// Reordering buffer size in bytes (a frame that does not fit is
     /// dropped and counted: PFC is meant to keep it from filling).
     pub rx_buffer_bytes: u32,
+    /// The reordering window in sequence numbers (a power of two, 2..=2¹⁵:
+    /// the hardware's slot table, one slot per number): a frame `ackNo + d`
+    /// with `d` at or beyond it is dropped and counted (`buffer_drop`).
+    pub rx_slots: u32,
+    /// Entries of the table of requested (missing) numbers (a power of two,
+    /// at least `max_hole`): a number is kept at `v17 mod miss_slots`, a later
+    /// request there replaces it (**Decision:** the hardware's table).
+    pub miss_slots: u32,
     /// This port's MAC (the source of its control frames).
     pub mac: [u8; 6],
 }
@@ -304,6 +312,8 @@ impl Default for ProtegoConfig {
             max_hole: 255,
             ring_bytes: 128 * 1024,
             rx_buffer_bytes: 256 * 1024,
+            rx_slots: 512,
+            miss_slots: 256,
             mac: [0x02, 0, 0, 0, 0, 0xFE],
         }
     }
@@ -330,6 +340,12 @@ impl ProtegoConfig {
         }
         if self.ack_timeout == 0 && self.rx && !self.nb {
             return Err("protego.ack_timeout = 0: the ordered receiver needs a timeout".into());
+        }
+        if !self.rx_slots.is_power_of_two() || !(2..=1 << 15).contains(&self.rx_slots) {
+            return Err(format!("protego.rx_slots = {}: a power of two in 2..=32768", self.rx_slots));
+        }
+        if !self.miss_slots.is_power_of_two() || self.miss_slots < self.max_hole as u32 || self.miss_slots > 1 << 15 {
+            return Err(format!("protego.miss_slots = {}: a power of two from max_hole ({}) to 32768", self.miss_slots, self.max_hole));
         }
         if (self.ring_bytes as usize) < 9018 + TAG_LEN {
             return Err(format!("protego.ring_bytes = {}: below one jumbo frame", self.ring_bytes));
@@ -589,8 +605,9 @@ pub struct ProtegoRx {
     /// Start of the current `ackNoTimeout` period.
     timer_from: u64,
     paused: bool,
-    /// Missing sequence numbers (v17) and when they were found missing.
-    missing: BTreeMap<u32, u64>,
+    /// Requested (missing) sequence numbers by their entry `v17 mod
+    /// miss_slots`: the number (v17) and when it was found missing.
+    missing: BTreeMap<u32, (u32, u64)>,
     loss_q: VecDeque<Loss>,
     pfc_q: VecDeque<bool>,
     pub counters: RxCounters,
@@ -647,6 +664,12 @@ impl ProtegoRx {
         self.pending_ack && self.loss_q.is_empty()
     }
 
+    /// The cycle from which `ackNoTimeout` fires (a hole open in ordered
+    /// mode), if it can.
+    pub fn timeout_due(&self) -> Option<u64> {
+        (self.synced && !self.cfg.nb && self.ack_no != self.expected).then_some(self.timer_from + self.cfg.ack_timeout)
+    }
+
     pub fn take_loss(&mut self) -> Option<Loss> {
         self.loss_q.pop_front()
     }
@@ -700,7 +723,7 @@ impl ProtegoRx {
             }
             _ => {
                 self.counters.retx += 1;
-                if let Some(t0) = self.missing.remove(&s.v17()) {
+                if let Some(t0) = self.take_missing(s) {
                     self.counters.recovered += 1;
                     let dt = now.saturating_sub(t0);
                     let c = &mut self.counters;
@@ -722,7 +745,10 @@ impl ProtegoRx {
             self.deliver(inner, &mut out);
             self.advance(now, &mut out);
         } else if self.ack_no.lt(s) && self.ack_no.dist(s) < 1 << 15 {
-            if self.buf.contains_key(&s.v17()) {
+            if self.ack_no.dist(s) >= self.cfg.rx_slots {
+                // Beyond the reordering window.
+                self.counters.buffer_drop += 1;
+            } else if self.buf.contains_key(&s.v17()) {
                 self.counters.duplicates += 1;
             } else if self.buf_used + inner.len() as u64 > self.cfg.rx_buffer_bytes as u64 {
                 self.counters.buffer_drop += 1;
@@ -747,7 +773,7 @@ impl ProtegoRx {
         }
         while self.ack_no != self.expected && now >= self.timer_from + self.cfg.ack_timeout {
             self.counters.timeouts += 1;
-            self.missing.remove(&self.ack_no.v17());
+            self.take_missing(self.ack_no);
             self.ack_no = self.ack_no.next();
             self.timer_from = now;
             self.release(now, &mut out);
@@ -769,16 +795,29 @@ impl ProtegoRx {
     fn note_loss(&mut self, first: Seq, n: u32, latest: Seq, now: u64) {
         self.counters.lost += n as u64;
         let req = n.min(self.cfg.max_hole as u32);
-        for i in 0..n {
-            self.missing.insert(first.plus(i).v17(), now);
+        // The requested numbers, each at its entry of the table (replacing
+        // what was there).
+        for i in 0..req {
+            let v = first.plus(i).v17();
+            self.missing.insert(v % self.cfg.miss_slots, (v, now));
         }
-        // Missing entries more than a window behind are forgotten.
-        let lim = first.plus(n).v17();
-        self.missing.retain(|&m, _| Seq::from_v17(m).dist(Seq::from_v17(lim)) < 1 << 15);
         if self.ack_no == self.expected {
             self.timer_from = now;
         }
         self.loss_q.push_back(Loss { first, hole: req as u8, latest });
+    }
+
+    /// When `s` was found missing, if its entry still holds it (the entry
+    /// is emptied).
+    fn take_missing(&mut self, s: Seq) -> Option<u64> {
+        let k = s.v17() % self.cfg.miss_slots;
+        match self.missing.get(&k) {
+            Some(&(v, t0)) if v == s.v17() => {
+                self.missing.remove(&k);
+                Some(t0)
+            }
+            _ => None,
+        }
     }
 
     fn deliver(&mut self, f: Vec<u8>, out: &mut RxOut) {
