@@ -251,13 +251,21 @@ pub struct Protego {
     /// the retransmission delay, and ProtegoNB's duplicate test; a power of
     /// two, 256..=32768: one LOSS requests at most 255).
     pub miss_slots: u32,
+    /// Bytes of the receiver's frame store, a ring of block RAM every
+    /// arriving frame is written into (buffered frames and, behind them in
+    /// arrival order, the frames that left while they waited): at least 16
+    /// KB, `data_width / 8` times a power of two of words up to 32768.
+    pub rx_ring_bytes: u32,
+    /// Frames the ring may hold at once (a power of two, 2..=32768).
+    pub rx_frames: u32,
 }
 
 impl Default for Protego {
     /// 1 024 slots (7 µs of 84-byte frames at 100 Gb/s, the default
-    /// `ackNoTimeout`, is 1 042 numbers), 256 requested numbers.
+    /// `ackNoTimeout`, is 1 042 numbers), 256 requested numbers, a 64 KB ring
+    /// for 256 frames.
     fn default() -> Protego {
-        Protego { rx_slots: 1024, miss_slots: 256 }
+        Protego { rx_slots: 1024, miss_slots: 256, rx_ring_bytes: 64 * 1024, rx_frames: 256 }
     }
 }
 
@@ -529,6 +537,21 @@ impl Config {
         }
         if !p.miss_slots.is_power_of_two() || !(256..=1 << 15).contains(&p.miss_slots) {
             bail!("{f}: protego.miss_slots = {}: must be a power of two in 256..=32768 (a LOSS requests up to 255)", p.miss_slots);
+        }
+        let words = p.rx_ring_bytes / (self.datapath.data_width as u32 / 8).max(1);
+        if p.rx_ring_bytes < 16 * 1024
+            || !words.is_power_of_two()
+            || words > 1 << 15
+            || !p.rx_ring_bytes.is_multiple_of(self.datapath.data_width as u32 / 8)
+        {
+            bail!(
+                "{f}: protego.rx_ring_bytes = {}: must be at least 16384 and data_width / 8 ({}) times a power of two up to 32768",
+                p.rx_ring_bytes,
+                self.datapath.data_width / 8
+            );
+        }
+        if !p.rx_frames.is_power_of_two() || !(2..=1 << 15).contains(&p.rx_frames) {
+            bail!("{f}: protego.rx_frames = {}: must be a power of two in 2..=32768", p.rx_frames);
         }
         Ok(())
     }
@@ -918,6 +941,11 @@ nexthop = 1
             ("rx_slots = 100", "x.toml: protego.rx_slots = 100: must be a power of two in 2..=32768"),
             ("rx_slots = 65536", "x.toml: protego.rx_slots = 65536: must be a power of two in 2..=32768"),
             ("miss_slots = 128", "x.toml: protego.miss_slots = 128: must be a power of two in 256..=32768 (a LOSS requests up to 255)"),
+            (
+                "rx_ring_bytes = 40000",
+                "x.toml: protego.rx_ring_bytes = 40000: must be at least 16384 and data_width / 8 (32) times a power of two up to 32768",
+            ),
+            ("rx_frames = 3", "x.toml: protego.rx_frames = 3: must be a power of two in 2..=32768"),
         ] {
             let e = Config::parse(&format!("{GOOD}\n[protego]\n{line}\n"), Path::new("x.toml")).unwrap_err();
             assert_eq!(e.to_string(), want);

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod rx_seq;
+mod store;
 mod tag;
 mod untag;
 

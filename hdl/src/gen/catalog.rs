@@ -17,6 +17,7 @@ use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
 use crate::protego::rx_seq::ProtegoRxSeq;
+use crate::protego::store::ProtegoStore;
 use crate::protego::tag::ProtegoTagIns;
 use crate::protego::untag::ProtegoTagRm;
 use crate::tm::admit::{TmAdmit, TmPre};
@@ -28,7 +29,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 25] = [
+pub const BLOCKS: [&str; 26] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -47,6 +48,7 @@ pub const BLOCKS: [&str; 25] = [
     "ts_protego_tag_ins",
     "ts_protego_tag_rm",
     "ts_protego_rx_seq",
+    "ts_protego_store",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -203,6 +205,12 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_protego_rx_seq" => {
             let p = &cfg.protego;
             emit_verilog(&mut ProtegoRxSeq::new(p.rx_slots as usize, p.miss_slots as usize), name, &prov)?
+        }
+        // Its frame store, the mover of the engine's actions.
+        "ts_protego_store" => {
+            let p = &cfg.protego;
+            let words = (p.rx_ring_bytes as usize) / K;
+            emit_verilog(&mut ProtegoStore::<D, K, U>::new(words, p.rx_frames as usize, p.rx_slots as usize), name, &prov)?
         }
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,

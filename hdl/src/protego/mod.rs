@@ -4,6 +4,8 @@
 //! - [`tag`]: the tag inserter of the sender side.
 //! - [`untag`]: the tag remover of the receiver side.
 //! - [`rx_seq`]: the receiver side's decisions (loss detection, Alg. 1-2).
+//! - [`store`]: the receiver side's frame store, the mover of its actions.
 pub mod rx_seq;
+pub mod store;
 pub mod tag;
 pub mod untag;
