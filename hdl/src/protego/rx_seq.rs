@@ -18,7 +18,8 @@
 //! number, when it went missing: the retransmission delay, and ProtegoNB's
 //! duplicate test), as the model's `miss_slots`.
 //!
-//! Ports (all registered outputs):
+//! Ports (registered outputs but `d_ready`, which follows `d_valid` and
+//! registers):
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset; the
 //!   tables are cleared after reset (one cycle per entry of the larger
 //!   one) before the first descriptor is taken.
@@ -45,9 +46,15 @@
 //!   `n_buffer_drop`, `buf_high`, `dly_min` (all ones until a
 //!   retransmission is recovered), `dly_max`.
 //!
-//! Rate: a descriptor takes 3 cycles (accept, decode, execute), plus one
-//! per requested number of a LOSS and two per released frame. Frames wait
-//! in the mover's input FIFO meanwhile.
+//! Times (the delay's, a request's) are the cycles descriptors were taken,
+//! as the model's `now`; the timer reloads a few cycles later than the
+//! model's, so a timeout is never early (the tests check it is due).
+//!
+//! Rate: a descriptor takes 5 cycles (accept; the tables' entries
+//! registered; the distances; the classes; execute, once the previous
+//! action was taken), plus one per requested number of a LOSS, three per
+//! released frame, two and the releases per timeout. Frames wait in the
+//! store (`ts_protego_store`) meanwhile.
 use crate::prim::widgets::{DffR, SdpRam};
 use rust_hdl::prelude::*;
 
@@ -184,6 +191,10 @@ pub struct ProtegoRxSeq {
     q_ctrl: DFF<Bit>,
     q_short: DFF<Bit>,
     q_len: DFF<Bits<16>>,
+    /// The cycle it was taken: the time of its events (when a hole it
+    /// reveals went missing, its retransmission delay), as the model's
+    /// `now`, whatever the steps after wait for.
+    q_now: DFF<Bits<32>>,
     /// The tables' entries for it, registered out of the block RAM.
     q_sl: DFF<Bits<17>>,
     q_ms: DFF<Bits<50>>,
@@ -391,6 +402,7 @@ impl ProtegoRxSeq {
             q_ctrl: Default::default(),
             q_short: Default::default(),
             q_len: Default::default(),
+            q_now: Default::default(),
             q_sl: Default::default(),
             q_ms: Default::default(),
             de: Default::default(),
@@ -491,10 +503,10 @@ impl Logic for ProtegoRxSeq {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, idx, now, synced, exp_r, latest, pend, ackn, left, paused, used, q_pfc, q_tagged, q_trunc, q_kind, q_seq,
-            q_ctrl, q_short, q_len, q_sl, q_ms, de, da, de_zero, da_zero, sync, closed, sum, miss_hit, dly, f_rxp, f_dummy, f_data, f_retx,
-            f_loss, f_go, f_rel, f_slot, f_resync, da_far, da_out, occ, over, de_le_max, dly_lt, dly_gt, due_r, idle_prev, do_rel, do_pfc,
-            w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy, c_deliv, c_lost, c_recov,
-            c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
+            q_ctrl, q_short, q_len, q_now, q_sl, q_ms, de, da, de_zero, da_zero, sync, closed, sum, miss_hit, dly, f_rxp, f_dummy, f_data,
+            f_retx, f_loss, f_go, f_rel, f_slot, f_resync, da_far, da_out, occ, over, de_le_max, dly_lt, dly_gt, due_r, idle_prev, do_rel,
+            do_pfc, w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy, c_deliv, c_lost,
+            c_recov, c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
         );
         self.state.reset.next = self.reset.val();
         self.idx.reset.next = self.reset.val();
@@ -621,6 +633,7 @@ impl Logic for ProtegoRxSeq {
                 self.q_ctrl.d.next = self.d_ctrl.val();
                 self.q_short.d.next = self.d_short.val();
                 self.q_len.d.next = self.d_len.val();
+                self.q_now.d.next = self.now.q.val();
                 self.slots.read_enable.next = true;
                 self.slots.read_address.next = self.dsl.val();
                 self.miss.read_enable.next = true;
@@ -649,9 +662,8 @@ impl Logic for ProtegoRxSeq {
             self.closed.d.next = self.ackn.q.val() == self.exp_r.q.val();
             self.sum.d.next = bit_cast::<25, 24>(self.used.q.val()) + bit_cast::<25, 16>(self.q_len.q.val());
             self.miss_hit.d.next = self.q_ms.q.val().get_bit(49) & (self.q_ms.q.val().get_bits::<17>(32) == self.q_seq.q.val());
-            // The execute step comes two cycles later; the entry's time is
-            // the execute step's of the frame that found the hole.
-            self.dly.d.next = self.now.q.val() + 2 - self.q_ms.q.val().get_bits::<32>(0);
+            // Both times are the cycles their frames were taken.
+            self.dly.d.next = self.q_now.q.val() - self.q_ms.q.val().get_bits::<32>(0);
             self.state.d.next = St::Class;
         }
         if self.state.q.val() == St::Class {
@@ -773,7 +785,7 @@ impl Logic for ProtegoRxSeq {
                     self.w_n.d.next = self.de.q.val().get_bits::<8>(0);
                 }
                 self.w_first.d.next = self.exp_r.q.val();
-                self.w_t0.d.next = self.now.q.val();
+                self.w_t0.d.next = self.q_now.q.val();
                 if self.closed.q.val() {
                     self.left.d.next = self.ack_timeout.val();
                 }

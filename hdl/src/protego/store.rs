@@ -8,10 +8,12 @@
 //! Space is reclaimed in arrival order: the ring's tail moves past a frame
 //! once it has been streamed out or dropped, so a buffered frame holds the
 //! space of the frames after it until it leaves (the engine counts only the
-//! buffered frames' bytes, the model's `buf_used`; size the ring above the
-//! engine's `buf_bytes`). A full ring, or `frames` frames in it, holds the
-//! input (`s_tready` low): the MAC side's FIFO absorbs it or drops and
-//! counts.
+//! buffered frames' bytes, the model's `buf_used`): size the ring for the
+//! traffic of a timeout, not only the engine's `buf_bytes`. A full ring, or
+//! `frames` frames in it, holds the input (`s_tready` low): the MAC side's
+//! FIFO absorbs it or drops and counts. A frame longer than the ring could
+//! never be whole (the configuration keeps the ring at 16 KB or more,
+//! above a jumbo frame).
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset
@@ -19,9 +21,9 @@
 //!   cycle per frame entry before the input opens).
 //! - `s_*` in, `s_tready` out (registered): frames, `tkeep` packed, `tuser`
 //!   per beat; the ring takes `words − 2` words and `frames − 2` frames.
-//! - `a_valid`, `a_op`, `a_slot` in, `a_ready` out: the engine's actions
-//!   (`rx_seq::op`); an action for an input frame waits until the frame is
-//!   whole in the ring.
+//! - `a_valid`, `a_op`, `a_slot` in, `a_ready` out (follows `a_valid` and
+//!   registers): the engine's actions (`rx_seq::op`); an action for an input
+//!   frame waits until the frame is whole in the ring.
 //! - `m_*` out (registered), `m_tready` in: delivered and released frames,
 //!   in the actions' order; a frame's beats leave back to back while
 //!   `m_tready` stays high.
@@ -40,7 +42,7 @@ enum Mv {
     /// RELEASE: the slot's frame index read, then registered.
     SlotRead,
     SlotUse,
-    /// The frame's first and last words read.
+    /// The frame's entry read (its first word, its words).
     Lookup,
     /// Its words, one per cycle while the output has room.
     Stream,

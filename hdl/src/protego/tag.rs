@@ -82,20 +82,28 @@ impl<const D: usize, const K: usize> Logic for TagInsLanes<D, K> {
         assert!(K * 8 == D && K >= 8 && K <= 64, "TagInsLanes: K = D / 8 in 8..=64");
         let byte = |s: &str, j: usize| format!("{s}[{}:{}]", 8 * j + 7, 8 * j);
         let shifted = |j: usize| if j >= TAG_BYTES { byte("cur", j - TAG_BYTES) } else { byte("carry", j) };
+        // The lanes' choice by `dd` for the values the table holds (an
+        // equality decode, no magnitude compare: no carry chain before the
+        // multiplexers).
+        let dds = mode2_dds(K);
         let mut v = String::from("always @(*) begin\n");
         for j in 0..K {
-            let mut tagsel = String::new();
-            for r in 0..TAG_BYTES {
-                tagsel += &format!("         8'd{}: data[{}:{}] = {};\n", j + 8 - r, 8 * j + 7, 8 * j, byte("tag", r));
+            let (hi, lo) = (8 * j + 7, 8 * j);
+            let mut arms = String::new();
+            for &d in &dds {
+                let src = if d > j + 8 {
+                    byte("cur", j)
+                } else if d > j + 3 {
+                    byte("tag", j + 8 - d)
+                } else {
+                    shifted(j)
+                };
+                arms += &format!("         8'd{d}: data[{hi}:{lo}] = {src};\n");
             }
             v += &format!(
-                "   case (mode)\n      2'd0: data[{hi}:{lo}] = {c};\n      2'd1: data[{hi}:{lo}] = {s};\n      default:\n         if (dd > 8'd{a}) data[{hi}:{lo}] = {c};\n         else if (dd > 8'd{b}) case (dd)\n{tagsel}         default: data[{hi}:{lo}] = 8'd0;\n         endcase\n         else data[{hi}:{lo}] = {s};\n   endcase\n",
-                hi = 8 * j + 7,
-                lo = 8 * j,
+                "   case (mode)\n      2'd0: data[{hi}:{lo}] = {c};\n      2'd1: data[{hi}:{lo}] = {s};\n      default: case (dd)\n{arms}         default: data[{hi}:{lo}] = {s};\n      endcase\n   endcase\n",
                 c = byte("cur", j),
                 s = shifted(j),
-                a = j + 8,
-                b = j + 3,
             );
         }
         v += "end\n";
@@ -245,6 +253,25 @@ impl<const D: usize, const K: usize> Logic for VlanScan<D, K> {
 /// a beat that is not a short last one), `dd` (8), the extra beat's `mode`
 /// (2) and `dd` (8).
 pub const ENTRY: usize = 20;
+
+/// The `dd` values of the table's entries in mode 2 (the insertion point or
+/// the tag in the beat, or in the extra beat), for [`TagInsLanes`]'s decode.
+fn mode2_dds(k: usize) -> std::collections::BTreeSet<usize> {
+    let t = table(k);
+    let mut v = std::collections::BTreeSet::new();
+    for b in 0..5 {
+        for p in 0..3 {
+            let at = 128 * b + p * ENTRY;
+            if t.get_bits::<2>(at).index() == 2 {
+                v.insert(t.get_bits::<8>(at + 2).index());
+            }
+            if t.get_bits::<2>(at + 10).index() == 2 {
+                v.insert(t.get_bits::<8>(at + 12).index());
+            }
+        }
+    }
+    v
+}
 
 /// The inserter's table for `K`-byte beats: the entry at bit `128b + 20v`
 /// for beat index `b` (0..=4, 4 standing for every later beat) and

@@ -31,11 +31,13 @@
 //!   `m_tagged` (the tag was taken out), `m_trunc` (0x88B6 where the tag
 //!   goes, but the frame ends inside it: passed unchanged), `m_tag` (24
 //!   bits: the tag's type/era byte in bits 23:16, its reserved bits 4:0 as
-//!   they came, `seq` in 15:0, as the inserter's `s_tag`), `m_ctrl` (the inner EtherType is 0x88B6 too: one of
-//!   Protego's own control frames), `m_vlans` (2: `v`, the VLAN tags before
-//!   the tag; a LOSS frame's fields follow the inner EtherType at byte
-//!   `14 + 4v` of the output). `m_tag`, `m_ctrl` and `m_vlans` are zero for
-//!   a frame with neither a tag nor a truncated one.
+//!   they came, `seq` in 15:0, as the inserter's `s_tag`), `m_ctrl` (the
+//!   inner EtherType is 0x88B6 too: one of Protego's own control frames),
+//!   `m_vlans` (2: `v`, the VLAN tags before the tag; a LOSS frame's fields
+//!   follow the inner EtherType at byte `14 + 4v` of the output). `m_tag`
+//!   and `m_ctrl` mean something with `m_tagged`, `m_vlans` with `m_tagged`
+//!   or `m_trunc`; all three are zero for a frame that ends before the
+//!   tag's position.
 //!
 //! Latency: an output beat leaves the cycle after the input beat after it
 //! arrives (a last beat: the cycle after it arrives); one beat per cycle.
@@ -90,7 +92,8 @@ pub struct ProtegoTagRm<const D: usize, const K: usize, const U: usize> {
     b_lin: DFF<Bit>,
     b_nsel: DFF<Bits<3>>,
     // ---- the frame's tag, from the beat that held it to the last one
-    // (`f_pt`: that beat has gone; a frame without one reports zeros)
+    // (`f_pt`: that beat has gone; a frame that ends before it reports
+    // zeros)
     f_pt: DffR<Bit>,
     f_strip: DffR<Bit>,
     f_trunc: DffR<Bit>,
