@@ -38,6 +38,28 @@ struct Engine {
 }
 
 impl Engine {
+    /// An engine on `m`'s action and input ports, with `slots` slots to keep
+    /// frames in.
+    fn new(m: &Model, seed: u64, idle_prob: f64, slots: u64) -> Result<Engine> {
+        Ok(Engine {
+            rng: StdRng::seed_from_u64(seed),
+            valid: m.port("a_valid")?,
+            ready: m.port("a_ready")?,
+            op: m.port("a_op")?,
+            slot: m.port("a_slot")?,
+            frames: VecDeque::new(),
+            whole: 0,
+            s_valid: m.port("s_tvalid")?,
+            s_ready: m.port("s_tready")?,
+            s_last: m.port("s_tlast")?,
+            kept: vec![],
+            free: (0..slots).collect(),
+            cur: None,
+            order: vec![],
+            idle_prob,
+        })
+    }
+
     fn next(&mut self) -> Option<(u64, u64, Option<usize>)> {
         let head_whole = self.frames.front().is_some_and(|&f| f < self.whole);
         let release = !self.kept.is_empty() && (!head_whole || self.rng.gen_bool(0.25));
@@ -104,23 +126,7 @@ fn run(width: usize, words: usize, big: bool, cell: Cell, n: usize, seed: u64) -
     let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
     src.idle_prob = cell.idle_prob;
     sink.ready_prob = cell.ready_prob;
-    let mut eng = Engine {
-        rng: StdRng::seed_from_u64(seed + 2),
-        valid: m.port("a_valid")?,
-        ready: m.port("a_ready")?,
-        op: m.port("a_op")?,
-        slot: m.port("a_slot")?,
-        frames: VecDeque::new(),
-        whole: 0,
-        s_valid: m.port("s_tvalid")?,
-        s_ready: m.port("s_tready")?,
-        s_last: m.port("s_tlast")?,
-        kept: vec![],
-        free: (0..16).collect(),
-        cur: None,
-        order: vec![],
-        idle_prob: cell.idle_prob,
-    };
+    let mut eng = Engine::new(&m, seed + 2, cell.idle_prob, 16)?;
     let (used, held) = (m.port("ring_used")?, m.port("held")?);
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
@@ -188,23 +194,7 @@ fn delivery_rate_words_plus_two() -> Result<()> {
         let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 1)?;
         let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), 2)?;
         sink.ready_prob = 1.0;
-        let mut eng = Engine {
-            rng: StdRng::seed_from_u64(3),
-            valid: m.port("a_valid")?,
-            ready: m.port("a_ready")?,
-            op: m.port("a_op")?,
-            slot: m.port("a_slot")?,
-            frames: VecDeque::new(),
-            whole: 0,
-            s_valid: m.port("s_tvalid")?,
-            s_ready: m.port("s_tready")?,
-            s_last: m.port("s_tlast")?,
-            kept: vec![],
-            free: BTreeSet::new(),
-            cur: None,
-            order: vec![],
-            idle_prob: 0.0,
-        };
+        let mut eng = Engine::new(&m, 3, 0.0, 0)?;
         let mut tb = Tb::new(m, "clock", Some("reset"))?;
         tb.reset(2);
         // Fill the ring first (the actions wait for whole frames), then time
@@ -222,8 +212,6 @@ fn delivery_rate_words_plus_two() -> Result<()> {
         }
         eng.frames = (0..n).collect();
         eng.whole = n;
-        // Only deliveries: an engine that never drops or keeps.
-        eng.rng = StdRng::seed_from_u64(0);
         let mut delivered = 0;
         let mut first = None;
         let mut last = 0;
