@@ -1,4 +1,4 @@
-//! Stream and register primitives: one-carry-chain arithmetic, skid buffer, packet FIFO, arbiter, demux, AXI4-Lite register file, CRC-32 beat engine, the fabric smoke run.
+//! Stream and register primitives: one-carry-chain arithmetic, skid buffer, packet FIFO, the descriptor FIFO (`SyncFifo`), arbiter, demux, AXI4-Lite register file, CRC-32 beat engine, the fabric smoke run.
 //!
 //! One test binary per subsystem (`cargo test --test prim <module>::<test>`);
 //! each module is one block's or one tool's tests.
@@ -12,3 +12,4 @@ mod common;
 mod crc32_beat;
 mod fabric;
 mod pkt_fifo;
+mod sync_fifo;

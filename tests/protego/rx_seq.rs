@@ -30,8 +30,10 @@ struct Desc {
     body: Vec<u8>,
 }
 
-fn describe(f: &[u8], class: u8) -> Desc {
-    let pfc = pfc_of(f, class).is_some();
+/// `on`: a side of Protego is on (PFC is Protego's: decision 13; the
+/// engine's tests have the sender side off, so `rx`).
+fn describe(f: &[u8], class: u8, on: bool) -> Desc {
+    let pfc = on && pfc_of(f, class).is_some();
     let none = Desc { pfc, tagged: false, trunc: false, kind: 0, seq: 0, ctrl: false, short: false, body: f.to_vec() };
     match read_tag(f) {
         Some((t, at)) => {
@@ -49,21 +51,21 @@ fn describe(f: &[u8], class: u8) -> Desc {
 
 /// The engine's configuration, and the model's.
 #[derive(Clone, Copy, Debug)]
-struct Setup {
-    slots: usize,
-    miss: usize,
-    nb: bool,
-    rx: bool,
-    ack_timeout: u64,
-    buf_bytes: u32,
-    pause: u32,
-    resume: u32,
-    max_hole: u8,
-    class: u8,
+pub struct Setup {
+    pub slots: usize,
+    pub miss: usize,
+    pub nb: bool,
+    pub rx: bool,
+    pub ack_timeout: u64,
+    pub buf_bytes: u32,
+    pub pause: u32,
+    pub resume: u32,
+    pub max_hole: u8,
+    pub class: u8,
 }
 
 impl Setup {
-    fn model(&self) -> ProtegoConfig {
+    pub fn model(&self) -> ProtegoConfig {
         ProtegoConfig {
             tx: false,
             rx: self.rx,
@@ -97,19 +99,11 @@ struct Harness {
     want: Vec<Vec<u8>>,
     ready: f64,
     a_ready: bool,
-    l_ready: bool,
-    p_ready: bool,
-    ack_take: bool,
-    losses: u64,
-    acks: u64,
-    pfcs: u64,
-    timeouts: u64,
-    /// The latest a timeout fired after the model said it was due.
-    late_max: u64,
+    notes: Notes,
     errors: Vec<String>,
 }
 
-const PORTS: [&str; 28] = [
+const PORTS: [&str; 16] = [
     "d_valid",
     "d_ready",
     "d_pfc",
@@ -124,21 +118,100 @@ const PORTS: [&str; 28] = [
     "a_ready",
     "a_op",
     "a_slot",
-    "l_valid",
-    "l_ready",
-    "l_first",
-    "l_latest",
-    "l_hole",
-    "ack_valid",
-    "ack_seq",
-    "ack_take",
-    "p_valid",
-    "p_ready",
-    "p_pause",
     "busy",
-    "ev_timeout",
-    "ack_no",
+    "stats_ack_no",
 ];
+
+/// This side's notes for its sender (`note_*`: LOSS, the pending ACK, PFC),
+/// taken at random and checked against the model's as they are taken, and
+/// the engine's timeouts (`ev_timeout`) stepped in the model: for the
+/// engine's tests and the receiver side's.
+pub struct Notes {
+    p: BTreeMap<&'static str, Port>,
+    pub ack_take: bool,
+    l_ready: bool,
+    p_ready: bool,
+    /// ACKs, LOSS and PFC taken, timeouts.
+    pub counts: [u64; 4],
+    /// The latest a timeout fired after the model said it was due.
+    pub late_max: u64,
+}
+
+impl Notes {
+    pub fn new(m: &Model) -> Result<Notes> {
+        let mut p = BTreeMap::new();
+        for n in ["busy", "ev_timeout", "note_l_valid", "note_l_ready", "note_l_first", "note_l_latest", "note_l_hole"] {
+            p.insert(n, m.port(n)?);
+        }
+        for n in ["note_ack_valid", "note_ack_seq", "note_ack_take", "note_p_valid", "note_p_ready", "note_p_pause"] {
+            p.insert(n, m.port(n)?);
+        }
+        Ok(Notes { p, ack_take: false, l_ready: false, p_ready: false, counts: [0; 4], late_max: 0 })
+    }
+
+    /// The ready and take inputs: an ACK is taken only while the engine is
+    /// level with the model (idle, no descriptor this cycle), so both give
+    /// the same one.
+    pub fn drive(&mut self, m: &mut Model, rng: &mut StdRng, ready: f64) {
+        self.ack_take = m.get(&self.p["busy"]) == 0 && rng.gen_bool(0.3);
+        self.l_ready = rng.gen_bool(ready);
+        self.p_ready = rng.gen_bool(ready);
+        m.set(&self.p["note_l_ready"], self.l_ready as u64);
+        m.set(&self.p["note_p_ready"], self.p_ready as u64);
+        m.set(&self.p["note_ack_take"], self.ack_take as u64);
+    }
+
+    /// This cycle's notes and timeout against `model`, before the frame
+    /// whose descriptor was `taken` this cycle (if one) reaches it; frames
+    /// a timeout releases go to `want`.
+    pub fn sample(&mut self, m: &Model, cycle: u64, taken: bool, model: &mut ProtegoPort, want: &mut Vec<Vec<u8>>) -> Vec<String> {
+        let g = |n: &str| m.get(&self.p[n]);
+        let mut errors = vec![];
+        let mut check = |ok: bool, what: String| {
+            if !ok {
+                errors.push(what);
+            }
+        };
+        // ACK: when the engine has caught up with the model (idle, nothing
+        // taken), both agree whether one is pending and which.
+        let (av, aseq) = (g("note_ack_valid") == 1, g("note_ack_seq"));
+        if g("busy") == 0 && !taken {
+            let mp = model.rx.ack_pending();
+            check(av == mp, format!("cycle {cycle}: ack_valid {av}, model pending {mp}"));
+        }
+        if av && self.ack_take {
+            self.counts[0] += 1;
+            let w = model.rx.take_ack().map(|s| s.v17() as u64);
+            check(w == Some(aseq), format!("cycle {cycle}: ACK {aseq:#x}, model {w:x?}"));
+        }
+        if g("note_l_valid") == 1 && self.l_ready {
+            self.counts[1] += 1;
+            let got = (g("note_l_first"), g("note_l_hole"), g("note_l_latest"));
+            let w = model.rx.take_loss().map(|l| (l.first.v17() as u64, l.hole as u64, l.latest.v17() as u64));
+            check(w == Some(got), format!("cycle {cycle}: LOSS {got:x?}, model {w:x?}"));
+        }
+        if g("note_p_valid") == 1 && self.p_ready {
+            self.counts[2] += 1;
+            let got = g("note_p_pause") == 1;
+            let w = model.rx.take_pfc();
+            check(w == Some(got), format!("cycle {cycle}: PFC pause {got}, model {w:?}"));
+        }
+        if g("ev_timeout") == 1 {
+            // The engine's timeout step ran last cycle: the model must have
+            // been due (not early), one step.
+            self.counts[3] += 1;
+            let due = model.rx.timeout_due();
+            let before = model.rx.counters.timeouts;
+            want.extend(model.tick(cycle).deliver);
+            let fired = model.rx.counters.timeouts - before;
+            check(fired == 1, format!("cycle {cycle}: a timeout; the model (due {due:?}) fired {fired}"));
+            if let Some(d) = due {
+                self.late_max = self.late_max.max(cycle.saturating_sub(d));
+            }
+        }
+        errors
+    }
+}
 
 impl Harness {
     fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
@@ -150,10 +223,8 @@ impl Harness {
 
 impl Agent for Harness {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
-        // An ACK is taken only while the engine is level with the model
-        // (idle, no descriptor this cycle), so both give the same one.
-        self.ack_take = m.get(&self.p["busy"]) == 0 && self.rng.gen_bool(0.3);
-        let head = if self.wait == 0 && !self.ack_take { self.todo.front().map(|t| t.1.clone()) } else { None };
+        self.notes.drive(m, &mut self.rng, self.ready);
+        let head = if self.wait == 0 && !self.notes.ack_take { self.todo.front().map(|t| t.1.clone()) } else { None };
         let set = |m: &mut Model, p: &Port, v: u64| m.set(p, v);
         set(m, &self.p["d_valid"], head.is_some() as u64);
         if let Some(d) = head {
@@ -167,55 +238,15 @@ impl Agent for Harness {
             set(m, &self.p["d_len"], d.body.len() as u64);
         }
         self.a_ready = self.rng.gen_bool(self.ready);
-        self.l_ready = self.rng.gen_bool(self.ready);
-        self.p_ready = self.rng.gen_bool(self.ready);
         set(m, &self.p["a_ready"], self.a_ready as u64);
-        set(m, &self.p["l_ready"], self.l_ready as u64);
-        set(m, &self.p["p_ready"], self.p_ready as u64);
-        set(m, &self.p["ack_take"], self.ack_take as u64);
     }
 
     fn sample(&mut self, m: &Model, cycle: u64) {
         let ports = self.p.clone();
         let g = |n: &str| m.get(&ports[n]);
         let (busy, taken) = (g("busy") == 1, g("d_valid") == 1 && g("d_ready") == 1);
-        // ACK: when the engine has caught up with the model (idle, nothing
-        // taken), both agree whether one is pending and which.
-        let (av, aseq) = (g("ack_valid") == 1, g("ack_seq"));
-        if !busy && !taken {
-            let mp = self.model.rx.ack_pending();
-            self.check(av == mp, || format!("cycle {cycle}: ack_valid {av}, model pending {mp}"));
-        }
-        if av && self.ack_take {
-            self.acks += 1;
-            let want = self.model.rx.take_ack().map(|s| s.v17() as u64);
-            self.check(want == Some(aseq), || format!("cycle {cycle}: ACK {aseq:#x}, model {want:x?}"));
-        }
-        if g("l_valid") == 1 && self.l_ready {
-            self.losses += 1;
-            let got = (g("l_first"), g("l_hole"), g("l_latest"));
-            let want = self.model.rx.take_loss().map(|l| (l.first.v17() as u64, l.hole as u64, l.latest.v17() as u64));
-            self.check(want == Some(got), || format!("cycle {cycle}: LOSS {got:x?}, model {want:x?}"));
-        }
-        if g("p_valid") == 1 && self.p_ready {
-            self.pfcs += 1;
-            let got = g("p_pause") == 1;
-            let want = self.model.rx.take_pfc();
-            self.check(want == Some(got), || format!("cycle {cycle}: PFC pause {got}, model {want:?}"));
-        }
-        if g("ev_timeout") == 1 {
-            // The engine's timeout step ran last cycle: the model must have
-            // been due (not early), one step.
-            self.timeouts += 1;
-            let due = self.model.rx.timeout_due();
-            let before = self.model.rx.counters.timeouts;
-            let out = self.model.tick(cycle);
-            self.want.extend(out.deliver);
-            let fired = self.model.rx.counters.timeouts - before;
-            self.check(fired == 1, || format!("cycle {cycle}: a timeout; the model (due {due:?}) fired {fired}"));
-            if let Some(d) = due {
-                self.late_max = self.late_max.max(cycle.saturating_sub(d));
-            }
+        for e in self.notes.sample(m, cycle, taken, &mut self.model, &mut self.want) {
+            self.check(false, || e);
         }
         if g("a_valid") == 1 && self.a_ready {
             let (o, slot) = (g("a_op"), g("a_slot"));
@@ -259,17 +290,18 @@ fn bench(setup: Setup, seed: u64) -> Result<(Tb, Harness)> {
         p.insert(n, m.port(n)?);
     }
     for (n, v) in [
-        ("rx_en", setup.rx as u64),
-        ("nb", setup.nb as u64),
-        ("ack_timeout", setup.ack_timeout),
-        ("buf_bytes", setup.buf_bytes as u64),
-        ("pause_bytes", setup.pause as u64),
-        ("resume_bytes", setup.resume as u64),
-        ("max_hole", setup.max_hole as u64),
+        ("cfg_rx_en", setup.rx as u64),
+        ("cfg_nb", setup.nb as u64),
+        ("cfg_ack_timeout", setup.ack_timeout),
+        ("cfg_buf_bytes", setup.buf_bytes as u64),
+        ("cfg_pause_bytes", setup.pause as u64),
+        ("cfg_resume_bytes", setup.resume as u64),
+        ("cfg_max_hole", setup.max_hole as u64),
     ] {
         let port = m.port(n)?;
         m.set(&port, v);
     }
+    let notes = Notes::new(&m)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
     let model = ProtegoPort::new(setup.model()).map_err(anyhow::Error::msg)?;
@@ -285,45 +317,41 @@ fn bench(setup: Setup, seed: u64) -> Result<(Tb, Harness)> {
         want: vec![],
         ready: 0.8,
         a_ready: false,
-        l_ready: false,
-        p_ready: false,
-        ack_take: false,
-        losses: 0,
-        acks: 0,
-        pfcs: 0,
-        timeouts: 0,
-        late_max: 0,
+        notes,
         errors: vec![],
     };
     Ok((tb, h))
 }
 
-/// The engine's counters against the model's receiver's.
+/// The counters (`stats_*` ports) compared with the model's receiver's
+/// ([`model_counters`], in this order).
+pub const COUNTERS: [&str; 18] = [
+    "stats_n_data",
+    "stats_n_retx",
+    "stats_n_dummy",
+    "stats_n_delivered",
+    "stats_n_lost",
+    "stats_n_recovered",
+    "stats_n_duplicates",
+    "stats_n_timeouts",
+    "stats_n_pauses",
+    "stats_n_resumes",
+    "stats_n_untagged",
+    "stats_n_tag_off",
+    "stats_n_truncated",
+    "stats_n_resync",
+    "stats_n_buffer_drop",
+    "stats_buf_high",
+    "stats_dly_min",
+    "stats_dly_max",
+];
+
+/// The engine's counters.
 fn counters(tb: &Tb) -> Result<Vec<(&'static str, u64)>> {
-    let names = [
-        "n_data",
-        "n_retx",
-        "n_dummy",
-        "n_delivered",
-        "n_lost",
-        "n_recovered",
-        "n_duplicates",
-        "n_timeouts",
-        "n_pauses",
-        "n_resumes",
-        "n_untagged",
-        "n_tag_off",
-        "n_truncated",
-        "n_resync",
-        "n_buffer_drop",
-        "buf_high",
-        "dly_min",
-        "dly_max",
-    ];
-    names.iter().map(|n| Ok((*n, tb.model.get(&tb.model.port(n)?)))).collect()
+    COUNTERS.iter().map(|n| Ok((*n, tb.model.get(&tb.model.port(n)?)))).collect()
 }
 
-fn model_counters(c: &RxCounters) -> Vec<u64> {
+pub fn model_counters(c: &RxCounters) -> Vec<u64> {
     vec![
         c.data,
         c.retx,
@@ -352,7 +380,7 @@ fn run(setup: Setup, seed: u64, frames: Vec<(u64, Vec<u8>)>, ready: f64) -> Resu
     let (mut tb, mut h) = bench(setup, seed)?;
     h.ready = ready;
     for (gap, f) in frames {
-        let d = describe(&f, setup.class);
+        let d = describe(&f, setup.class, setup.rx);
         h.todo.push_back((gap, d, f));
     }
     h.wait = h.todo.front().map_or(0, |t| t.0);
@@ -377,17 +405,17 @@ fn run(setup: Setup, seed: u64, frames: Vec<(u64, Vec<u8>)>, ready: f64) -> Resu
     eprintln!(
         "rx_seq: {n} frames, {} delivered, {} LOSS, {} ACK taken, {} PFC, {} timeouts (at most {} cycles after due); {c:?}",
         h.got.len(),
-        h.losses,
-        h.acks,
-        h.pfcs,
-        h.timeouts,
-        h.late_max
+        h.notes.counts[1],
+        h.notes.counts[0],
+        h.notes.counts[2],
+        h.notes.counts[3],
+        h.notes.late_max
     );
     Ok(c)
 }
 
 /// A frame numbered `n` in its payload.
-fn payload(n: u32, len: usize) -> Vec<u8> {
+pub fn payload(n: u32, len: usize) -> Vec<u8> {
     let mut f = vec![0x02, 0, 0, 0, 0, 0x0B, 0x02, 0, 0, 0, 0, 0x0A, 0x08, 0x00];
     f.resize(len.max(18), 0x5A);
     let l = f.len();
@@ -395,18 +423,18 @@ fn payload(n: u32, len: usize) -> Vec<u8> {
     f
 }
 
-fn tagged(kind: u8, s: Seq, n: u32, len: usize) -> Vec<u8> {
+pub fn tagged(kind: u8, s: Seq, n: u32, len: usize) -> Vec<u8> {
     insert_tag(&payload(n, len), Tag { kind, seq: s })
 }
 
-const MAC: [u8; 6] = [2, 0, 0, 0, 0, 9];
+pub const MAC: [u8; 6] = [2, 0, 0, 0, 0, 9];
 
 /// A link's worth of traffic from a Protego sender: DATA numbered from
 /// `start`, each lost with `p`; a lost one's RETX copies (each lost with
 /// `p` too) some frames later; dummies; now and then an untagged frame, an
 /// ACK (alone or on a DATA's copy), a LOSS (whole or cut), a truncated tag,
 /// a PFC frame; idle gaps, some longer than the timeout.
-fn traffic(rng: &mut StdRng, setup: &Setup, start: Seq, n: usize, p: f64, copies: u32) -> Vec<(u64, Vec<u8>)> {
+pub fn traffic(rng: &mut StdRng, setup: &Setup, start: Seq, n: usize, p: f64, copies: u32) -> Vec<(u64, Vec<u8>)> {
     let mut out = vec![];
     let mut later: Vec<(usize, Vec<u8>)> = vec![];
     let mut s = start;
@@ -463,7 +491,7 @@ fn traffic(rng: &mut StdRng, setup: &Setup, start: Seq, n: usize, p: f64, copies
     out
 }
 
-fn setup() -> Setup {
+pub fn setup() -> Setup {
     Setup {
         slots: 64,
         miss: 256,
@@ -492,7 +520,16 @@ fn ordered_random_loss_matches_the_model() -> Result<()> {
             *reached.entry(n).or_insert(0) += v;
         }
     }
-    for n in ["n_recovered", "n_timeouts", "n_duplicates", "n_pauses", "n_resumes", "n_buffer_drop", "n_truncated", "n_untagged"] {
+    for n in [
+        "stats_n_recovered",
+        "stats_n_timeouts",
+        "stats_n_duplicates",
+        "stats_n_pauses",
+        "stats_n_resumes",
+        "stats_n_buffer_drop",
+        "stats_n_truncated",
+        "stats_n_untagged",
+    ] {
         ensure!(reached[n] > 0, "{n} never counted: {reached:?}");
     }
     Ok(())
@@ -506,7 +543,7 @@ fn nb_random_loss_matches_the_model() -> Result<()> {
     let frames = traffic(&mut rng, &s, Seq { era: false, seq: 100 }, 1_500, 0.1, 2);
     let c = run(s, 7, frames, 0.8)?;
     let get = |n: &str| c.iter().find(|x| x.0 == n).map_or(0, |x| x.1);
-    ensure!(get("n_recovered") > 20 && get("n_duplicates") > 0 && get("n_timeouts") == 0, "{c:?}");
+    ensure!(get("stats_n_recovered") > 20 && get("stats_n_duplicates") > 0 && get("stats_n_timeouts") == 0, "{c:?}");
     Ok(())
 }
 
@@ -539,7 +576,7 @@ fn max_hole_and_small_tables() -> Result<()> {
     }
     let c = run(s, 9, frames, 0.9)?;
     let get = |n: &str| c.iter().find(|x| x.0 == n).map_or(0, |x| x.1);
-    ensure!(get("n_timeouts") == unrequested && get("n_recovered") == requested && get("n_buffer_drop") == 0, "{c:?}");
+    ensure!(get("stats_n_timeouts") == unrequested && get("stats_n_recovered") == requested && get("stats_n_buffer_drop") == 0, "{c:?}");
     Ok(())
 }
 
@@ -552,9 +589,9 @@ fn restart_and_receiver_off() -> Result<()> {
     let mut frames = traffic(&mut rng, &s, Seq { era: false, seq: 5_000 }, 300, 0.1, 1);
     frames.extend(traffic(&mut rng, &s, Seq { era: false, seq: 20 }, 300, 0.1, 1));
     let c = run(s, 11, frames.clone(), 0.8)?;
-    ensure!(c.iter().any(|x| x.0 == "n_resync" && x.1 == 1), "{c:?}");
+    ensure!(c.iter().any(|x| x.0 == "stats_n_resync" && x.1 == 1), "{c:?}");
     let c = run(Setup { rx: false, ..s }, 12, frames, 0.8)?;
-    ensure!(c.iter().any(|x| x.0 == "n_tag_off" && x.1 > 500), "{c:?}");
+    ensure!(c.iter().any(|x| x.0 == "stats_n_tag_off" && x.1 > 500), "{c:?}");
     Ok(())
 }
 
@@ -571,7 +608,7 @@ fn buffer_fills_to_its_last_byte() -> Result<()> {
     frames.push((5, tagged(kind::RETX, Seq { era: false, seq: 1 }, 1, 100)));
     let c = run(s, 3, frames, 1.0)?;
     let get = |n: &str| c.iter().find(|x| x.0 == n).map_or(0, |x| x.1);
-    ensure!(get("n_buffer_drop") == 1 && get("buf_high") == 1_000, "{c:?}");
-    ensure!(get("n_pauses") == 1 && get("n_resumes") == 1 && get("n_delivered") == 12, "{c:?}");
+    ensure!(get("stats_n_buffer_drop") == 1 && get("stats_buf_high") == 1_000, "{c:?}");
+    ensure!(get("stats_n_pauses") == 1 && get("stats_n_resumes") == 1 && get("stats_n_delivered") == 12, "{c:?}");
     Ok(())
 }

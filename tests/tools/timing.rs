@@ -77,7 +77,7 @@ fn reductions_of_every_target_load() {
 /// their figures of 2026-11-27: a stage alone routes 15-25% faster than
 /// inside the whole trimmer, so these hold the stages' own logic, and the
 /// trimmer's figure comes from `make timing`.
-const FLOORS_MHZ: [(&str, f64); 33] = [
+const FLOORS_MHZ: [(&str, f64); 34] = [
     // The longest first: the gate times two blocks at a time.
     // 154.1 at 0dfe1a2; 134.4 once the PHV carries the ingress port and the
     // parser the source MAC (issue 15, 2026-11-28): the path is the PHV
@@ -124,6 +124,10 @@ const FLOORS_MHZ: [(&str, f64); 33] = [
     // Its frame store: 159.9 (64 bits, 2 048 words; 147.6 at 256 bits, the
     // block RAM's 4.44 ns clock-to-out and routing; session 34).
     ("ts_protego_store", 145.0),
+    // The receiver side (remover, store, engine, descriptor FIFO): 145.2
+    // (142.5 at 256 bits; session 35), a path inside the engine routed
+    // across the composition; issue 14's floor for compositions is 125.
+    ("ts_protego_rx", 135.0),
     // The PL2 stage inside each ingress pipeline: 232.7, then 216.7 once the
     // op's decode also feeds the hold queue (built only for several
     // pipelines, timed below; 2026-11-28).

@@ -16,6 +16,7 @@ use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
+use crate::protego::rx::ProtegoRx;
 use crate::protego::rx_seq::ProtegoRxSeq;
 use crate::protego::store::ProtegoStore;
 use crate::protego::tag::ProtegoTagIns;
@@ -29,7 +30,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 26] = [
+pub const BLOCKS: [&str; 27] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -49,6 +50,7 @@ pub const BLOCKS: [&str; 26] = [
     "ts_protego_tag_rm",
     "ts_protego_rx_seq",
     "ts_protego_store",
+    "ts_protego_rx",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -211,6 +213,13 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             let p = &cfg.protego;
             let words = (p.rx_ring_bytes as usize) / K;
             emit_verilog(&mut ProtegoStore::<D, K, U>::new(words, p.rx_frames as usize, p.rx_slots as usize), name, &prov)?
+        }
+        // The receiver side: remover, store, engine, descriptor FIFO.
+        "ts_protego_rx" => {
+            let p = &cfg.protego;
+            let words = (p.rx_ring_bytes as usize) / K;
+            let (slots, miss, frames) = (p.rx_slots as usize, p.miss_slots as usize, p.rx_frames as usize);
+            emit_verilog(&mut ProtegoRx::<D, K, U>::new(slots, miss, words, frames), name, &prov)?
         }
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,

@@ -1,4 +1,6 @@
-//! Small building blocks: [`crc`] (CRC-32 over a beat, the FCS engine) and
-//! [`widgets`] (registers with reset, byte-mask expansion and other wiring).
+//! Small building blocks: [`crc`] (CRC-32 over a beat, the FCS engine),
+//! [`fifo`] (a synchronous FIFO in block RAM) and [`widgets`] (registers
+//! with reset, byte-mask expansion and other wiring).
 pub mod crc;
+pub mod fifo;
 pub mod widgets;

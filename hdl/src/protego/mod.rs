@@ -5,6 +5,8 @@
 //! - [`untag`]: the tag remover of the receiver side.
 //! - [`rx_seq`]: the receiver side's decisions (loss detection, Alg. 1-2).
 //! - [`store`]: the receiver side's frame store, the mover of its actions.
+//! - [`rx`]: the receiver side: the three above and a descriptor FIFO.
+pub mod rx;
 pub mod rx_seq;
 pub mod store;
 pub mod tag;

@@ -23,8 +23,8 @@
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset; the
 //!   tables are cleared after reset (one cycle per entry of the larger
 //!   one) before the first descriptor is taken.
-//! - Configuration (the port's registers, B.7): `rx_en` (CTRL.rx), `nb`
-//!   (CTRL.nb), `ack_timeout` (cycles, 32 bits), `buf_bytes`,
+//! - `cfg_*` ([`RxConfig`], the port's registers, B.7): `rx_en` (CTRL.rx),
+//!   `nb` (CTRL.nb), `ack_timeout` (cycles, 32 bits), `buf_bytes`,
 //!   `pause_bytes`, `resume_bytes` (24 bits), `max_hole` (8).
 //! - Descriptor in (`d_valid`, `d_ready` out): `d_pfc` (a PFC frame: ends
 //!   here), `d_tagged`, `d_trunc` (0x88B6 where the tag goes, the frame
@@ -32,19 +32,20 @@
 //!   (inner EtherType 0x88B6), `d_short` (a LOSS without its fields),
 //!   `d_len` (the frame's bytes without the tag, 16).
 //! - Action out (`a_valid`, `a_ready` in): `a_op` ([`op`]), `a_slot` (15).
-//! - LOSS out (`l_valid`, `l_ready` in): `l_first`, `l_latest` (17),
-//!   `l_hole` (8: the numbers requested, at most `max_hole`).
-//! - ACK: `ack_valid` (an ACK is pending and no LOSS waits: the model's
-//!   `take_ack`), `ack_seq` (17: `latestRxSeqNo`), `ack_take` in (clears it).
-//! - PFC (`p_valid`, `p_ready` in): `p_pause` (1 pause, 0 resume).
+//! - `note_*` ([`RxNotes`]), for the port's sender side: LOSS
+//!   (`l_valid`, `l_ready` in): `l_first`, `l_latest` (17), `l_hole` (8:
+//!   the numbers requested, at most `max_hole`); ACK: `ack_valid` (an ACK is
+//!   pending and no LOSS waits: the model's `take_ack`), `ack_seq` (17:
+//!   `latestRxSeqNo`), `ack_take` in (clears it); PFC (`p_valid`, `p_ready`
+//!   in): `p_pause` (1 pause, 0 resume).
 //! - `busy`: a descriptor is being decided or buffered frames released;
 //!   `ev_timeout`: a pulse per `ackNoTimeout` expiry.
-//! - State and counters (32 bits, wrapping): `expected`, `ack_no` (17),
-//!   `buf_used` (24), `n_data`, `n_retx`, `n_dummy`, `n_delivered`,
-//!   `n_lost`, `n_recovered`, `n_duplicates`, `n_timeouts`, `n_pauses`,
-//!   `n_resumes`, `n_untagged`, `n_tag_off`, `n_truncated`, `n_resync`,
-//!   `n_buffer_drop`, `buf_high`, `dly_min` (all ones until a
-//!   retransmission is recovered), `dly_max`.
+//! - `stats_*` ([`RxStats`]), state and counters (32 bits, wrapping):
+//!   `expected`, `ack_no` (17), `buf_used` (24), `n_data`, `n_retx`,
+//!   `n_dummy`, `n_delivered`, `n_lost`, `n_recovered`, `n_duplicates`,
+//!   `n_timeouts`, `n_pauses`, `n_resumes`, `n_untagged`, `n_tag_off`,
+//!   `n_truncated`, `n_resync`, `n_buffer_drop`, `buf_high`, `dly_min` (all
+//!   ones until a retransmission is recovered), `dly_max`.
 //!
 //! Times (the delay's, a request's) are the cycles descriptors were taken,
 //! as the model's `now`; the timer reloads a few cycles later than the
@@ -52,9 +53,12 @@
 //!
 //! Rate: a descriptor takes 5 cycles (accept; the tables' entries
 //! registered; the distances; the classes; execute, once the previous
-//! action was taken), plus one per requested number of a LOSS, three per
-//! released frame, two and the releases per timeout. Frames wait in the
-//! store (`ts_protego_store`) meanwhile.
+//! action was taken), plus one per requested number of a LOSS, and, when
+//! `ackNo` advances while frames are buffered or PFC has paused the peer,
+//! four (the release loop finding the next slot empty, Alg. 2) and three per
+//! released frame; two and the releases per timeout. In-order frames with
+//! nothing buffered: 5 cycles each (`tests/protego/rx.rs` measures it).
+//! Frames wait in the store (`ts_protego_store`) meanwhile.
 use crate::prim::widgets::{DffR, SdpRam};
 use rust_hdl::prelude::*;
 
@@ -102,11 +106,12 @@ enum St {
     Pfc,
 }
 
-/// The decision engine (module documentation).
-#[derive(LogicBlock)]
-pub struct ProtegoRxSeq {
-    pub clock: Signal<In, Clock>,
-    pub reset: Signal<In, Bit>,
+/// The receiver's run-time settings (`cfg_*` ports; the port's registers,
+/// B.7): `rx_en` (CTRL.rx), `nb` (CTRL.nb: ProtegoNB), `ack_timeout`
+/// (cycles), `buf_bytes` (the reordering buffer), `pause_bytes` and
+/// `resume_bytes` (Alg. 2), `max_hole` (the most numbers a LOSS requests).
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct RxConfig {
     pub rx_en: Signal<In, Bit>,
     pub nb: Signal<In, Bit>,
     pub ack_timeout: Signal<In, Bits<32>>,
@@ -114,20 +119,15 @@ pub struct ProtegoRxSeq {
     pub pause_bytes: Signal<In, Bits<24>>,
     pub resume_bytes: Signal<In, Bits<24>>,
     pub max_hole: Signal<In, Bits<8>>,
-    pub d_valid: Signal<In, Bit>,
-    pub d_ready: Signal<Out, Bit>,
-    pub d_pfc: Signal<In, Bit>,
-    pub d_tagged: Signal<In, Bit>,
-    pub d_trunc: Signal<In, Bit>,
-    pub d_kind: Signal<In, Bits<2>>,
-    pub d_seq: Signal<In, Bits<17>>,
-    pub d_ctrl: Signal<In, Bit>,
-    pub d_short: Signal<In, Bit>,
-    pub d_len: Signal<In, Bits<16>>,
-    pub a_valid: Signal<Out, Bit>,
-    pub a_ready: Signal<In, Bit>,
-    pub a_op: Signal<Out, Bits<2>>,
-    pub a_slot: Signal<Out, Bits<15>>,
+}
+
+/// What the receiver has for its port's sender to send (`note_*` ports):
+/// a LOSS (`l_valid`, `l_ready` in; the first number, `latestRxSeqNo`, the
+/// numbers requested), the pending ACK (`ack_valid` while one is pending
+/// and no LOSS waits, `ack_seq`, `ack_take` in: clears it), PFC (`p_valid`,
+/// `p_ready` in, `p_pause`: 1 pause, 0 resume).
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct RxNotes {
     pub l_valid: Signal<Out, Bit>,
     pub l_ready: Signal<In, Bit>,
     pub l_first: Signal<Out, Bits<17>>,
@@ -139,8 +139,19 @@ pub struct ProtegoRxSeq {
     pub p_valid: Signal<Out, Bit>,
     pub p_ready: Signal<In, Bit>,
     pub p_pause: Signal<Out, Bit>,
-    pub busy: Signal<Out, Bit>,
-    pub ev_timeout: Signal<Out, Bit>,
+}
+
+/// The receiver's state and counters (`stats_*` ports; 32-bit counters
+/// wrap; the model's `RxCounters`; the registers of B.7): `expected`,
+/// `ack_no`, the reordering buffer's bytes in use, frames per type, those
+/// delivered, sequence numbers lost and recovered, duplicates removed,
+/// timeouts, pauses and resumes sent, untagged frames and tags on a port
+/// whose receiver is off, truncated control frames, resyncs, frames dropped
+/// for a full buffer, the buffer's high-water mark in bytes, the
+/// retransmission delay's minimum (all ones until one) and maximum in
+/// cycles.
+#[derive(Clone, Debug, Default, LogicInterface)]
+pub struct RxStats {
     pub expected: Signal<Out, Bits<17>>,
     pub ack_no: Signal<Out, Bits<17>>,
     pub buf_used: Signal<Out, Bits<24>>,
@@ -162,6 +173,32 @@ pub struct ProtegoRxSeq {
     pub buf_high: Signal<Out, Bits<32>>,
     pub dly_min: Signal<Out, Bits<32>>,
     pub dly_max: Signal<Out, Bits<32>>,
+}
+
+/// The decision engine (module documentation).
+#[derive(LogicBlock)]
+pub struct ProtegoRxSeq {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub cfg: RxConfig,
+    pub d_valid: Signal<In, Bit>,
+    pub d_ready: Signal<Out, Bit>,
+    pub d_pfc: Signal<In, Bit>,
+    pub d_tagged: Signal<In, Bit>,
+    pub d_trunc: Signal<In, Bit>,
+    pub d_kind: Signal<In, Bits<2>>,
+    pub d_seq: Signal<In, Bits<17>>,
+    pub d_ctrl: Signal<In, Bit>,
+    pub d_short: Signal<In, Bit>,
+    pub d_len: Signal<In, Bits<16>>,
+    pub a_valid: Signal<Out, Bit>,
+    pub a_ready: Signal<In, Bit>,
+    pub a_op: Signal<Out, Bits<2>>,
+    pub a_slot: Signal<Out, Bits<15>>,
+    pub note: RxNotes,
+    pub busy: Signal<Out, Bit>,
+    pub ev_timeout: Signal<Out, Bit>,
+    pub stats: RxStats,
     /// Slots: occupied (bit 16) and the frame's length.
     slots: SdpRam<Bits<17>, 15>,
     /// Requested numbers: valid (bit 49), the number (48:32), when it went
@@ -180,6 +217,8 @@ pub struct ProtegoRxSeq {
     ackn: DFF<Bits<17>>,
     /// `ackNoTimeout`: cycles left, from a reload; due at 0.
     left: DFF<Bits<32>>,
+    /// `left` reloads with `ack_timeout` this cycle.
+    reload: Signal<Local, Bit>,
     paused: DffR<Bit>,
     used: DffR<Bits<24>>,
     // ---- the descriptor and what the decode steps found
@@ -239,6 +278,9 @@ pub struct ProtegoRxSeq {
     /// (`ackNo` advanced), Alg. 2 (the buffer grew).
     do_rel: DFF<Bit>,
     do_pfc: DFF<Bit>,
+    /// Nothing buffered and not paused (found in `Class`): an in-order
+    /// frame has nothing to release and Alg. 2 nothing to do.
+    u_free: DFF<Bit>,
     /// The next requested number to write (a LOSS), or the next slot to
     /// flush (a resync); the LOSS's entries left to write, and when they
     /// went missing.
@@ -326,13 +368,7 @@ impl ProtegoRxSeq {
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            rx_en: Default::default(),
-            nb: Default::default(),
-            ack_timeout: Default::default(),
-            buf_bytes: Default::default(),
-            pause_bytes: Default::default(),
-            resume_bytes: Default::default(),
-            max_hole: Default::default(),
+            cfg: Default::default(),
             d_valid: Default::default(),
             d_ready: Default::default(),
             d_pfc: Default::default(),
@@ -347,40 +383,10 @@ impl ProtegoRxSeq {
             a_ready: Default::default(),
             a_op: Default::default(),
             a_slot: Default::default(),
-            l_valid: Default::default(),
-            l_ready: Default::default(),
-            l_first: Default::default(),
-            l_latest: Default::default(),
-            l_hole: Default::default(),
-            ack_valid: Default::default(),
-            ack_seq: Default::default(),
-            ack_take: Default::default(),
-            p_valid: Default::default(),
-            p_ready: Default::default(),
-            p_pause: Default::default(),
+            note: Default::default(),
             busy: Default::default(),
             ev_timeout: Default::default(),
-            expected: Default::default(),
-            ack_no: Default::default(),
-            buf_used: Default::default(),
-            n_data: Default::default(),
-            n_retx: Default::default(),
-            n_dummy: Default::default(),
-            n_delivered: Default::default(),
-            n_lost: Default::default(),
-            n_recovered: Default::default(),
-            n_duplicates: Default::default(),
-            n_timeouts: Default::default(),
-            n_pauses: Default::default(),
-            n_resumes: Default::default(),
-            n_untagged: Default::default(),
-            n_tag_off: Default::default(),
-            n_truncated: Default::default(),
-            n_resync: Default::default(),
-            n_buffer_drop: Default::default(),
-            buf_high: Default::default(),
-            dly_min: Default::default(),
-            dly_max: Default::default(),
+            stats: Default::default(),
             slots: SdpRam::new(slots),
             miss: SdpRam::new(miss),
             state: Default::default(),
@@ -392,6 +398,7 @@ impl ProtegoRxSeq {
             pend: Default::default(),
             ackn: Default::default(),
             left: Default::default(),
+            reload: Default::default(),
             paused: Default::default(),
             used: Default::default(),
             q_pfc: Default::default(),
@@ -433,6 +440,7 @@ impl ProtegoRxSeq {
             due_r: Default::default(),
             idle_prev: Default::default(),
             do_rel: Default::default(),
+            u_free: Default::default(),
             do_pfc: Default::default(),
             w_first: Default::default(),
             w_n: Default::default(),
@@ -505,8 +513,8 @@ impl Logic for ProtegoRxSeq {
             self, clock, state, idx, now, synced, exp_r, latest, pend, ackn, left, paused, used, q_pfc, q_tagged, q_trunc, q_kind, q_seq,
             q_ctrl, q_short, q_len, q_now, q_sl, q_ms, de, da, de_zero, da_zero, sync, closed, sum, miss_hit, dly, f_rxp, f_dummy, f_data,
             f_retx, f_loss, f_go, f_rel, f_slot, f_resync, da_far, da_out, occ, over, de_le_max, dly_lt, dly_gt, due_r, idle_prev, do_rel,
-            do_pfc, w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy, c_deliv, c_lost,
-            c_recov, c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
+            do_pfc, u_free, w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy, c_deliv,
+            c_lost, c_recov, c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
         );
         self.state.reset.next = self.reset.val();
         self.idx.reset.next = self.reset.val();
@@ -551,6 +559,7 @@ impl Logic for ProtegoRxSeq {
         self.miss.read_enable.next = false;
         self.miss.read_address.next = 0.into();
         self.now.d.next = self.now.q.val() + 1;
+        self.reload.next = false;
         if self.left.q.val().any() {
             self.left.d.next = self.left.q.val() - 1;
         }
@@ -563,19 +572,22 @@ impl Logic for ProtegoRxSeq {
         if self.a_v.q.val() & self.a_ready.val() {
             self.a_v.d.next = false;
         }
-        if self.l_v.q.val() & self.l_ready.val() {
+        if self.l_v.q.val() & self.note.l_ready.val() {
             self.l_v.d.next = false;
         }
-        if self.p_v.q.val() & self.p_ready.val() {
+        if self.p_v.q.val() & self.note.p_ready.val() {
             self.p_v.d.next = false;
         }
-        if self.ack_take.val() & self.pend.q.val() & !self.l_v.q.val() {
+        if self.note.ack_take.val() & self.pend.q.val() & !self.l_v.q.val() {
             self.pend.d.next = false;
         }
         // `ackNoTimeout` due (the ordered receiver, a hole open), registered;
         // trusted when the state it came from has not changed since.
-        self.due_c.next =
-            self.synced.q.val() & self.rx_en.val() & !self.nb.val() & (self.ackn.q.val() != self.exp_r.q.val()) & !self.left.q.val().any();
+        self.due_c.next = self.synced.q.val()
+            & self.cfg.rx_en.val()
+            & !self.cfg.nb.val()
+            & (self.ackn.q.val() != self.exp_r.q.val())
+            & !self.left.q.val().any();
         self.due_r.d.next = self.due_c.val();
         self.due.next = self.due_r.q.val() & self.idle_prev.q.val();
         self.take.next = (self.state.q.val() == St::Idle) & !self.due.val() & self.d_valid.val() & !self.l_v.q.val() & !self.p_v.q.val();
@@ -600,13 +612,13 @@ impl Logic for ProtegoRxSeq {
         self.rxp.next = !self.q_pfc.q.val()
             & self.q_tagged.q.val()
             & !self.q_kind.q.val().get_bit(1)
-            & self.rx_en.val()
+            & self.cfg.rx_en.val()
             & !(self.sync.q.val() & self.q_kind.q.val().get_bit(0));
         self.dummy.next = self.rxp.val() & !self.q_kind.q.val().get_bit(0) & self.q_ctrl.q.val();
         self.data.next = self.rxp.val() & !self.q_kind.q.val().get_bit(0) & !self.q_ctrl.q.val();
         self.retx.next = self.rxp.val() & self.q_kind.q.val().get_bit(0);
         self.de_far.next = self.de.q.val().get_bit(16) | self.de.q.val().get_bit(15);
-        self.go.next = (self.data.val() & !self.de_far.val()) | (self.retx.val() & (self.miss_hit.q.val() | !self.nb.val()));
+        self.go.next = (self.data.val() & !self.de_far.val()) | (self.retx.val() & (self.miss_hit.q.val() | !self.cfg.nb.val()));
         if self.state.q.val() == St::Init {
             // Clear both tables.
             if self.idx.q.val().get_bit(16) {
@@ -674,21 +686,22 @@ impl Logic for ProtegoRxSeq {
             self.f_resync.d.next = self.data.val() & self.de_far.val();
             self.f_loss.d.next = (self.dummy.val() | self.data.val()) & !self.de_zero.q.val() & !self.de_far.val();
             self.f_go.d.next = self.go.val();
-            self.f_rel.d.next = self.go.val() & !self.nb.val() & self.da_zero.q.val();
+            self.f_rel.d.next = self.go.val() & !self.cfg.nb.val() & self.da_zero.q.val();
             self.da_far.d.next = self.da.q.val().get_bit(16) | self.da.q.val().get_bit(15);
             self.da_out.d.next = (self.da.q.val() & self.c_swin.val()).any();
             self.occ.d.next = self.q_sl.q.val().get_bit(16);
             self.f_slot.d.next = self.go.val()
-                & !self.nb.val()
+                & !self.cfg.nb.val()
                 & !self.da_zero.q.val()
                 & !self.da.q.val().get_bit(16)
                 & !self.da.q.val().get_bit(15)
                 & !(self.da.q.val() & self.c_swin.val()).any()
                 & !self.q_sl.q.val().get_bit(16);
-            self.over.d.next = self.sum.q.val() > bit_cast::<25, 24>(self.buf_bytes.val());
-            self.de_le_max.d.next = self.de.q.val() <= bit_cast::<17, 8>(self.max_hole.val());
+            self.over.d.next = self.sum.q.val() > bit_cast::<25, 24>(self.cfg.buf_bytes.val());
+            self.de_le_max.d.next = self.de.q.val() <= bit_cast::<17, 8>(self.cfg.max_hole.val());
             self.dly_lt.d.next = self.dly.q.val() < self.c_dmin.q.val();
             self.dly_gt.d.next = self.dly.q.val() > self.c_dmax.q.val();
+            self.u_free.d.next = !self.used.q.val().any() & !self.paused.q.val();
             self.state.d.next = St::Exec;
         }
         if (self.state.q.val() == St::Exec) & self.a_free.val() {
@@ -701,7 +714,7 @@ impl Logic for ProtegoRxSeq {
                     self.c_trunc.d.next = self.c_trunc.q.val() + 1;
                 } else {
                     self.a_o.d.next = 0.into();
-                    if self.rx_en.val() {
+                    if self.cfg.rx_en.val() {
                         self.c_untag.d.next = self.c_untag.q.val() + 1;
                     }
                 }
@@ -717,7 +730,7 @@ impl Logic for ProtegoRxSeq {
                     if self.q_short.q.val() {
                         self.c_trunc.d.next = self.c_trunc.q.val() + 1;
                     }
-                } else if !self.rx_en.val() {
+                } else if !self.cfg.rx_en.val() {
                     self.c_off.d.next = self.c_off.q.val() + 1;
                     if !self.q_ctrl.q.val() {
                         self.a_o.d.next = 0.into();
@@ -734,7 +747,7 @@ impl Logic for ProtegoRxSeq {
                 self.exp_r.d.next = self.q_seq.q.val();
                 self.ackn.d.next = self.q_seq.q.val();
                 self.latest.d.next = self.q_seq.q.val() + 0x1_FFFF;
-                self.left.d.next = self.ack_timeout.val();
+                self.reload.next = true;
             }
             if self.f_dummy.q.val() {
                 self.c_dummy.d.next = self.c_dummy.q.val() + 1;
@@ -764,7 +777,7 @@ impl Logic for ProtegoRxSeq {
                     }
                     self.miss.write_enable.next = true;
                     self.miss.write_address.next = self.qs_m.val();
-                } else if self.nb.val() {
+                } else if self.cfg.nb.val() {
                     self.c_dup.d.next = self.c_dup.q.val() + 1;
                 }
             }
@@ -778,8 +791,8 @@ impl Logic for ProtegoRxSeq {
                 if self.f_dummy.q.val() {
                     self.l_l.d.next = self.q_seq.q.val() + 0x1_FFFF;
                 }
-                self.l_h.d.next = self.max_hole.val();
-                self.w_n.d.next = self.max_hole.val();
+                self.l_h.d.next = self.cfg.max_hole.val();
+                self.w_n.d.next = self.cfg.max_hole.val();
                 if self.de_le_max.q.val() {
                     self.l_h.d.next = self.de.q.val().get_bits::<8>(0);
                     self.w_n.d.next = self.de.q.val().get_bits::<8>(0);
@@ -787,19 +800,19 @@ impl Logic for ProtegoRxSeq {
                 self.w_first.d.next = self.exp_r.q.val();
                 self.w_t0.d.next = self.q_now.q.val();
                 if self.closed.q.val() {
-                    self.left.d.next = self.ack_timeout.val();
+                    self.reload.next = true;
                 }
             }
             // Alg. 1 (ProtegoNB: delivered at once).
             if self.f_go.q.val() {
-                if self.nb.val() {
+                if self.cfg.nb.val() {
                     self.a_o.d.next = 0.into();
                     self.c_deliv.d.next = self.c_deliv.q.val() + 1;
                 } else if self.da_zero.q.val() {
                     self.a_o.d.next = 0.into();
                     self.c_deliv.d.next = self.c_deliv.q.val() + 1;
                     self.ackn.d.next = self.q_seq.q.val() + 1;
-                    self.left.d.next = self.ack_timeout.val();
+                    self.reload.next = true;
                 } else if self.da_far.q.val() {
                     self.c_dup.d.next = self.c_dup.q.val() + 1;
                 } else if self.da_out.q.val() | (!self.occ.q.val() & self.over.q.val()) {
@@ -830,7 +843,9 @@ impl Logic for ProtegoRxSeq {
                 self.state.d.next = St::FlushRd;
             } else if self.f_loss.q.val() {
                 self.state.d.next = St::LossWrite;
-            } else if self.f_rel.q.val() {
+            } else if self.f_rel.q.val() & !self.u_free.q.val() {
+                // (Nothing buffered, not paused: the release loop would find
+                // slot `ackNo` empty and Alg. 2 nothing to do.)
                 self.state.d.next = St::RelRd;
             } else if self.f_slot.q.val() & !self.over.q.val() {
                 self.state.d.next = St::Pfc;
@@ -875,7 +890,7 @@ impl Logic for ProtegoRxSeq {
                 self.slots.write_enable.next = true;
                 self.slots.write_address.next = self.rel_slot.val();
                 self.ackn.d.next = self.ackn.q.val() + 1;
-                self.left.d.next = self.ack_timeout.val();
+                self.reload.next = true;
                 self.state.d.next = St::RelRd;
             }
         }
@@ -893,7 +908,7 @@ impl Logic for ProtegoRxSeq {
             self.c_to.d.next = self.c_to.q.val() + 1;
             self.ev_to.d.next = true;
             self.ackn.d.next = self.ackn.q.val() + 1;
-            self.left.d.next = self.ack_timeout.val();
+            self.reload.next = true;
             self.state.d.next = St::RelRd;
         }
         if self.state.q.val() == St::FlushRd {
@@ -945,19 +960,19 @@ impl Logic for ProtegoRxSeq {
             self.latest.d.next = self.q_seq.q.val();
             self.pend.d.next = true;
             self.ackn.d.next = self.q_seq.q.val() + 1;
-            self.left.d.next = self.ack_timeout.val();
+            self.reload.next = true;
             self.state.d.next = St::Pfc;
         }
         if self.state.q.val() == St::Pfc {
             // Alg. 2 on the buffer's bytes.
             if self.p_free.val() {
                 self.state.d.next = St::Idle;
-                if !self.paused.q.val() & (self.used.q.val() >= self.pause_bytes.val()) {
+                if !self.paused.q.val() & (self.used.q.val() >= self.cfg.pause_bytes.val()) {
                     self.paused.d.next = true;
                     self.c_pause.d.next = self.c_pause.q.val() + 1;
                     self.p_v.d.next = true;
                     self.p_p.d.next = true;
-                } else if self.paused.q.val() & (self.used.q.val() <= self.resume_bytes.val()) {
+                } else if self.paused.q.val() & (self.used.q.val() <= self.cfg.resume_bytes.val()) {
                     self.paused.d.next = false;
                     self.c_resume.d.next = self.c_resume.q.val() + 1;
                     self.p_v.d.next = true;
@@ -965,40 +980,45 @@ impl Logic for ProtegoRxSeq {
                 }
             }
         }
+        // The timer's reload, one select for its 32 bits (the reasons above
+        // are one bit's logic).
+        if self.reload.val() {
+            self.left.d.next = self.cfg.ack_timeout.val();
+        }
         // ================================================= outputs
         self.a_valid.next = self.a_v.q.val();
         self.a_op.next = self.a_o.q.val();
         self.a_slot.next = self.a_s.q.val();
-        self.l_valid.next = self.l_v.q.val();
-        self.l_first.next = self.l_f.q.val();
-        self.l_latest.next = self.l_l.q.val();
-        self.l_hole.next = self.l_h.q.val();
-        self.ack_valid.next = self.pend.q.val() & !self.l_v.q.val();
-        self.ack_seq.next = self.latest.q.val();
-        self.p_valid.next = self.p_v.q.val();
-        self.p_pause.next = self.p_p.q.val();
+        self.note.l_valid.next = self.l_v.q.val();
+        self.note.l_first.next = self.l_f.q.val();
+        self.note.l_latest.next = self.l_l.q.val();
+        self.note.l_hole.next = self.l_h.q.val();
+        self.note.ack_valid.next = self.pend.q.val() & !self.l_v.q.val();
+        self.note.ack_seq.next = self.latest.q.val();
+        self.note.p_valid.next = self.p_v.q.val();
+        self.note.p_pause.next = self.p_p.q.val();
         self.busy.next = self.state.q.val() != St::Idle;
         self.ev_timeout.next = self.ev_to.q.val();
-        self.expected.next = self.exp_r.q.val();
-        self.ack_no.next = self.ackn.q.val();
-        self.buf_used.next = self.used.q.val();
-        self.n_data.next = self.c_data.q.val();
-        self.n_retx.next = self.c_retx.q.val();
-        self.n_dummy.next = self.c_dummy.q.val();
-        self.n_delivered.next = self.c_deliv.q.val();
-        self.n_lost.next = self.c_lost.q.val();
-        self.n_recovered.next = self.c_recov.q.val();
-        self.n_duplicates.next = self.c_dup.q.val();
-        self.n_timeouts.next = self.c_to.q.val();
-        self.n_pauses.next = self.c_pause.q.val();
-        self.n_resumes.next = self.c_resume.q.val();
-        self.n_untagged.next = self.c_untag.q.val();
-        self.n_tag_off.next = self.c_off.q.val();
-        self.n_truncated.next = self.c_trunc.q.val();
-        self.n_resync.next = self.c_resync.q.val();
-        self.n_buffer_drop.next = self.c_bdrop.q.val();
-        self.buf_high.next = self.c_high.q.val();
-        self.dly_min.next = self.c_dmin.q.val();
-        self.dly_max.next = self.c_dmax.q.val();
+        self.stats.expected.next = self.exp_r.q.val();
+        self.stats.ack_no.next = self.ackn.q.val();
+        self.stats.buf_used.next = self.used.q.val();
+        self.stats.n_data.next = self.c_data.q.val();
+        self.stats.n_retx.next = self.c_retx.q.val();
+        self.stats.n_dummy.next = self.c_dummy.q.val();
+        self.stats.n_delivered.next = self.c_deliv.q.val();
+        self.stats.n_lost.next = self.c_lost.q.val();
+        self.stats.n_recovered.next = self.c_recov.q.val();
+        self.stats.n_duplicates.next = self.c_dup.q.val();
+        self.stats.n_timeouts.next = self.c_to.q.val();
+        self.stats.n_pauses.next = self.c_pause.q.val();
+        self.stats.n_resumes.next = self.c_resume.q.val();
+        self.stats.n_untagged.next = self.c_untag.q.val();
+        self.stats.n_tag_off.next = self.c_off.q.val();
+        self.stats.n_truncated.next = self.c_trunc.q.val();
+        self.stats.n_resync.next = self.c_resync.q.val();
+        self.stats.n_buffer_drop.next = self.c_bdrop.q.val();
+        self.stats.buf_high.next = self.c_high.q.val();
+        self.stats.dly_min.next = self.c_dmin.q.val();
+        self.stats.dly_max.next = self.c_dmax.q.val();
     }
 }

@@ -911,7 +911,9 @@ impl ProtegoPort {
     /// ACK and LOSS go to this port's sender side, PFC pauses it, Protego's
     /// control frames end here.
     pub fn receive(&mut self, f: &[u8], now: u64) -> RxOut {
-        if let Some(p) = pfc_of(f, self.cfg.pfc_class) {
+        // **Decision** (docs/protego.md, 13): PFC is Protego's while either
+        // side is on; with both off the port forwards it as today's switch.
+        if let Some(p) = pfc_of(f, self.cfg.pfc_class).filter(|_| self.cfg.tx || self.cfg.rx) {
             self.tx.on_pfc(p);
             return RxOut::default();
         }
