@@ -64,8 +64,19 @@ struct Side {
     errors: Vec<String>,
 }
 
-const PORTS: [&str; 11] =
-    ["d_take", "pa_valid", "pa_seq", "pl_valid", "pl_ready", "pl_first", "pl_hole", "pl_latest", "pp_valid", "pp_pause", "ring_used"];
+const PORTS: [&str; 11] = [
+    "d_take",
+    "peer_pa_valid",
+    "peer_pa_seq",
+    "peer_pl_valid",
+    "peer_pl_ready",
+    "peer_pl_first",
+    "peer_pl_hole",
+    "peer_pl_latest",
+    "peer_pp_valid",
+    "peer_pp_pause",
+    "ring_used",
+];
 
 impl Side {
     fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
@@ -79,7 +90,7 @@ impl Agent for Side {
     fn drive(&mut self, m: &mut Model, _cycle: u64) {
         self.notes.drive(m, &mut self.rng, self.ready);
         self.pl_ready = self.rng.gen_bool(self.ready);
-        m.set(&self.p["pl_ready"], self.pl_ready as u64);
+        m.set(&self.p["peer_pl_ready"], self.pl_ready as u64);
     }
 
     fn sample(&mut self, m: &Model, cycle: u64) {
@@ -90,14 +101,14 @@ impl Agent for Side {
         for e in self.notes.sample(m, cycle, taken, &mut self.model, &mut self.want) {
             self.check(false, || e);
         }
-        if g("pa_valid") == 1 {
-            self.peer_got.push(Peer::Ack(g("pa_seq") as u32));
+        if g("peer_pa_valid") == 1 {
+            self.peer_got.push(Peer::Ack(g("peer_pa_seq") as u32));
         }
-        if g("pl_valid") == 1 && self.pl_ready {
-            self.peer_got.push(Peer::Loss(g("pl_first") as u32, g("pl_hole") as u8, g("pl_latest") as u32));
+        if g("peer_pl_valid") == 1 && self.pl_ready {
+            self.peer_got.push(Peer::Loss(g("peer_pl_first") as u32, g("peer_pl_hole") as u8, g("peer_pl_latest") as u32));
         }
-        if g("pp_valid") == 1 {
-            self.peer_got.push(Peer::Pfc(g("pp_pause") == 1));
+        if g("peer_pp_valid") == 1 {
+            self.peer_got.push(Peer::Pfc(g("peer_pp_pause") == 1));
         }
         if taken {
             self.takes.push(cycle);

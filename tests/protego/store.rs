@@ -1,7 +1,8 @@
 //! `ts_protego_store` in Verilator at 64 and 512 bits: frames in, a random
-//! engine's actions (deliver, drop, keep for a slot, release a slot), and
-//! out come exactly the delivered and released frames, in the actions'
-//! order, with the ring empty at the end.
+//! engine's actions (the receiver's deliver, drop, keep for a slot, release
+//! a slot; the sender's send and keep, replay, free), and out come exactly
+//! the frames those send, in the actions' order, with the ring empty at the
+//! end.
 use crate::common::*;
 use anyhow::{ensure, Context, Result};
 use rand::rngs::StdRng;
@@ -64,10 +65,16 @@ impl Engine {
         let head_whole = self.frames.front().is_some_and(|&f| f < self.whole);
         let release = !self.kept.is_empty() && (!head_whole || self.rng.gen_bool(0.25));
         if release {
+            // The receiver's RELEASE; the sender's REPLAY (out again, kept)
+            // and FREE (let go, not out).
             let i = self.rng.gen_range(0..self.kept.len());
-            let (slot, f) = self.kept.swap_remove(i);
-            self.free.insert(slot);
-            return Some((op::RELEASE, slot, Some(f)));
+            let (slot, f) = self.kept[i];
+            let o = [op::RELEASE, op::REPLAY, op::FREE][self.rng.gen_range(0..3)];
+            if o != op::REPLAY {
+                self.kept.swap_remove(i);
+                self.free.insert(slot);
+            }
+            return Some((o, slot, (o != op::FREE).then_some(f)));
         }
         if !head_whole {
             return None;
@@ -76,10 +83,15 @@ impl Engine {
         match self.rng.gen_range(0..10) {
             0..=3 => Some((op::DELIVER, 0, Some(f))),
             4 | 5 => Some((op::DROP, self.rng.gen_range(0..16), None)),
-            _ => match self.free.pop_first() {
+            // The sender's SEND_KEEP: out now and kept; else BUFFER.
+            k => match self.free.pop_first() {
                 Some(slot) => {
                     self.kept.push((slot, f));
-                    Some((op::BUFFER, slot, None))
+                    if k == 6 {
+                        Some((op::SEND_KEEP, slot, Some(f)))
+                    } else {
+                        Some((op::BUFFER, slot, None))
+                    }
                 }
                 None => Some((op::DELIVER, 0, Some(f))),
             },

@@ -12,18 +12,22 @@ use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::harness::verilator::{Model, Port};
 use trimswitch_sim::model::protego::{insert_tag, Seq, Tag};
 
-/// The source, with `s_tag` set for the frame at its front (sampled with
-/// the frame's first beat).
+/// The source, with `s_tag` and `s_skip` set for the frame at its front
+/// (sampled with the frame's first beat).
 struct Tagged {
     src: AxisSource,
     tags: Vec<Tag>,
+    skips: Vec<bool>,
     port: Port,
+    skip: Port,
 }
 
 impl Agent for Tagged {
     fn drive(&mut self, m: &mut Model, cycle: u64) {
         let t = self.tags.get(self.src.packets() as usize).copied().unwrap_or(Tag { kind: 0, seq: Seq::default() });
         m.set(&self.port, ((t.kind as u64) << 6 | (t.seq.era as u64) << 5) << 16 | t.seq.seq as u64);
+        let skip = self.skips.get(self.src.packets() as usize).copied().unwrap_or(false);
+        m.set(&self.skip, skip as u64);
         self.src.drive(m, cycle);
     }
     fn sample(&mut self, m: &Model, cycle: u64) {
@@ -44,14 +48,15 @@ fn bench(width: usize, seed: u64) -> Result<(Tb, Tagged, AxisSink)> {
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
-    let port = m.port("s_tag")?;
+    let (port, skip) = (m.port("s_tag")?, m.port("s_skip")?);
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
     tb.reset(2);
-    Ok((tb, Tagged { src, tags: vec![], port }, sink))
+    Ok((tb, Tagged { src, tags: vec![], skips: vec![], port, skip }, sink))
 }
 
 /// Random frames (24..=300 and MTU-sized, 0..2 VLAN tags, random tags,
-/// random idle and backpressure): each leaves tagged as the model tags it.
+/// random idle and backpressure): each leaves tagged as the model tags it,
+/// or, a fifth of them, unchanged (`s_skip`), with no `untagged` pulse.
 fn random(width: usize, cell: Cell, n: usize, seed: u64) -> Result<()> {
     let (mut tb, mut src, mut sink) = bench(width, seed)?;
     src.src.idle_prob = cell.idle_prob;
@@ -63,8 +68,10 @@ fn random(width: usize, cell: Cell, n: usize, seed: u64) -> Result<()> {
         let vlans = rng.gen_range(0..=2);
         let f = frame(&mut rng, len, vlans, i as u32);
         let t = Tag { kind: rng.gen_range(0..4), seq: Seq { era: rng.gen(), seq: rng.gen() } };
-        want.push(Packet::new(insert_tag(&f, t), 0));
+        let skip = rng.gen_bool(0.2);
+        want.push(Packet::new(if skip { f.clone() } else { insert_tag(&f, t) }, 0));
         src.tags.push(t);
+        src.skips.push(skip);
         src.src.push(Packet::new(f, 0));
     }
     sink.expect(n as u64);
@@ -116,7 +123,8 @@ fn throughput_one_beat_per_cycle() -> Result<()> {
 
 /// Frames of 1..=40 bytes with random VLAN TPIDs at bytes 12 and 16, at
 /// every width: a frame with a byte at its insertion point leaves as the
-/// model tags it, a shorter one unchanged with an `untagged` pulse each.
+/// model tags it, a shorter one unchanged with an `untagged` pulse each; a
+/// third of them skipped (`s_skip`): unchanged, no pulse.
 #[test]
 fn runts_at_every_width() -> Result<()> {
     for w in [64, 256, 512] {
@@ -135,10 +143,13 @@ fn runts_at_every_width() -> Result<()> {
             let t = Tag { kind: 2, seq: Seq { era: false, seq: i as u16 } };
             // The model's insertion point (after the VLAN tags whose four
             // bytes are there); no byte there: unchanged.
+            // A skipped one (`s_skip`) leaves unchanged, without a pulse.
             let tagged = insert_tag(&f, t);
-            untagged += (tagged == f) as u64;
-            want.push(Packet::new(tagged, 0));
+            let skip = rng.gen_bool(0.3);
+            untagged += (!skip && tagged == f) as u64;
+            want.push(Packet::new(if skip { f.clone() } else { tagged }, 0));
             src.tags.push(t);
+            src.skips.push(skip);
             src.src.push(Packet::new(f, 0));
         }
         sink.expect(want.len() as u64);

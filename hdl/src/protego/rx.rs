@@ -16,7 +16,7 @@
 //! A PFC frame (MAC control, opcode 0x0101, the class `pfc_class` enabled,
 //! long enough for its quanta: the model's `pfc_of`) ends here when either side of
 //! Protego is on (`tx_en | rx_en`); its verdict goes to the sender side
-//! (`pp_*`) when that is on. **Decision** (`docs/protego.md`, decision 13):
+//! (`peer_pp_*`) when that is on. **Decision** (`docs/protego.md`, decision 13):
 //! with both sides off the port is today's switch, PFC frames included.
 //!
 //! Ports:
@@ -31,11 +31,11 @@
 //!   (the MAC side's FIFO absorbs it or drops and counts).
 //! - `m_*` out (registered), `m_tready` in: frames for the ingress
 //!   pipeline, tags removed, `tuser` as it came.
-//! - The peer's, for the sender side (registered, a frame's at the cycle the
-//!   engine takes its descriptor): `pa_valid` (a pulse), `pa_seq` (17): an
-//!   ACK's `latest`; `pl_valid`, `pl_ready` in, `pl_first`, `pl_hole`,
-//!   `pl_latest`: a LOSS (the next frame's descriptor waits while one is
-//!   not taken); `pp_valid` (a pulse), `pp_pause`: PFC.
+//! - `peer_*` ([`PeerNotes`]): the peer's, for the sender side (registered,
+//!   a frame's at the cycle the engine takes its descriptor): `pa_valid` (a
+//!   pulse), `pa_seq` (17): an ACK's `latest`; `pl_valid`, `pl_ready` in,
+//!   `pl_first`, `pl_hole`, `pl_latest`: a LOSS (the next frame's descriptor
+//!   waits while one is not taken); `pp_valid` (a pulse), `pp_pause`: PFC.
 //! - This side's, for the sender side to send: the engine's `note_*`
 //!   ([`RxNotes`]: LOSS, the pending ACK, PFC).
 //! - `d_take`: a pulse when the engine takes a frame's descriptor (a frame
@@ -70,6 +70,39 @@ const HDR: usize = 22;
 /// three stages, and two for `s_ready`'s own cycle behind.
 const SLACK: usize = 5;
 
+/// What the peer said, for the port's sender side (`peer_*` ports; from
+/// [`ProtegoRx`], to `ts_protego_tx`): an ACK's `latest` (`pa_valid`, a
+/// pulse, `pa_seq`), a LOSS (`pl_valid`, `pl_ready` in, `pl_first`,
+/// `pl_hole`, `pl_latest`), PFC (`pp_valid`, a pulse, `pp_pause`).
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "PeerNotesIn"]
+pub struct PeerNotes {
+    pub pa_valid: Signal<Out, Bit>,
+    pub pa_seq: Signal<Out, Bits<17>>,
+    pub pl_valid: Signal<Out, Bit>,
+    pub pl_ready: Signal<In, Bit>,
+    pub pl_first: Signal<Out, Bits<17>>,
+    pub pl_hole: Signal<Out, Bits<8>>,
+    pub pl_latest: Signal<Out, Bits<17>>,
+    pub pp_valid: Signal<Out, Bit>,
+    pub pp_pause: Signal<Out, Bit>,
+}
+
+/// The sender side's end of [`PeerNotes`].
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "PeerNotes"]
+pub struct PeerNotesIn {
+    pub pa_valid: Signal<In, Bit>,
+    pub pa_seq: Signal<In, Bits<17>>,
+    pub pl_valid: Signal<In, Bit>,
+    pub pl_ready: Signal<Out, Bit>,
+    pub pl_first: Signal<In, Bits<17>>,
+    pub pl_hole: Signal<In, Bits<8>>,
+    pub pl_latest: Signal<In, Bits<17>>,
+    pub pp_valid: Signal<In, Bit>,
+    pub pp_pause: Signal<In, Bit>,
+}
+
 /// The receiver side (module documentation).
 #[derive(LogicBlock)]
 pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
@@ -80,15 +113,7 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     pub pfc_class: Signal<In, Bits<3>>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
-    pub pa_valid: Signal<Out, Bit>,
-    pub pa_seq: Signal<Out, Bits<17>>,
-    pub pl_valid: Signal<Out, Bit>,
-    pub pl_ready: Signal<In, Bit>,
-    pub pl_first: Signal<Out, Bits<17>>,
-    pub pl_hole: Signal<Out, Bits<8>>,
-    pub pl_latest: Signal<Out, Bits<17>>,
-    pub pp_valid: Signal<Out, Bit>,
-    pub pp_pause: Signal<Out, Bit>,
+    pub peer: PeerNotes,
     pub note: RxNotes,
     pub d_take: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
@@ -179,15 +204,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoRx<D, K, U> {
             pfc_class: Default::default(),
             s: Default::default(),
             m: Default::default(),
-            pa_valid: Default::default(),
-            pa_seq: Default::default(),
-            pl_valid: Default::default(),
-            pl_ready: Default::default(),
-            pl_first: Default::default(),
-            pl_hole: Default::default(),
-            pl_latest: Default::default(),
-            pp_valid: Default::default(),
-            pp_pause: Default::default(),
+            peer: Default::default(),
             note: Default::default(),
             d_take: Default::default(),
             busy: Default::default(),
@@ -403,13 +420,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoRx<D, K, U
         self.d_take.next = self.take.val();
         // Its actions, carried out by the store.
         self.store.a_valid.next = self.seq.a_valid.val();
-        self.store.a_op.next = self.seq.a_op.val();
+        self.store.a_op.next = bit_cast::<3, 2>(self.seq.a_op.val());
         self.store.a_slot.next = self.seq.a_slot.val();
         self.seq.a_ready.next = self.store.a_ready.val();
         // ================================================= the peer's events
         self.pa_v.d.next = false;
         self.pp_v.d.next = false;
-        if self.pl_v.q.val() & self.pl_ready.val() {
+        if self.pl_v.q.val() & self.peer.pl_ready.val() {
             self.pl_v.d.next = false;
         }
         if self.take.val() {
@@ -428,14 +445,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoRx<D, K, U
                 self.pp_p.d.next = self.dword.val().get_bit(40);
             }
         }
-        self.pa_valid.next = self.pa_v.q.val();
-        self.pa_seq.next = self.pa_s.q.val();
-        self.pl_valid.next = self.pl_v.q.val();
-        self.pl_first.next = self.pl_f.q.val();
-        self.pl_hole.next = self.pl_h.q.val();
-        self.pl_latest.next = self.pl_l.q.val();
-        self.pp_valid.next = self.pp_v.q.val();
-        self.pp_pause.next = self.pp_p.q.val();
+        self.peer.pa_valid.next = self.pa_v.q.val();
+        self.peer.pa_seq.next = self.pa_s.q.val();
+        self.peer.pl_valid.next = self.pl_v.q.val();
+        self.peer.pl_first.next = self.pl_f.q.val();
+        self.peer.pl_hole.next = self.pl_h.q.val();
+        self.peer.pl_latest.next = self.pl_l.q.val();
+        self.peer.pp_valid.next = self.pp_v.q.val();
+        self.peer.pp_pause.next = self.pp_p.q.val();
         // ================================================= this side's, and state
         self.busy.next = self.seq.busy.val();
         self.ev_timeout.next = self.seq.ev_timeout.val();

@@ -72,6 +72,14 @@ pub mod op {
     pub const DROP: u64 = 2;
     /// The frame in slot `a_slot` goes out (the slot is free again).
     pub const RELEASE: u64 = 3;
+    /// The frame store's three for the sender side (`ts_protego_store`):
+    /// the frame at the head of the input goes out and stays in slot
+    /// `a_slot`.
+    pub const SEND_KEEP: u64 = 4;
+    /// The frame in slot `a_slot` goes out again and stays.
+    pub const REPLAY: u64 = 5;
+    /// The frame in slot `a_slot` is let go (not sent).
+    pub const FREE: u64 = 6;
 }
 
 /// States of the engine.
@@ -127,6 +135,7 @@ pub struct RxConfig {
 /// and no LOSS waits, `ack_seq`, `ack_take` in: clears it), PFC (`p_valid`,
 /// `p_ready` in, `p_pause`: 1 pause, 0 resume).
 #[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "RxNotesIn"]
 pub struct RxNotes {
     pub l_valid: Signal<Out, Bit>,
     pub l_ready: Signal<In, Bit>,
@@ -139,6 +148,23 @@ pub struct RxNotes {
     pub p_valid: Signal<Out, Bit>,
     pub p_ready: Signal<In, Bit>,
     pub p_pause: Signal<Out, Bit>,
+}
+
+/// The sender side's end of [`RxNotes`].
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "RxNotes"]
+pub struct RxNotesIn {
+    pub l_valid: Signal<In, Bit>,
+    pub l_ready: Signal<Out, Bit>,
+    pub l_first: Signal<In, Bits<17>>,
+    pub l_latest: Signal<In, Bits<17>>,
+    pub l_hole: Signal<In, Bits<8>>,
+    pub ack_valid: Signal<In, Bit>,
+    pub ack_seq: Signal<In, Bits<17>>,
+    pub ack_take: Signal<Out, Bit>,
+    pub p_valid: Signal<In, Bit>,
+    pub p_ready: Signal<Out, Bit>,
+    pub p_pause: Signal<In, Bit>,
 }
 
 /// The receiver's state and counters (`stats_*` ports; 32-bit counters

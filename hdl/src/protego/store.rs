@@ -1,10 +1,14 @@
 //! `ts_protego_store`: the receiver side's frame store, the mover of
-//! `ts_protego_rx_seq`'s actions (`docs/protego.md`, "The RTL").
+//! `ts_protego_rx_seq`'s actions, and the sender side's ring
+//! (`docs/protego.md`, "The RTL").
 //!
 //! Every frame (tag removed) is written into a ring of block RAM as it
 //! arrives, in arrival order. The engine's actions then apply to the oldest
 //! frame without one: DELIVER streams it out, DROP lets it go, BUFFER keeps
 //! it for slot `k`; RELEASE `k` streams out the frame kept for slot `k`.
+//! The sender side's three: SEND_KEEP `k` streams the oldest frame out and
+//! keeps it for slot `k`, REPLAY `k` streams the frame kept for slot `k`
+//! out again and keeps it, FREE `k` lets it go.
 //! Space is reclaimed in arrival order: the ring's tail moves past a frame
 //! once it has been streamed out or dropped, so a buffered frame holds the
 //! space of the frames after it until it leaves (the engine counts only the
@@ -22,8 +26,8 @@
 //! - `s_*` in, `s_tready` out (registered): frames, `tkeep` packed, `tuser`
 //!   per beat; the ring takes `words − 2` words and `frames − 2` frames.
 //! - `a_valid`, `a_op`, `a_slot` in, `a_ready` out (follows `a_valid` and
-//!   registers): the engine's actions (`rx_seq::op`); an action for an input
-//!   frame waits until the frame is whole in the ring.
+//!   registers): the actions (`a_op`, 3 bits: `rx_seq::op`); an action for
+//!   an input frame waits until the frame is whole in the ring.
 //! - `m_*` out (registered), `m_tready` in: delivered and released frames,
 //!   in the actions' order; a frame's beats leave back to back while
 //!   `m_tready` stays high.
@@ -57,7 +61,7 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     pub m: AxisSource<D, K, U>,
     pub a_valid: Signal<In, Bit>,
     pub a_ready: Signal<Out, Bit>,
-    pub a_op: Signal<In, Bits<2>>,
+    pub a_op: Signal<In, Bits<3>>,
     pub a_slot: Signal<In, Bits<15>>,
     pub ring_used: Signal<Out, Bits<16>>,
     pub held: Signal<Out, Bits<16>>,
@@ -100,6 +104,10 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     first: DFF<Bit>,
     /// The slot's frame index, registered out of the block RAM.
     si: DFF<Bits<16>>,
+    /// The frame streamed now stays (SEND_KEEP, REPLAY: no done flag at its
+    /// end); the slot's frame is let go (FREE), not streamed.
+    keep_r: DFF<Bit>,
+    free_r: DFF<Bit>,
     /// A frame's done flag, written the cycle after it is dropped or its last
     /// word is read (the flags' write port fed by registers only).
     dn_v: DffR<Bit>,
@@ -164,6 +172,9 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     lap_a: Signal<Local, Bit>,
     lap_r: Signal<Local, Bit>,
     lap_i: Signal<Local, Bit>,
+    lap_s: Signal<Local, Bit>,
+    /// The action names a slot (RELEASE, REPLAY, FREE).
+    slot_op: Signal<Local, Bit>,
     // ---- constants
     c_rmask: Constant<Bits<15>>,
     c_fmask: Constant<Bits<15>>,
@@ -218,6 +229,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             li: Default::default(),
             first: Default::default(),
             si: Default::default(),
+            keep_r: Default::default(),
+            free_r: Default::default(),
             dn_v: Default::default(),
             dn_a: Default::default(),
             dn_d: Default::default(),
@@ -266,6 +279,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             lap_a: Default::default(),
             lap_r: Default::default(),
             lap_i: Default::default(),
+            lap_s: Default::default(),
+            slot_op: Default::default(),
             c_rmask: Constant::new(((words - 1) as u64).to_bits()),
             c_fmask: Constant::new(((frames - 1) as u64).to_bits()),
             c_flap: Constant::new((frames as u64).to_bits()),
@@ -280,9 +295,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, rp, wleft, at_last, li, first, si, dn_v, dn_a,
-            dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, o0_v, o0_d, o0_k, o0_u, o0_l, o1_v,
-            o1_d, o1_k, o1_u, o1_l
+            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, rp, wleft, at_last, li, first, si, keep_r, free_r,
+            dn_v, dn_a, dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, o0_v, o0_d, o0_k, o0_u,
+            o0_l, o1_v, o1_d, o1_k, o1_u, o1_l
         );
         self.wr_ptr.reset.next = self.reset.val();
         self.tail.reset.next = self.reset.val();
@@ -376,6 +391,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.fi.next = self.idx.q.val().get_bits::<15>(0) & self.c_fmask.val();
         self.lap_a.next = (self.n_act.q.val() & self.c_flap.val()).any();
         self.lap_i.next = (self.idx.q.val() & self.c_flap.val()).any();
+        self.lap_s.next = (self.si.q.val() & self.c_flap.val()).any();
+        self.slot_op.next = (self.a_op.val() == 3) | (self.a_op.val() == 5) | (self.a_op.val() == 6);
         self.hw_r.d.next = self.n_act.q.val() != self.n_wr.q.val();
         self.head_whole.next = self.hw_r.q.val() & !self.acted.q.val();
         self.acted.d.next = false;
@@ -428,10 +445,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             }
         }
         if (self.state.q.val() == Mv::Idle) & self.a_valid.val() {
-            if self.a_op.val() == 3 {
-                // RELEASE: the slot's frame.
+            if self.slot_op.val() {
+                // RELEASE, REPLAY, FREE: the slot's frame.
                 self.a_ready.next = true;
                 self.slot_tab.read_enable.next = true;
+                self.keep_r.d.next = self.a_op.val() == 5;
+                self.free_r.d.next = self.a_op.val() == 6;
                 self.state.d.next = Mv::SlotRead;
             } else if self.head_whole.val() {
                 self.a_ready.next = true;
@@ -447,7 +466,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
                     // BUFFER: kept for its slot.
                     self.slot_tab.write_enable.next = true;
                 } else {
-                    // DELIVER.
+                    // DELIVER, SEND_KEEP (streamed and kept for its slot).
+                    self.keep_r.d.next = self.a_op.val() == 4;
+                    if self.a_op.val() == 4 {
+                        self.slot_tab.write_enable.next = true;
+                    }
                     self.idx.d.next = self.n_act.q.val();
                     self.f_info.read_enable.next = true;
                     self.state.d.next = Mv::Lookup;
@@ -458,7 +481,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.si.d.next = self.slot_tab.read_data.val();
             self.state.d.next = Mv::SlotUse;
         }
-        if self.state.q.val() == Mv::SlotUse {
+        if (self.state.q.val() == Mv::SlotUse) & self.free_r.q.val() {
+            // FREE: done, not streamed (its flag next cycle).
+            self.dn_v.d.next = true;
+            self.dn_a.d.next = self.si.q.val().get_bits::<15>(0) & self.c_fmask.val();
+            self.dn_d.d.next = !self.lap_s.val();
+            self.state.d.next = Mv::Idle;
+        }
+        if (self.state.q.val() == Mv::SlotUse) & !self.free_r.q.val() {
             self.idx.d.next = self.si.q.val();
             self.f_info.read_enable.next = true;
             self.f_info.read_address.next = self.si.q.val().get_bits::<15>(0) & self.c_fmask.val();
@@ -475,8 +505,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.wleft.d.next = self.cur_wleft.val() - 1;
             self.at_last.d.next = self.cur_wleft.val() == 1;
             if self.cur_last.val() {
-                // The last word read: the frame is done (its flag next cycle).
-                self.dn_v.d.next = true;
+                // The last word read: the frame is done (its flag next
+                // cycle), unless it stays (SEND_KEEP, REPLAY).
+                self.dn_v.d.next = !self.keep_r.q.val();
                 self.dn_a.d.next = self.fi.val();
                 self.dn_d.d.next = !self.lap_i.val();
                 self.state.d.next = Mv::Idle;

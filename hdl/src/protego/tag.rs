@@ -17,8 +17,10 @@
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset
 //!   (drops the beat inside and the frame under way).
 //! - `s_*` in, `s_tready` out: the frames, `tkeep` packed; `s_tag` in (24
-//!   bits: the tag's type/era byte in bits 23:16, `seq` in 15:0), sampled
-//!   with a frame's first beat.
+//!   bits: the tag's type/era byte in bits 23:16, `seq` in 15:0) and
+//!   `s_skip` in (the frame passes unchanged, no `untagged` pulse: the
+//!   sender side's frames that carry no tag), sampled with a frame's first
+//!   beat.
 //! - `m_*` out (registered), `m_tready` in: the tagged frames; `tuser` as it
 //!   came, on every beat (the extra last beat repeats it).
 //! - `untagged` out (registered pulse): a frame passed untagged (it ended
@@ -174,6 +176,28 @@ impl<const K: usize> Logic for TagInsShort<K> {
     }
 }
 
+/// The next beat's index after beat `a` (0..=4), held at 4: the inserter's
+/// and the remover's `bi`. Written as bit logic, one LUT a bit (`a + 1` with
+/// a compare became a carry chain and two LUT levels).
+///
+/// Ports: `a` (3) in; `y` (3) out.
+#[derive(LogicBlock, Default)]
+pub struct BeatStep {
+    pub a: Signal<In, Bits<3>>,
+    pub y: Signal<Out, Bits<3>>,
+}
+
+impl Logic for BeatStep {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // 0 -> 1 -> 2 -> 3 -> 4 -> 4.
+        self.y.next = 0.into();
+        self.y.next = self.y.val().replace_bit(0, !(self.a.val().get_bit(0) | self.a.val().get_bit(2)));
+        self.y.next = self.y.val().replace_bit(1, self.a.val().get_bit(0) ^ self.a.val().get_bit(1));
+        self.y.next = self.y.val().replace_bit(2, self.a.val().get_bit(2) | (self.a.val().get_bit(1) & self.a.val().get_bit(0)));
+    }
+}
+
 /// A frame's VLAN tags as its beats pass, for the Protego tag's position
 /// (the inserter and the remover): a TPID (0x8100 or 0x88A8) at byte 12,
 /// then at byte 16, that counts when the tag's four bytes are in the frame
@@ -316,11 +340,13 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     pub reset: Signal<In, Bit>,
     pub s: AxisSink<D, K, U>,
     pub s_tag: Signal<In, Bits<24>>,
+    pub s_skip: Signal<In, Bit>,
     pub m: AxisSource<D, K, U>,
     pub untagged: Signal<Out, Bit>,
     lanes: TagInsLanes<D, K>,
     ends_at: TagInsShort<K>,
     vlans: VlanScan<D, K>,
+    step: BeatStep,
     // ---- stage 1: where the tag goes in this beat
     /// Inside a frame (the next beat is not a first one).
     mid: DffR<Bit>,
@@ -330,8 +356,10 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     /// A VLAN TPID at byte 12 / 16, seen in an earlier beat.
     t1_r: DFF<Bit>,
     t2_r: DFF<Bit>,
-    /// The tag's five bytes, byte 0 in bits 7:0, for the frame under way.
+    /// The tag's five bytes, byte 0 in bits 7:0, for the frame under way;
+    /// the frame passes untagged (`s_skip`).
     tag_r: DFF<Bits<40>>,
+    skip_r: DFF<Bit>,
     /// The beat, registered with its lanes' controls.
     a_valid: DffR<Bit>,
     a_data: DFF<Bits<D>>,
@@ -360,6 +388,7 @@ pub struct ProtegoTagIns<const D: usize, const K: usize, const U: usize> {
     // ---- combinational
     first: Signal<Local, Bit>,
     tagnow: Signal<Local, Bits<40>>,
+    skipnow: Signal<Local, Bit>,
     /// [`ENTRY`]: the insertion point's entry of [`Self::c_tab`] for this
     /// beat, for each of the three points (`e0` none, `e1` one VLAN tag,
     /// `e2` two) and the one that holds.
@@ -407,16 +436,19 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D
             reset: Default::default(),
             s: Default::default(),
             s_tag: Default::default(),
+            s_skip: Default::default(),
             m: Default::default(),
             untagged: Default::default(),
             lanes: Default::default(),
             ends_at: Default::default(),
             vlans: Default::default(),
+            step: Default::default(),
             mid: Default::default(),
             bi: Default::default(),
             t1_r: Default::default(),
             t2_r: Default::default(),
             tag_r: Default::default(),
+            skip_r: Default::default(),
             a_valid: Default::default(),
             a_data: Default::default(),
             a_last: Default::default(),
@@ -439,6 +471,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagIns<D
             short_r: Default::default(),
             first: Default::default(),
             tagnow: Default::default(),
+            skipnow: Default::default(),
             ti: Default::default(),
             e0: Default::default(),
             e1: Default::default(),
@@ -469,8 +502,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, mid, bi, t1_r, t2_r, tag_r, a_valid, a_data, a_last, a_user, a_tag, a_mode, a_dd, a_keep, a_extra, a_xkeep,
-            a_xmode, a_xdd, a_untagged, carry, o_valid, o_data, o_keep, o_last, o_user, short_r
+            self, clock, mid, bi, t1_r, t2_r, tag_r, skip_r, a_valid, a_data, a_last, a_user, a_tag, a_mode, a_dd, a_keep, a_extra,
+            a_xkeep, a_xmode, a_xdd, a_untagged, carry, o_valid, o_data, o_keep, o_last, o_user, short_r
         );
         self.mid.reset.next = self.reset.val();
         self.bi.reset.next = self.reset.val();
@@ -482,7 +515,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
         // The tag: 0x88B6, then `s_tag`'s three bytes (type/era, seq high,
         // seq low), byte 0 in bits 7:0.
         self.tagnow.next = self.tag_r.q.val();
+        self.skipnow.next = self.skip_r.q.val();
         if self.first.val() {
+            self.skipnow.next = self.s_skip.val();
             self.tagnow.next = bit_cast::<40, 16>(self.c_proto.val())
                 | (bit_cast::<40, 8>(self.s_tag.val().get_bits::<8>(16)) << 16)
                 | (bit_cast::<40, 8>(self.s_tag.val().get_bits::<8>(8)) << 24)
@@ -497,6 +532,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
         self.vlans.bi.next = self.bi.q.val();
         self.vlans.t1_r.next = self.t1_r.q.val();
         self.vlans.t2_r.next = self.t2_r.q.val();
+        self.step.a.next = self.bi.q.val();
         // The beat's entry for each insertion point (from the beat index, a
         // register), then the one the VLAN tags choose.
         self.ti.next = bit_cast::<10, 3>(self.bi.q.val()) << 7;
@@ -522,6 +558,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
                 self.short.next = self.sh2.val();
             }
         }
+        // (A skipped frame: `tg` as for any frame, and each of its uses
+        // below also tests `skipnow`, one input more in their last LUT.)
         self.tg.next = self.e.val().get_bits::<2>(0).any() & !self.short.val();
         self.keep5.next = (self.s.tkeep.val() << 5) | self.c_five.val();
         self.keepx.next = self.s.tkeep.val() >> self.c_k5sh.val();
@@ -531,7 +569,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
         self.okeep.next = self.c_ones.val();
         if self.s.tlast.val() {
             self.okeep.next = self.s.tkeep.val();
-            if self.tg.val() {
+            if self.tg.val() & !self.skipnow.val() {
                 self.okeep.next = self.keep5.val();
             }
         }
@@ -578,22 +616,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagIns<D, 
             self.a_user.d.next = self.s.tuser.val();
             self.a_tag.d.next = self.tagnow.val();
             self.a_mode.d.next = self.e.val().get_bits::<2>(0);
-            if self.short.val() {
+            if self.short.val() | self.skipnow.val() {
                 self.a_mode.d.next = 0.into();
             }
             self.a_dd.d.next = self.e.val().get_bits::<8>(2);
             self.a_keep.d.next = self.okeep.val();
-            self.a_extra.d.next = self.s.tlast.val() & self.tg.val() & self.s.tkeep.val().get_bit(self.c_k5sh.val().index());
+            self.a_extra.d.next =
+                self.s.tlast.val() & self.tg.val() & !self.skipnow.val() & self.s.tkeep.val().get_bit(self.c_k5sh.val().index());
             self.a_xkeep.d.next = self.keepx.val();
             self.a_xmode.d.next = self.e.val().get_bits::<2>(10);
             self.a_xdd.d.next = self.e.val().get_bits::<8>(12);
-            self.a_untagged.d.next = !self.tg.val();
+            self.a_untagged.d.next = !self.tg.val() & !self.skipnow.val();
             self.tag_r.d.next = self.tagnow.val();
+            self.skip_r.d.next = self.skipnow.val();
             self.t1_r.d.next = self.vlans.t1.val();
             self.t2_r.d.next = self.vlans.t2.val();
-            if self.bi.q.val() != 4 {
-                self.bi.d.next = self.bi.q.val() + 1;
-            }
+            self.bi.d.next = self.step.y.val();
             self.mid.d.next = !self.s.tlast.val();
             if self.s.tlast.val() {
                 self.bi.d.next = 0.into();

@@ -41,7 +41,7 @@
 //!
 //! Latency: an output beat leaves the cycle after the input beat after it
 //! arrives (a last beat: the cycle after it arrives); one beat per cycle.
-use super::tag::{VlanScan, TAG_BYTES};
+use super::tag::{BeatStep, VlanScan, TAG_BYTES};
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::prim::widgets::DffR;
 use crate::proto::{ethertype, wire16};
@@ -69,6 +69,7 @@ pub struct ProtegoTagRm<const D: usize, const K: usize, const U: usize> {
     pub m_ctrl: Signal<Out, Bit>,
     pub m_vlans: Signal<Out, Bits<2>>,
     vlans: VlanScan<D, K>,
+    step: BeatStep,
     // ---- the input side: where the tag is, per beat
     /// The beat's index in its frame (held at 4); the VLAN tags an earlier
     /// beat found.
@@ -217,6 +218,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for ProtegoTagRm<D,
             m_ctrl: Default::default(),
             m_vlans: Default::default(),
             vlans: Default::default(),
+            step: Default::default(),
             bi: Default::default(),
             t1_r: Default::default(),
             t2_r: Default::default(),
@@ -328,6 +330,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagRm<D, K
         self.vlans.bi.next = self.bi.q.val();
         self.vlans.t1_r.next = self.t1_r.q.val();
         self.vlans.t2_r.next = self.t2_r.q.val();
+        self.step.a.next = self.bi.q.val();
         self.pt0.next = (self.bi.q.val() == self.c_p0.val()) & !self.vlans.t1.val();
         self.pt1.next = (self.bi.q.val() == self.c_p1.val()) & self.vlans.t1.val() & !self.vlans.t2.val();
         self.pt2.next = (self.bi.q.val() == self.c_p2.val()) & self.vlans.t1.val() & self.vlans.t2.val();
@@ -469,9 +472,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTagRm<D, K
             }
             self.t1_r.d.next = self.vlans.t1.val();
             self.t2_r.d.next = self.vlans.t2.val();
-            if self.bi.q.val() != 4 {
-                self.bi.d.next = self.bi.q.val() + 1;
-            }
+            self.bi.d.next = self.step.y.val();
             if self.s.tlast.val() {
                 self.bi.d.next = 0.into();
             }
