@@ -258,14 +258,21 @@ pub struct Protego {
     pub rx_ring_bytes: u32,
     /// Frames the ring may hold at once (a power of two, 2..=32768).
     pub rx_frames: u32,
+    /// Bytes of the sender's ring (block RAM): the normal frames waiting to
+    /// go and those sent and not yet acknowledged (link rate x
+    /// `ackNoTimeout` + MTU: about 87.5 KB at 100G); as `rx_ring_bytes`.
+    pub tx_ring_bytes: u32,
+    /// Frames the sender's ring may hold at once, and its sequence-number
+    /// slots (a power of two, 16..=32768).
+    pub tx_frames: u32,
 }
 
 impl Default for Protego {
     /// 1 024 slots (7 µs of 84-byte frames at 100 Gb/s, the default
     /// `ackNoTimeout`, is 1 042 numbers), 256 requested numbers, a 64 KB ring
-    /// for 256 frames.
+    /// for 256 frames; the same for the sender.
     fn default() -> Protego {
-        Protego { rx_slots: 1024, miss_slots: 256, rx_ring_bytes: 64 * 1024, rx_frames: 256 }
+        Protego { rx_slots: 1024, miss_slots: 256, rx_ring_bytes: 64 * 1024, rx_frames: 256, tx_ring_bytes: 64 * 1024, tx_frames: 256 }
     }
 }
 
@@ -538,20 +545,18 @@ impl Config {
         if !p.miss_slots.is_power_of_two() || !(256..=1 << 15).contains(&p.miss_slots) {
             bail!("{f}: protego.miss_slots = {}: must be a power of two in 256..=32768 (a LOSS requests up to 255)", p.miss_slots);
         }
-        let words = p.rx_ring_bytes / (self.datapath.data_width as u32 / 8).max(1);
-        if p.rx_ring_bytes < 16 * 1024
-            || !words.is_power_of_two()
-            || words > 1 << 15
-            || !p.rx_ring_bytes.is_multiple_of(self.datapath.data_width as u32 / 8)
-        {
-            bail!(
-                "{f}: protego.rx_ring_bytes = {}: must be at least 16384 and data_width / 8 ({}) times a power of two up to 32768",
-                p.rx_ring_bytes,
-                self.datapath.data_width / 8
-            );
+        let beat = (self.datapath.data_width as u32 / 8).max(1);
+        for (key, bytes) in [("rx_ring_bytes", p.rx_ring_bytes), ("tx_ring_bytes", p.tx_ring_bytes)] {
+            let words = bytes / beat;
+            if bytes < 16 * 1024 || !words.is_power_of_two() || words > 1 << 15 || !bytes.is_multiple_of(beat) {
+                bail!("{f}: protego.{key} = {bytes}: must be at least 16384 and data_width / 8 ({beat}) times a power of two up to 32768");
+            }
         }
         if !p.rx_frames.is_power_of_two() || !(2..=1 << 15).contains(&p.rx_frames) {
             bail!("{f}: protego.rx_frames = {}: must be a power of two in 2..=32768", p.rx_frames);
+        }
+        if !p.tx_frames.is_power_of_two() || !(16..=1 << 15).contains(&p.tx_frames) {
+            bail!("{f}: protego.tx_frames = {}: must be a power of two in 16..=32768", p.tx_frames);
         }
         Ok(())
     }
@@ -946,6 +951,11 @@ nexthop = 1
                 "x.toml: protego.rx_ring_bytes = 40000: must be at least 16384 and data_width / 8 (32) times a power of two up to 32768",
             ),
             ("rx_frames = 3", "x.toml: protego.rx_frames = 3: must be a power of two in 2..=32768"),
+            (
+                "tx_ring_bytes = 8192",
+                "x.toml: protego.tx_ring_bytes = 8192: must be at least 16384 and data_width / 8 (32) times a power of two up to 32768",
+            ),
+            ("tx_frames = 8", "x.toml: protego.tx_frames = 8: must be a power of two in 16..=32768"),
         ] {
             let e = Config::parse(&format!("{GOOD}\n[protego]\n{line}\n"), Path::new("x.toml")).unwrap_err();
             assert_eq!(e.to_string(), want);

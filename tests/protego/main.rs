@@ -9,6 +9,7 @@ mod rx;
 mod rx_seq;
 mod store;
 mod tag;
+mod tx;
 mod untag;
 
 use anyhow::Result;

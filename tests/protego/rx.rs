@@ -64,8 +64,11 @@ struct Side {
     errors: Vec<String>,
 }
 
-const PORTS: [&str; 11] = [
-    "d_take",
+const PORTS: [&str; 2] = ["d_take", "ring_used"];
+
+/// The receiver side's `peer_*` ports and the sender side's (`PeerNotes`,
+/// `PeerNotesIn`).
+pub const PEER_PORTS: [&str; 9] = [
     "peer_pa_valid",
     "peer_pa_seq",
     "peer_pl_valid",
@@ -75,7 +78,6 @@ const PORTS: [&str; 11] = [
     "peer_pl_latest",
     "peer_pp_valid",
     "peer_pp_pause",
-    "ring_used",
 ];
 
 impl Side {
@@ -168,7 +170,7 @@ fn run(r: &Run, seed: u64, frames: Vec<(u64, Vec<u8>)>) -> Result<(BTreeMap<&'st
     src.idle_prob = r.cell.idle_prob;
     sink.ready_prob = r.cell.ready_prob;
     let mut p = BTreeMap::new();
-    for n in PORTS {
+    for n in PORTS.into_iter().chain(PEER_PORTS) {
         p.insert(n, m.port(n)?);
     }
     let counters: Vec<Port> = COUNTERS.iter().map(|n| m.port(n)).collect::<Result<_>>()?;

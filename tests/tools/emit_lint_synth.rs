@@ -67,7 +67,7 @@ const SYNTH_IN_MAKE_ONLY: [&str; 3] = catalog::COMPOSITIONS;
 /// as measured (`docs/resources.md`, "Xilinx LUT levels"; issue 14's budget
 /// is 6): a block may not get deeper than this. Lower a ceiling when a block
 /// gets shallower; raising one needs a reason in the docs.
-const LUT_LEVELS_MAX: [(&str, u64, u64); 25] = [
+const LUT_LEVELS_MAX: [(&str, u64, u64); 26] = [
     ("ts_axis_skid", 3, 3),
     ("ts_classify", 4, 4),
     ("ts_meter_stage", 4, 4),
@@ -104,6 +104,11 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 25] = [
     // clearing index; which one and 6 or 7 vary from run to run: session 35,
     // docs/resources.md, "Protego receiver side").
     ("ts_protego_rx", 7, 7),
+    // The sender side, first version (session 35): the pick (B.1's
+    // priority over the notes, the queues and the ring's budget) in one
+    // cycle; next, a cycle to decide and one to act (docs/resources.md,
+    // "Protego sender side").
+    ("ts_protego_tx", 7, 7),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])

@@ -20,6 +20,7 @@ use crate::protego::rx::ProtegoRx;
 use crate::protego::rx_seq::ProtegoRxSeq;
 use crate::protego::store::ProtegoStore;
 use crate::protego::tag::ProtegoTagIns;
+use crate::protego::tx::ProtegoTx;
 use crate::protego::untag::ProtegoTagRm;
 use crate::tm::admit::{TmAdmit, TmPre};
 use crate::tm::meter::{MeterBank, MeterStage, PortMode};
@@ -30,7 +31,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 27] = [
+pub const BLOCKS: [&str; 28] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -51,6 +52,7 @@ pub const BLOCKS: [&str; 27] = [
     "ts_protego_rx_seq",
     "ts_protego_store",
     "ts_protego_rx",
+    "ts_protego_tx",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -220,6 +222,11 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             let words = (p.rx_ring_bytes as usize) / K;
             let (slots, miss, frames) = (p.rx_slots as usize, p.miss_slots as usize, p.rx_frames as usize);
             emit_verilog(&mut ProtegoRx::<D, K, U>::new(slots, miss, words, frames), name, &prov)?
+        }
+        // The sender side: its ring, the picks, the head processor.
+        "ts_protego_tx" => {
+            let p = &cfg.protego;
+            emit_verilog(&mut ProtegoTx::<D, K, U>::new(p.tx_ring_bytes as usize / K, p.tx_frames as usize), name, &prov)?
         }
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,

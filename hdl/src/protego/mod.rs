@@ -10,4 +10,5 @@ pub mod rx;
 pub mod rx_seq;
 pub mod store;
 pub mod tag;
+pub mod tx;
 pub mod untag;

@@ -558,7 +558,10 @@ impl ProtegoTx {
                 break;
             }
         }
-        self.reqs.iter().any(|&(f, n)| f.le(s) && s.lt(f.plus(n)))
+        // **Decision** (docs/protego.md, 14): the oldest range left, as the
+        // hardware's range FIFO shows it (a receiver requests holes in
+        // order, so a later range never starts before an earlier one).
+        self.reqs.front().is_some_and(|&(f, n)| f.le(s) && s.lt(f.plus(n)))
     }
 
     /// Fig. 16: while the head is at or behind `leadingAck`, retransmit it
