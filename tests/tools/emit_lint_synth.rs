@@ -104,10 +104,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 26] = [
     // clearing index; which one and 6 or 7 vary from run to run: session 35,
     // docs/resources.md, "Protego receiver side").
     ("ts_protego_rx", 7, 7),
-    // The sender side, first version (session 35): the pick (B.1's
-    // priority over the notes, the queues and the ring's budget) in one
-    // cycle; next, a cycle to decide and one to act (docs/resources.md,
-    // "Protego sender side").
+    // The sender side (session 35): 9 / 7 first, 7 / 7 with the pick in two
+    // cycles (decide, act); the deepest path is the output state's next
+    // value (docs/resources.md, "Protego sender side").
     ("ts_protego_tx", 7, 7),
 ];
 

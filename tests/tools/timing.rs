@@ -128,10 +128,11 @@ const FLOORS_MHZ: [(&str, f64); 35] = [
     // (142.5 at 256 bits; session 35), a path inside the engine routed
     // across the composition; issue 14's floor for compositions is 125.
     ("ts_protego_rx", 135.0),
-    // The sender side: 130.4 (its first version, session 35: 129.8, then
-    // 122.6 and 121.0 as its queues' pops were registered, 130.4 with a
-    // register slice before the inserter; the pick in one cycle).
-    ("ts_protego_tx", 120.0),
+    // The sender side: 150.7 (session 35: 129.8 first, 130.4 with a register
+    // slice before the inserter, 150.7 with the pick decided in one cycle
+    // and carried out in the next and the peer's events registered; the
+    // path is now the inserter's own).
+    ("ts_protego_tx", 140.0),
     // The PL2 stage inside each ingress pipeline: 232.7, then 216.7 once the
     // op's decode also feeds the hold queue (built only for several
     // pipelines, timed below; 2026-11-28).

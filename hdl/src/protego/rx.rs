@@ -14,10 +14,11 @@
 //! say (the engine's LOSS notifications, pending ACK and PFC events).
 //!
 //! A PFC frame (MAC control, opcode 0x0101, the class `pfc_class` enabled,
-//! long enough for its quanta: the model's `pfc_of`) ends here when either side of
-//! Protego is on (`tx_en | rx_en`); its verdict goes to the sender side
-//! (`peer_pp_*`) when that is on. **Decision** (`docs/protego.md`, decision 13):
-//! with both sides off the port is today's switch, PFC frames included.
+//! long enough for its quanta: the model's `pfc_of`) ends here when either
+//! side of Protego is on (`tx_en | rx_en`); its verdict goes to the sender
+//! side (`peer_pp_*`) when that is on. **Decision** (`docs/protego.md`,
+//! decision 13): with both sides off the port is today's switch, PFC frames
+//! included.
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset (the
@@ -45,10 +46,11 @@
 //!   store's `ring_used`, `held`, and `ring_high` (16: the most words the
 //!   ring has held).
 //!
-//! Latency: a frame whose action is DELIVER leaves after its last beat
-//! went into the store, its descriptor through three stages and the FIFO
-//! (4 cycles), the engine (5) and the store (2 and a word a cycle). Rate:
-//! the engine's, 5 cycles a frame (docs/protego.md, "Rate").
+//! Latency: a frame whose action is DELIVER leaves once its last beat is
+//! in the store, its descriptor has gone through three stages, the FIFO
+//! and the engine, and the store has looked it up (two cycles; then a word
+//! a cycle). Rate: the engine's, 5 cycles an in-order frame
+//! (`tests/protego/rx.rs` measures it; docs/protego.md, "Rate").
 use super::rx_seq::{ProtegoRxSeq, RxConfig, RxNotes, RxStats};
 use super::store::ProtegoStore;
 use super::untag::ProtegoTagRm;
@@ -62,10 +64,13 @@ use rust_hdl::prelude::*;
 const HDR0: usize = 12;
 const HDR: usize = 22;
 
-/// A descriptor in the FIFO (66 bits; literals in `update`): the frame's
-/// length (15:0), `seq` (32:16, era in 32), kind (34:33), tagged (35),
-/// truncated (36), control (37), a LOSS short of its fields (38), PFC (39),
-/// its verdict (40: pause), a LOSS's hole (48:41) and `latest` (65:49).
+/// A descriptor in the FIFO (fields at literal offsets in `update`): the
+/// frame's length (15:0), `seq` (32:16, era in 32), kind (34:33), tagged
+/// (35), truncated (36), control (37), a LOSS short of its fields (38), PFC
+/// (39), its verdict (40: pause), a LOSS's hole (48:41) and `latest`
+/// (65:49).
+const DESC_BITS: usize = 66;
+
 /// Descriptors under way between the link's `tready` and the FIFO: the
 /// three stages, and two for `s_ready`'s own cycle behind.
 const SLACK: usize = 5;
@@ -125,7 +130,7 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     rm: ProtegoTagRm<D, K, U>,
     store: ProtegoStore<D, K, U>,
     seq: ProtegoRxSeq,
-    dq: SyncFifo<Bits<66>>,
+    dq: SyncFifo<Bits<DESC_BITS>>,
     // ---- stage 0: the beats going into the store
     /// The beat's index in its frame (held at 7), the beats before it.
     bix: DffR<Bits<3>>,
@@ -159,7 +164,7 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     e2_latest: DFF<Bits<17>>,
     // ---- stage 3: the descriptor
     e3_v: DffR<Bit>,
-    e3_w: DFF<Bits<66>>,
+    e3_w: DFF<Bits<DESC_BITS>>,
     // ---- the peer's events
     pa_v: DffR<Bit>,
     pa_s: DFF<Bits<17>>,
@@ -173,13 +178,13 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     // ---- combinational
     hs: Signal<Local, Bit>,
     droom: Signal<Local, Bit>,
-    dword: Signal<Local, Bits<66>>,
+    dword: Signal<Local, Bits<DESC_BITS>>,
     hold: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     d_tagged: Signal<Local, Bit>,
     d_kind: Signal<Local, Bits<2>>,
     d_loss: Signal<Local, Bit>,
-    w: Signal<Local, Bits<66>>,
+    w: Signal<Local, Bits<DESC_BITS>>,
     seq17: Signal<Local, Bits<17>>,
     lat: Signal<Local, Bits<17>>,
     lat_era: Signal<Local, Bit>,

@@ -20,8 +20,11 @@
 //! leaves the ring's byte count, and, when the oldest request range still
 //! holds it (decision 14), it is queued for `copies` retransmissions
 //! (REPLAY from the ring, tagged RETX, each copy a pick of its own) and then
-//! let go (FREE); else it is let go at once. Picks wait while the head
-//! processor has work, so each pick sees what the model's would.
+//! let go (FREE); else it is let go at once. A pick is decided in one
+//! cycle and carried out in the next; the peer's events are registered and
+//! take effect a cycle later. Picks wait while the head processor has work,
+//! for three cycles after a peer's event and in the cycle of one, so each
+//! pick sees what the model's would.
 //!
 //! Ports:
 //! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
@@ -111,6 +114,8 @@ pub struct TxStats {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Ot {
     Idle,
+    /// The pick carried out.
+    Dec,
     /// The store's action (SEND_KEEP, DELIVER, REPLAY, FREE) until taken.
     Act,
     /// A ring frame through the inserter, to its last beat.
@@ -184,6 +189,14 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     dummies: DffR<Bits<8>>,
     hp_go_r: DffR<Bit>,
     ev_d1: DffR<Bit>,
+    ev_d2: DffR<Bit>,
+    /// The peer's event, registered: an ACK's or a LOSS's `latest`, a LOSS's
+    /// range.
+    ld_v: DffR<Bit>,
+    ld_loss: DffR<Bit>,
+    ld_s: DFF<Bits<17>>,
+    ld_first: DFF<Bits<17>>,
+    ld_hole: DFF<Bits<8>>,
     calm: DffR<Bit>,
     fits_r: DFF<Bit>,
     tagg_r: DFF<Bit>,
@@ -228,6 +241,18 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     t_last: DFF<Bit>,
     t60: DFF<Bit>,
     ev_r: DffR<Bits<3>>,
+    /// The pick (`ev_pick`'s codes; 7: a FREE) and what it saw: the notes'
+    /// values, the normal frame's kind (DATA, untagged, carrying the ACK).
+    ch_r: DffR<Bits<3>>,
+    ch: Signal<Local, Bits<3>>,
+    k_pause: DFF<Bit>,
+    k_first: DFF<Bits<17>>,
+    k_hole: DFF<Bits<8>>,
+    k_latest: DFF<Bits<17>>,
+    k_ack: DFF<Bits<17>>,
+    k_data: DFF<Bit>,
+    k_untag: DFF<Bit>,
+    k_piggy: DFF<Bit>,
     ev_n: DFF<Bit>,
     // ---- counters
     c_data: DffR<Bits<32>>,
@@ -256,8 +281,6 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     dummy_ok: Signal<Local, Bit>,
     can_pick: Signal<Local, Bit>,
     send_ok: Signal<Local, Bit>,
-    lead: Signal<Local, Bit>,
-    lead_s: Signal<Local, Bits<17>>,
     lead_d: Signal<Local, Bits<17>>,
     lead_a: Signal<Local, Bits<17>>,
     hp_d: Signal<Local, Bits<17>>,
@@ -344,6 +367,12 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             dummies: Default::default(),
             hp_go_r: Default::default(),
             ev_d1: Default::default(),
+            ev_d2: Default::default(),
+            ld_v: Default::default(),
+            ld_loss: Default::default(),
+            ld_s: Default::default(),
+            ld_first: Default::default(),
+            ld_hole: Default::default(),
             calm: Default::default(),
             fits_r: Default::default(),
             tagg_r: Default::default(),
@@ -376,6 +405,16 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             t_last: Default::default(),
             t60: Default::default(),
             ev_r: Default::default(),
+            ch_r: Default::default(),
+            ch: Default::default(),
+            k_pause: Default::default(),
+            k_first: Default::default(),
+            k_hole: Default::default(),
+            k_latest: Default::default(),
+            k_ack: Default::default(),
+            k_data: Default::default(),
+            k_untag: Default::default(),
+            k_piggy: Default::default(),
             ev_n: Default::default(),
             c_data: Default::default(),
             c_retx: Default::default(),
@@ -402,8 +441,6 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             dummy_ok: Default::default(),
             can_pick: Default::default(),
             send_ok: Default::default(),
-            lead: Default::default(),
-            lead_s: Default::default(),
             lead_d: Default::default(),
             lead_a: Default::default(),
             hp_d: Default::default(),
@@ -438,10 +475,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
     fn update(&mut self) {
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
-            hp_go_r, ev_d1, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_req, h_valid, rf_n, os, a_op,
-            a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, r_seq, tag_r, skip_r, src_tpl, tpl, tleft, t_last, t60, ev_r,
-            ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes,
-            c_paused, c_high
+            hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first,
+            h_behind, h_inside, h_req, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, r_seq,
+            tag_r, skip_r, src_tpl, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag,
+            k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag,
+            c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -455,6 +493,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.dummies.reset.next = self.reset.val();
         self.hp_go_r.reset.next = self.reset.val();
         self.ev_d1.reset.next = self.reset.val();
+        self.ev_d2.reset.next = self.reset.val();
+        self.ld_v.reset.next = self.reset.val();
+        self.ld_loss.reset.next = self.reset.val();
         self.calm.reset.next = self.reset.val();
         self.dqv_r.reset.next = self.reset.val();
         self.hs.reset.next = self.reset.val();
@@ -467,6 +508,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.rq_pop.reset.next = self.reset.val();
         self.fq_pop.reset.next = self.reset.val();
         self.ev_r.reset.next = self.reset.val();
+        self.ch_r.reset.next = self.reset.val();
         self.c_data.reset.next = self.reset.val();
         self.c_retx.reset.next = self.reset.val();
         self.c_dummy.reset.next = self.reset.val();
@@ -558,44 +600,55 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         // An ACK's `latest` or a LOSS's moves `leadingAck` (the model's
         // `lead`: not for a number not yet sent); a LOSS's range is queued;
         // PFC pauses the normal frames.
-        self.rf.s_valid.next = false;
-        self.rf.s_data.next = bit_cast::<25, 17>(self.peer.pl_first.val()) | (bit_cast::<25, 8>(self.peer.pl_hole.val()) << 17);
         // A LOSS is taken once the head processor has settled (its range then
         // meets the frames as the model's `on_loss` does: pushed, then the
         // head processor), and not beside an ACK.
-        self.peer.pl_ready.next =
-            self.rf.s_ready.val() & !self.peer.pa_valid.val() & (self.hs.q.val() == Ht::Idle) & !self.hp_go_r.q.val() & !self.ev_d1.q.val();
-        self.st_d.next = self.peer.pl_first.val() - self.head.q.val();
-        self.lead.next = false;
-        self.lead_s.next = self.peer.pa_seq.val();
+        self.peer.pl_ready.next = self.rf.s_ready.val()
+            & !self.peer.pa_valid.val()
+            & (self.hs.q.val() == Ht::Idle)
+            & !self.hp_go_r.q.val()
+            & !self.ev_d1.q.val()
+            & !self.ev_d2.q.val()
+            & (self.os.q.val() != Ot::Dec);
+        // The event, registered; it takes effect the cycle after.
+        self.ld_v.d.next = false;
+        self.ld_loss.d.next = false;
+        self.ld_s.d.next = self.peer.pa_seq.val();
+        self.ld_first.d.next = self.peer.pl_first.val();
+        self.ld_hole.d.next = self.peer.pl_hole.val();
         if self.peer.pa_valid.val() {
-            self.lead.next = true;
+            self.ld_v.d.next = true;
             self.c_ack_rx.d.next = self.c_ack_rx.q.val() + 1;
         }
         if self.peer.pl_valid.val() & self.peer.pl_ready.val() {
-            self.lead.next = true;
-            self.lead_s.next = self.peer.pl_latest.val();
-            self.rf.s_valid.next = true;
+            self.ld_v.d.next = true;
+            self.ld_loss.d.next = true;
+            self.ld_s.d.next = self.peer.pl_latest.val();
             self.c_loss_rx.d.next = self.c_loss_rx.q.val() + 1;
-            // Stale: its first number is behind the oldest kept frame (or,
-            // none kept, behind the next to send).
-            if self.st_d.val().get_bit(16) {
-                self.c_stale.d.next = self.c_stale.q.val() + 1;
-            }
-        }
-        self.lead_d.next = self.lead_s.val() - self.next.q.val();
-        self.lead_a.next = self.lead_s.val() - self.acked.q.val();
-        if self.lead.val() & (self.lead_d.val().get_bit(16) | self.lead_d.val().get_bit(15)) {
-            if !self.acked_v.q.val() | !self.lead_a.val().get_bit(16) {
-                self.acked.d.next = self.lead_s.val();
-            }
-            self.acked_v.d.next = true;
         }
         if self.peer.pp_valid.val() {
             self.paused_r.d.next = self.peer.pp_pause.val();
         }
+        // A LOSS's range queued; stale when its first number is behind the
+        // oldest kept frame (or, none kept, behind the next to send).
+        self.rf.s_valid.next = self.ld_loss.q.val();
+        self.rf.s_data.next = bit_cast::<25, 17>(self.ld_first.q.val()) | (bit_cast::<25, 8>(self.ld_hole.q.val()) << 17);
+        self.st_d.next = self.ld_first.q.val() - self.head.q.val();
+        if self.ld_loss.q.val() & self.st_d.val().get_bit(16) {
+            self.c_stale.d.next = self.c_stale.q.val() + 1;
+        }
+        // `leadingAck` (the model's `lead`).
+        self.lead_d.next = self.ld_s.q.val() - self.next.q.val();
+        self.lead_a.next = self.ld_s.q.val() - self.acked.q.val();
+        if self.ld_v.q.val() & (self.lead_d.val().get_bit(16) | self.lead_d.val().get_bit(15)) {
+            if !self.acked_v.q.val() | !self.lead_a.val().get_bit(16) {
+                self.acked.d.next = self.ld_s.q.val();
+            }
+            self.acked_v.d.next = true;
+        }
         self.ev_now.next = self.peer.pa_valid.val() | (self.peer.pl_valid.val() & self.peer.pl_ready.val()) | self.peer.pp_valid.val();
         self.ev_d1.d.next = self.ev_now.val();
+        self.ev_d2.d.next = self.ev_d1.q.val();
         // ================================================= the head processor
         // Work: a kept frame (`head != next`) at or behind `leadingAck`.
         self.hp_d.next = self.acked.q.val() - self.head.q.val();
@@ -607,7 +660,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.rq.s_data.next = self.head.q.val();
         self.fq.s_valid.next = false;
         self.fq.s_data.next = self.head.q.val().get_bits::<15>(0) & self.c_fmask.val();
-        if (self.hs.q.val() == Ht::Idle) & self.hp_go_r.q.val() & !self.ev_d1.q.val() {
+        if (self.hs.q.val() == Ht::Idle) & self.hp_go_r.q.val() & !self.ev_d1.q.val() & !self.ev_d2.q.val() {
             self.lens.read_enable.next = true;
             self.hs.d.next = Ht::Read;
         }
@@ -655,7 +708,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         // ================================================= picks
         // Only when the head processor and the peer's events have settled
         // (two cycles), so a pick sees what the model's sees.
-        self.calm.d.next = (self.hs.q.val() == Ht::Idle) & !self.hp_go_r.q.val() & !self.ev_d1.q.val() & !self.ev_now.val();
+        self.calm.d.next =
+            (self.hs.q.val() == Ht::Idle) & !self.hp_go_r.q.val() & !self.ev_d1.q.val() & !self.ev_d2.q.val() & !self.ev_now.val();
         // (Not beside a peer's event either: the event then meets the state
         // before any pick, as the pick meets the state before the event.)
         self.can_pick.next = (self.os.q.val() == Ot::Idle)
@@ -689,25 +743,72 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.lens.write_enable.next = false;
         self.lens.write_address.next = self.next.q.val().get_bits::<15>(0) & self.c_fmask.val();
         self.lens.write_data.next = self.d_len.val();
-        self.ev_r.d.next = 0.into();
-        self.ev_n.d.next = self.dq.m_valid.val() & self.dqv_r.q.val();
+        self.ev_n.d.next = self.ev_n.q.val();
         if self.can_pick.val() {
+            self.ev_n.d.next = self.dq.m_valid.val() & self.dqv_r.q.val();
+        }
+        // The pick: decided in one cycle (the choice, the notes' values and
+        // what the normal frame will be, registered), carried out in the next
+        // (`Dec`).
+        self.ch.next = 0.into();
+        self.ev_r.d.next = 0.into();
+        if self.can_pick.val() {
+            self.k_pause.d.next = self.note.p_pause.val();
+            self.k_first.d.next = self.note.l_first.val();
+            self.k_hole.d.next = self.note.l_hole.val();
+            self.k_latest.d.next = self.note.l_latest.val();
+            self.k_ack.d.next = self.note.ack_seq.val();
+            self.k_data.d.next = self.tcfg.tx_en.val() & self.tagg_r.q.val();
+            self.k_untag.d.next = self.tcfg.tx_en.val() & !self.tagg_r.q.val();
+            self.k_piggy.d.next = !self.tcfg.tx_en.val() & self.tcfg.rx_en.val() & self.note.ack_valid.val();
+            if self.fq.m_valid.val() {
+                // A frame let go (no output).
+                self.ch.next = 7.into();
+            } else if self.note.p_valid.val() {
+                self.ch.next = 1.into();
+            } else if self.note.l_valid.val() {
+                self.ch.next = 2.into();
+            } else if self.rq.m_valid.val() {
+                // A copy of the oldest requested frame.
+                self.ch.next = 3.into();
+            } else if self.dq.m_valid.val() & self.dqv_r.q.val() & self.send_ok.val() {
+                self.ch.next = 4.into();
+            } else {
+                if self.dq.m_valid.val() & self.dqv_r.q.val() {
+                    self.c_paused.d.next = self.c_paused.q.val() + 1;
+                }
+                if self.tcfg.rx_en.val() & self.note.ack_valid.val() {
+                    self.ch.next = 5.into();
+                } else if self.dummy_ok.val() {
+                    self.ch.next = 6.into();
+                }
+            }
+            self.ch_r.d.next = self.ch.val();
+            if self.ch.val().any() {
+                self.os.d.next = Ot::Dec;
+            }
+            // What was picked (not a FREE), for test benches.
+            if self.ch.val() != 7 {
+                self.ev_r.d.next = self.ch.val();
+            }
+        }
+        if self.os.q.val() == Ot::Dec {
+            self.os.d.next = Ot::Idle;
             self.src_tpl.d.next = true;
             self.skip_r.d.next = false;
             self.tleft.d.next = self.c_b55.val();
             self.t_last.d.next = self.c_b55.val() == 1;
             self.t60.d.next = false;
-            if self.fq.m_valid.val() {
+            if self.ch_r.q.val() == 7 {
                 // A frame let go (no output).
                 self.fq_pop.d.next = true;
                 self.a_op.d.next = 6.into();
                 self.a_slot.d.next = self.fq.m_data.val();
                 self.o_retx.d.next = false;
                 self.os.d.next = Ot::Act;
-            } else if self.note.p_valid.val() {
+            } else if self.ch_r.q.val() == 1 {
                 self.note.p_ready.next = true;
                 self.c_pfc.d.next = self.c_pfc.q.val() + 1;
-                self.ev_r.d.next = 1.into();
                 self.skip_r.d.next = true;
                 self.tleft.d.next = self.c_b60.val();
                 self.t_last.d.next = self.c_b60.val() == 1;
@@ -716,7 +817,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                     | (bit_cast::<512, 48>(self.macl.lanes.val()) << 48)
                     | self.c_et_pfc.val()
                     | (bit_cast::<512, 8>(self.cls1h.val()) << 136);
-                if self.note.p_pause.val() {
+                if self.k_pause.q.val() {
                     self.tpl.d.next = self.c_dst_pfc.val()
                         | (bit_cast::<512, 48>(self.macl.lanes.val()) << 48)
                         | self.c_et_pfc.val()
@@ -724,22 +825,20 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                         | (self.c_quanta.val() << self.qsh.val());
                 }
                 self.os.d.next = Ot::Tpl;
-            } else if self.note.l_valid.val() {
+            } else if self.ch_r.q.val() == 2 {
                 self.note.l_ready.next = true;
                 self.c_loss.d.next = self.c_loss.q.val() + 1;
-                self.ev_r.d.next = 2.into();
-                self.tag_r.d.next = ((bit_cast::<24, 17>(self.note.l_first.val()) & 0x1_0000) << 5)
-                    | (bit_cast::<24, 17>(self.note.l_first.val()) & 0xFFFF)
+                self.tag_r.d.next = ((bit_cast::<24, 17>(self.k_first.q.val()) & 0x1_0000) << 5)
+                    | (bit_cast::<24, 17>(self.k_first.q.val()) & 0xFFFF)
                     | 0xC0_0000;
                 self.tpl.d.next = self.base.val()
-                    | (bit_cast::<512, 8>(self.note.l_hole.val()) << 112)
-                    | (bit_cast::<512, 8>(self.note.l_latest.val().get_bits::<8>(8)) << 120)
-                    | (bit_cast::<512, 8>(self.note.l_latest.val().get_bits::<8>(0)) << 128)
-                    | ((bit_cast::<512, 17>(self.note.l_latest.val()) >> 16) << 136);
+                    | (bit_cast::<512, 8>(self.k_hole.q.val()) << 112)
+                    | (bit_cast::<512, 8>(self.k_latest.q.val().get_bits::<8>(8)) << 120)
+                    | (bit_cast::<512, 8>(self.k_latest.q.val().get_bits::<8>(0)) << 128)
+                    | ((bit_cast::<512, 17>(self.k_latest.q.val()) >> 16) << 136);
                 self.os.d.next = Ot::Tpl;
-            } else if self.rq.m_valid.val() {
+            } else if self.ch_r.q.val() == 3 {
                 // A copy of the oldest requested frame.
-                self.ev_r.d.next = 3.into();
                 self.src_tpl.d.next = false;
                 self.c_retx.d.next = self.c_retx.q.val() + 1;
                 self.a_op.d.next = 5.into();
@@ -753,14 +852,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                     self.cp_left.d.next = self.tcfg.copies.val();
                 }
                 self.os.d.next = Ot::Act;
-            } else if self.dq.m_valid.val() & self.dqv_r.q.val() & self.send_ok.val() {
-                self.ev_r.d.next = 4.into();
+            } else if self.ch_r.q.val() == 4 {
                 self.src_tpl.d.next = false;
                 self.dq_pop.d.next = true;
                 self.o_retx.d.next = false;
                 self.a_op.d.next = 0.into();
                 self.skip_r.d.next = true;
-                if self.tcfg.tx_en.val() & self.tagg_r.q.val() {
+                if self.k_data.q.val() {
                     // DATA: tagged, numbered, kept for its slot.
                     self.a_op.d.next = 4.into();
                     self.a_slot.d.next = self.next.q.val().get_bits::<15>(0) & self.c_fmask.val();
@@ -772,40 +870,33 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                     self.lens.write_enable.next = true;
                     self.c_data.d.next = self.c_data.q.val() + 1;
                     self.dummies.d.next = 0.into();
-                } else if self.tcfg.tx_en.val() {
+                } else if self.k_untag.q.val() {
                     self.c_untag.d.next = self.c_untag.q.val() + 1;
-                } else if self.tcfg.rx_en.val() & self.note.ack_valid.val() {
+                } else if self.k_piggy.q.val() {
                     // The receiver's ACK on a normal frame.
                     self.note.ack_take.next = true;
                     self.c_ack_p.d.next = self.c_ack_p.q.val() + 1;
                     self.skip_r.d.next = false;
-                    self.tag_r.d.next = ((bit_cast::<24, 17>(self.note.ack_seq.val()) & 0x1_0000) << 5)
-                        | (bit_cast::<24, 17>(self.note.ack_seq.val()) & 0xFFFF)
+                    self.tag_r.d.next = ((bit_cast::<24, 17>(self.k_ack.q.val()) & 0x1_0000) << 5)
+                        | (bit_cast::<24, 17>(self.k_ack.q.val()) & 0xFFFF)
                         | 0x80_0000;
                 }
                 self.os.d.next = Ot::Act;
-            } else {
-                if self.dq.m_valid.val() & self.dqv_r.q.val() {
-                    self.c_paused.d.next = self.c_paused.q.val() + 1;
-                }
-                if self.tcfg.rx_en.val() & self.note.ack_valid.val() {
-                    self.note.ack_take.next = true;
-                    self.c_ack_x.d.next = self.c_ack_x.q.val() + 1;
-                    self.ev_r.d.next = 5.into();
-                    self.tag_r.d.next = ((bit_cast::<24, 17>(self.note.ack_seq.val()) & 0x1_0000) << 5)
-                        | (bit_cast::<24, 17>(self.note.ack_seq.val()) & 0xFFFF)
-                        | 0x80_0000;
-                    self.tpl.d.next = self.base.val();
-                    self.os.d.next = Ot::Tpl;
-                } else if self.dummy_ok.val() {
-                    self.dummies.d.next = self.dummies.q.val() + 1;
-                    self.c_dummy.d.next = self.c_dummy.q.val() + 1;
-                    self.ev_r.d.next = 6.into();
-                    self.tag_r.d.next =
-                        ((bit_cast::<24, 17>(self.next.q.val()) & 0x1_0000) << 5) | (bit_cast::<24, 17>(self.next.q.val()) & 0xFFFF);
-                    self.tpl.d.next = self.base.val();
-                    self.os.d.next = Ot::Tpl;
-                }
+            } else if self.ch_r.q.val() == 5 {
+                self.note.ack_take.next = true;
+                self.c_ack_x.d.next = self.c_ack_x.q.val() + 1;
+                self.tag_r.d.next = ((bit_cast::<24, 17>(self.k_ack.q.val()) & 0x1_0000) << 5)
+                    | (bit_cast::<24, 17>(self.k_ack.q.val()) & 0xFFFF)
+                    | 0x80_0000;
+                self.tpl.d.next = self.base.val();
+                self.os.d.next = Ot::Tpl;
+            } else if self.ch_r.q.val() == 6 {
+                self.dummies.d.next = self.dummies.q.val() + 1;
+                self.c_dummy.d.next = self.c_dummy.q.val() + 1;
+                self.tag_r.d.next =
+                    ((bit_cast::<24, 17>(self.next.q.val()) & 0x1_0000) << 5) | (bit_cast::<24, 17>(self.next.q.val()) & 0xFFFF);
+                self.tpl.d.next = self.base.val();
+                self.os.d.next = Ot::Tpl;
             }
         }
         if bit_cast::<32, 24>(self.used.q.val()) > self.c_high.q.val() {
