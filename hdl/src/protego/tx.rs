@@ -208,7 +208,6 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     h_first: DFF<Bits<17>>,
     h_behind: DFF<Bit>,
     h_inside: DFF<Bit>,
-    h_req: DFF<Bit>,
     /// The oldest range, as the head processor took it (valid); ranges in
     /// the FIFO (its output shows a range a few cycles after it went in:
     /// the head processor waits for it).
@@ -230,10 +229,8 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     dq_pop: DffR<Bit>,
     rq_pop: DffR<Bit>,
     fq_pop: DffR<Bit>,
-    r_seq: DFF<Bits<17>>,
     tag_r: DFF<Bits<24>>,
     skip_r: DFF<Bit>,
-    src_tpl: DFF<Bit>,
     tpl: DFF<Bits<512>>,
     /// A template's beats left (this one included), this is its last, it is
     /// PFC's 60 bytes (else 55: a control frame before its tag).
@@ -383,7 +380,6 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             h_first: Default::default(),
             h_behind: Default::default(),
             h_inside: Default::default(),
-            h_req: Default::default(),
             h_valid: Default::default(),
             rf_n: Default::default(),
             os: Default::default(),
@@ -396,10 +392,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             dq_pop: Default::default(),
             rq_pop: Default::default(),
             fq_pop: Default::default(),
-            r_seq: Default::default(),
             tag_r: Default::default(),
             skip_r: Default::default(),
-            src_tpl: Default::default(),
             tpl: Default::default(),
             tleft: Default::default(),
             t_last: Default::default(),
@@ -476,10 +470,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
             hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first,
-            h_behind, h_inside, h_req, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, r_seq,
-            tag_r, skip_r, src_tpl, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag,
-            k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag,
-            c_rframes, c_paused, c_high
+            h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r,
+            tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx,
+            c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -794,7 +787,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         }
         if self.os.q.val() == Ot::Dec {
             self.os.d.next = Ot::Idle;
-            self.src_tpl.d.next = true;
             self.skip_r.d.next = false;
             self.tleft.d.next = self.c_b55.val();
             self.t_last.d.next = self.c_b55.val() == 1;
@@ -839,11 +831,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.os.d.next = Ot::Tpl;
             } else if self.ch_r.q.val() == 3 {
                 // A copy of the oldest requested frame.
-                self.src_tpl.d.next = false;
                 self.c_retx.d.next = self.c_retx.q.val() + 1;
                 self.a_op.d.next = 5.into();
                 self.a_slot.d.next = self.rq.m_data.val().get_bits::<15>(0) & self.c_fmask.val();
-                self.r_seq.d.next = self.rq.m_data.val();
                 self.tag_r.d.next = ((bit_cast::<24, 17>(self.rq.m_data.val()) & 0x1_0000) << 5)
                     | (bit_cast::<24, 17>(self.rq.m_data.val()) & 0xFFFF)
                     | 0x40_0000;
@@ -853,7 +843,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 }
                 self.os.d.next = Ot::Act;
             } else if self.ch_r.q.val() == 4 {
-                self.src_tpl.d.next = false;
                 self.dq_pop.d.next = true;
                 self.o_retx.d.next = false;
                 self.a_op.d.next = 0.into();
