@@ -238,8 +238,10 @@ impl Default for Pl2 {
 }
 
 /// Protego, link-local retransmission (seed 004; `PL2-PROTEGO.md` part B;
-/// `docs/protego.md`): sizes of the receiver side's tables (build time).
-/// Every key may be left out.
+/// `docs/protego.md`): the sizes of both sides' tables and rings (build
+/// time), and the reset values of each port's registers (B.7; the host
+/// changes them at run time, `crate::protego::port::PortRegs`). Every key
+/// may be left out.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Protego {
@@ -265,14 +267,58 @@ pub struct Protego {
     /// Frames the sender's ring may hold at once, and its sequence-number
     /// slots (a power of two, 16..=32768).
     pub tx_frames: u32,
+    /// Both sides on at reset (`CTRL` tx and rx); off, the port is today's
+    /// switch.
+    pub enable: bool,
+    /// `"ordered"` (004 Alg. 1: reorder buffer, de-duplication) or `"nb"`
+    /// (ProtegoNB: forward at once).
+    pub mode: String,
+    /// RETX copies per requested frame (Eq. 1), 0..=3.
+    pub copies: u32,
+    /// `ackNoTimeout` in microseconds (§3.5), converted to cycles at
+    /// `target.clock_mhz`: 1 to below 2^32 cycles.
+    pub ack_timeout_us: f64,
+    /// The reordering buffer's bytes; PFC pause above `pause_bytes`, resume
+    /// at or below `resume_bytes` (Alg. 2): `resume_bytes < pause_bytes <=
+    /// buffer_bytes < 2^24`.
+    pub buffer_bytes: u32,
+    pub pause_bytes: u32,
+    pub resume_bytes: u32,
+    /// The PFC class Protego pauses and obeys, 0..=7.
+    pub pfc_class: u32,
+    /// Dummies after each DATA while the normal input is empty or paused
+    /// (0: no limit, the paper's self-replenishing queue), 0..=255.
+    pub dummy_max: u32,
+    /// The largest hole one LOSS requests, 1..=255.
+    pub max_hole: u32,
 }
 
 impl Default for Protego {
     /// 1 024 slots (7 µs of 84-byte frames at 100 Gb/s, the default
     /// `ackNoTimeout`, is 1 042 numbers), 256 requested numbers, a 64 KB ring
     /// for 256 frames; the same for the sender.
+    /// Registers: off, ordered mode, 1 copy, a 7 µs timeout (B.3), a 48 KB
+    /// buffer pausing 2 MTU above a 37 KB resume (B.4), class 3, 3
+    /// dummies, holes up to 255.
     fn default() -> Protego {
-        Protego { rx_slots: 1024, miss_slots: 256, rx_ring_bytes: 64 * 1024, rx_frames: 256, tx_ring_bytes: 64 * 1024, tx_frames: 256 }
+        Protego {
+            rx_slots: 1024,
+            miss_slots: 256,
+            rx_ring_bytes: 64 * 1024,
+            rx_frames: 256,
+            tx_ring_bytes: 64 * 1024,
+            tx_frames: 256,
+            enable: false,
+            mode: "ordered".into(),
+            copies: 1,
+            ack_timeout_us: 7.0,
+            buffer_bytes: 48 * 1024,
+            pause_bytes: 37 * 1024 + 2 * 1538,
+            resume_bytes: 37 * 1024,
+            pfc_class: 3,
+            dummy_max: 3,
+            max_hole: 255,
+        }
     }
 }
 
@@ -557,6 +603,31 @@ impl Config {
         }
         if !p.tx_frames.is_power_of_two() || !(16..=1 << 15).contains(&p.tx_frames) {
             bail!("{f}: protego.tx_frames = {}: must be a power of two in 16..=32768", p.tx_frames);
+        }
+        if p.mode != "ordered" && p.mode != "nb" {
+            bail!("{f}: protego.mode = {:?}: must be \"ordered\" or \"nb\"", p.mode);
+        }
+        for (key, v, lo, hi) in [
+            ("copies", p.copies, 0, 3),
+            ("pfc_class", p.pfc_class, 0, 7),
+            ("dummy_max", p.dummy_max, 0, 255),
+            ("max_hole", p.max_hole, 1, 255),
+        ] {
+            if !(lo..=hi).contains(&v) {
+                bail!("{f}: protego.{key} = {v}: must be in {lo}..={hi}");
+            }
+        }
+        let cycles = p.ack_timeout_us * self.target.clock_mhz;
+        if !(1.0..4_294_967_296.0).contains(&cycles) {
+            bail!("{f}: protego.ack_timeout_us = {}: must be 1 to below 2^32 cycles at {} MHz", p.ack_timeout_us, self.target.clock_mhz);
+        }
+        if !(p.resume_bytes < p.pause_bytes && p.pause_bytes <= p.buffer_bytes && p.buffer_bytes < 1 << 24) {
+            bail!(
+                "{f}: protego: resume_bytes = {}, pause_bytes = {}, buffer_bytes = {}: must be resume < pause <= buffer < 2^24",
+                p.resume_bytes,
+                p.pause_bytes,
+                p.buffer_bytes
+            );
         }
         Ok(())
     }
@@ -956,6 +1027,16 @@ nexthop = 1
                 "x.toml: protego.tx_ring_bytes = 8192: must be at least 16384 and data_width / 8 (32) times a power of two up to 32768",
             ),
             ("tx_frames = 8", "x.toml: protego.tx_frames = 8: must be a power of two in 16..=32768"),
+            ("mode = \"fast\"", "x.toml: protego.mode = \"fast\": must be \"ordered\" or \"nb\""),
+            ("copies = 4", "x.toml: protego.copies = 4: must be in 0..=3"),
+            ("pfc_class = 8", "x.toml: protego.pfc_class = 8: must be in 0..=7"),
+            ("dummy_max = 256", "x.toml: protego.dummy_max = 256: must be in 0..=255"),
+            ("max_hole = 0", "x.toml: protego.max_hole = 0: must be in 1..=255"),
+            ("ack_timeout_us = 0.0", "x.toml: protego.ack_timeout_us = 0: must be 1 to below 2^32 cycles at 200 MHz"),
+            (
+                "pause_bytes = 1000",
+                "x.toml: protego: resume_bytes = 37888, pause_bytes = 1000, buffer_bytes = 49152: must be resume < pause <= buffer < 2^24",
+            ),
         ] {
             let e = Config::parse(&format!("{GOOD}\n[protego]\n{line}\n"), Path::new("x.toml")).unwrap_err();
             assert_eq!(e.to_string(), want);

@@ -5,6 +5,7 @@
 //! each module is one block's tests.
 #[path = "../common/mod.rs"]
 mod common;
+mod port;
 mod rx;
 mod rx_seq;
 mod store;

@@ -242,8 +242,11 @@ fn run(r: &Run, seed: u64, frames: Vec<(u64, Vec<u8>)>) -> Result<(BTreeMap<&'st
     Ok((c, side.takes))
 }
 
+/// The engine's setup with PFC thresholds this traffic crosses (its
+/// buffer reaches about 4 KB).
 fn base(width: usize) -> Run {
-    Run { setup: setup(), tx: true, width, cell: Cell { idle_prob: 0.1, ready_prob: 0.8 }, ring_bytes: 16 * 1024, frames: 64 }
+    let setup = Setup { pause: 3_000, resume: 1_500, ..setup() };
+    Run { setup, tx: true, width, cell: Cell { idle_prob: 0.1, ready_prob: 0.8 }, ring_bytes: 16 * 1024, frames: 64 }
 }
 
 /// A link's traffic with random loss (ordered mode), at 64, 256 and 512

@@ -2,7 +2,8 @@
 //! engine's actions (the receiver's deliver, drop, keep for a slot, release
 //! a slot; the sender's send and keep, replay, free), and out come exactly
 //! the frames those send, in the actions' order, with the ring empty at the
-//! end.
+//! end; every beat's `tuser.length` the frame's bytes and `m_bytes` its
+//! own.
 use crate::common::*;
 use anyhow::{ensure, Context, Result};
 use rand::rngs::StdRng;
@@ -36,6 +37,11 @@ struct Engine {
     /// The frames in the order they must leave.
     pub order: Vec<usize>,
     idle_prob: f64,
+    /// `m_bytes` against the lanes of `m_tkeep`, on every beat out.
+    m_valid: Port,
+    m_keep: Port,
+    m_bytes: Port,
+    bytes_wrong: u64,
 }
 
 impl Engine {
@@ -58,6 +64,10 @@ impl Engine {
             cur: None,
             order: vec![],
             idle_prob,
+            m_valid: m.port("m_tvalid")?,
+            m_keep: m.port("m_tkeep")?,
+            m_bytes: m.port("m_bytes")?,
+            bytes_wrong: 0,
         })
     }
 
@@ -111,6 +121,9 @@ impl Agent for Engine {
         }
     }
     fn sample(&mut self, m: &Model, _cycle: u64) {
+        if m.get(&self.m_valid) == 1 && m.get(&self.m_bytes) != m.get(&self.m_keep).count_ones() as u64 {
+            self.bytes_wrong += 1;
+        }
         if m.get(&self.s_valid) == 1 && m.get(&self.s_ready) == 1 && m.get(&self.s_last) == 1 {
             self.whole += 1;
         }
@@ -160,10 +173,13 @@ fn run(width: usize, words: usize, big: bool, cell: Cell, n: usize, seed: u64) -
         tb.step(&mut [&mut src, &mut eng, &mut sink]);
     }
     no_protocol_errors(&sink)?;
-    let want: Vec<Packet> = eng.order.iter().map(|&i| frames[i].clone()).collect();
+    // Out, `tuser.length` (bits 16..32) is the frame's length.
+    let stamp = |p: &Packet| Packet::new(p.data.clone(), p.user & !(0xFFFF << 16) | (p.data.len() as u128) << 16);
+    let want: Vec<Packet> = eng.order.iter().map(|&i| stamp(&frames[i])).collect();
     let got: Vec<Packet> = sink.packets.drain(..).collect();
     check_packets(&want, &got)?;
     ensure!(tb.model.get(&used) == 0 && tb.model.get(&held) == 0, "ring not empty at the end");
+    ensure!(eng.bytes_wrong == 0, "{} beats with m_bytes not the lanes of m_tkeep", eng.bytes_wrong);
     eprintln!("store/{width} ({words} words): {n} frames, {} out, {cycles} cycles", want.len());
     Ok(cycles)
 }

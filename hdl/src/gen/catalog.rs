@@ -16,6 +16,7 @@ use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
 use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
+use crate::protego::port::ProtegoPort;
 use crate::protego::rx::ProtegoRx;
 use crate::protego::rx_seq::ProtegoRxSeq;
 use crate::protego::store::ProtegoStore;
@@ -31,7 +32,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 28] = [
+pub const BLOCKS: [&str; 29] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -53,6 +54,7 @@ pub const BLOCKS: [&str; 28] = [
     "ts_protego_store",
     "ts_protego_rx",
     "ts_protego_tx",
+    "ts_protego_port",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -75,11 +77,12 @@ pub fn blocks() -> Vec<&'static str> {
 }
 
 /// Blocks that only wire other catalogue blocks together: the ingress
-/// pipeline, the traffic manager and the switch. `trimswitch synth`
-/// synthesizes the leaves ([`default_synth`]); asked by name (`--block
-/// ts_tm`), it synthesizes a composition too; `make synth-top` synthesizes
-/// the flattened switch, with no time limit.
-pub const COMPOSITIONS: [&str; 3] = ["ts_ingress", "ts_tm", "ts_switch"];
+/// pipeline, the traffic manager, Protego's port (both sides and their
+/// registers) and the switch. `trimswitch synth` synthesizes the leaves
+/// ([`default_synth`]); asked by name (`--block ts_tm`), it synthesizes a
+/// composition too; `make synth-top` synthesizes the flattened switch, with
+/// no time limit.
+pub const COMPOSITIONS: [&str; 4] = ["ts_protego_port", "ts_ingress", "ts_tm", "ts_switch"];
 
 /// What `trimswitch synth` synthesizes by default: every leaf block (no
 /// composition). The flattened switch takes 20 minutes and more on two
@@ -228,6 +231,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             let p = &cfg.protego;
             emit_verilog(&mut ProtegoTx::<D, K, U>::new(p.tx_ring_bytes as usize / K, p.tx_frames as usize), name, &prov)?
         }
+        // Both sides of a port and its registers (B.7).
+        "ts_protego_port" => emit_verilog(&mut ProtegoPort::<D, K, U>::new(cfg), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

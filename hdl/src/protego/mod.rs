@@ -6,6 +6,9 @@
 //! - [`rx_seq`]: the receiver side's decisions (loss detection, Alg. 1-2).
 //! - [`store`]: the receiver side's frame store, the mover of its actions.
 //! - [`rx`]: the receiver side: the three above and a descriptor FIFO.
+//! - [`tx`]: the sender side: a store as its ring, the inserter, B.1's pick.
+//! - [`port`]: both sides of a port and its registers (B.7).
+pub mod port;
 pub mod rx;
 pub mod rx_seq;
 pub mod store;

@@ -31,7 +31,9 @@
 //!   removed, `tkeep` packed). `s_tready` is low while the store is full
 //!   (the MAC side's FIFO absorbs it or drops and counts).
 //! - `m_*` out (registered), `m_tready` in: frames for the ingress
-//!   pipeline, tags removed, `tuser` as it came.
+//!   pipeline, tags removed, `tuser` as it came but for its `length` (the
+//!   frame's, tag removed); `m_bytes` (8) out: the beat's byte count, for
+//!   the pipeline's arbiter.
 //! - `peer_*` ([`PeerNotes`]): the peer's, for the sender side (registered,
 //!   a frame's at the cycle the engine takes its descriptor): `pa_valid` (a
 //!   pulse), `pa_seq` (17): an ACK's `latest`; `pl_valid`, `pl_ready` in,
@@ -46,11 +48,18 @@
 //!   store's `ring_used`, `held`, and `ring_high` (16: the most words the
 //!   ring has held).
 //!
+//! The engine's actions reach the store through a FIFO of
+//! [`ACTIONS`] (the store takes one when it has streamed the frames
+//! before): the engine goes on deciding while the store streams, so the
+//! peer's LOSS behind a run of released frames reaches the sender side at
+//! once, not after them (the retransmission delay, `docs/protego.md`,
+//! "The port").
+//!
 //! Latency: a frame whose action is DELIVER leaves once its last beat is
-//! in the store, its descriptor has gone through three stages, the FIFO
-//! and the engine, and the store has looked it up (two cycles; then a word
-//! a cycle). Rate: the engine's, 5 cycles an in-order frame
-//! (`tests/protego/rx.rs` measures it; docs/protego.md, "Rate").
+//! in the store, its descriptor has gone through three stages, the FIFO,
+//! the engine and the action FIFO, and the store has looked it up (two
+//! cycles; then a word a cycle). Rate: the engine's, 5 cycles an in-order
+//! frame (`tests/protego/rx.rs` measures it; docs/protego.md, "Rate").
 use super::rx_seq::{ProtegoRxSeq, RxConfig, RxNotes, RxStats};
 use super::store::ProtegoStore;
 use super::untag::ProtegoTagRm;
@@ -74,6 +83,9 @@ const DESC_BITS: usize = 66;
 /// Descriptors under way between the link's `tready` and the FIFO: the
 /// three stages, and two for `s_ready`'s own cycle behind.
 const SLACK: usize = 5;
+
+/// Actions the engine may be ahead of the store.
+pub const ACTIONS: usize = 64;
 
 /// What the peer said, for the port's sender side (`peer_*` ports; from
 /// [`ProtegoRx`], to `ts_protego_tx`): an ACK's `latest` (`pa_valid`, a
@@ -118,6 +130,7 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     pub pfc_class: Signal<In, Bits<3>>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
+    pub m_bytes: Signal<Out, Bits<8>>,
     pub peer: PeerNotes,
     pub note: RxNotes,
     pub d_take: Signal<Out, Bit>,
@@ -131,6 +144,8 @@ pub struct ProtegoRx<const D: usize, const K: usize, const U: usize> {
     store: ProtegoStore<D, K, U>,
     seq: ProtegoRxSeq,
     dq: SyncFifo<Bits<DESC_BITS>>,
+    /// The engine's actions for the store: op (16:15), slot (14:0).
+    aq: SyncFifo<Bits<17>>,
     // ---- stage 0: the beats going into the store
     /// The beat's index in its frame (held at 7), the beats before it.
     bix: DffR<Bits<3>>,
@@ -209,6 +224,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoRx<D, K, U> {
             pfc_class: Default::default(),
             s: Default::default(),
             m: Default::default(),
+            m_bytes: Default::default(),
             peer: Default::default(),
             note: Default::default(),
             d_take: Default::default(),
@@ -222,6 +238,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoRx<D, K, U> {
             store: ProtegoStore::new(words, frames, slots),
             seq: ProtegoRxSeq::new(slots, miss),
             dq: SyncFifo::new(frames.max(2 * SLACK), SLACK),
+            aq: SyncFifo::new(ACTIONS, 2),
             bix: Default::default(),
             nbt: Default::default(),
             cap: (0..HDR).map(|_| Default::default()).collect(),
@@ -302,9 +319,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoRx<D, K, U
         self.seq.reset.next = self.reset.val();
         self.dq.clock.next = self.clock.val();
         self.dq.reset.next = self.reset.val();
+        self.aq.clock.next = self.clock.val();
+        self.aq.reset.next = self.reset.val();
         // ================================================= the frames
         AxisSink::<D, K, U>::link(&mut self.s, &mut self.rm.s);
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.store.m);
+        self.m_bytes.next = self.store.m_bytes.val();
         // Remover -> store, held while the descriptor FIFO has no room for
         // the descriptors under way.
         self.droom.next = self.dq.s_ready.val();
@@ -423,11 +443,15 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoRx<D, K, U
         self.take.next = self.dq.m_valid.val() & !self.hold.val() & self.seq.d_ready.val();
         self.dq.m_ready.next = self.take.val();
         self.d_take.next = self.take.val();
-        // Its actions, carried out by the store.
-        self.store.a_valid.next = self.seq.a_valid.val();
-        self.store.a_op.next = bit_cast::<3, 2>(self.seq.a_op.val());
-        self.store.a_slot.next = self.seq.a_slot.val();
-        self.seq.a_ready.next = self.store.a_ready.val();
+        // Its actions, through their FIFO (`s_ready` registered, two words
+        // free), carried out by the store.
+        self.seq.a_ready.next = self.aq.s_ready.val();
+        self.aq.s_valid.next = self.seq.a_valid.val() & self.aq.s_ready.val();
+        self.aq.s_data.next = bit_cast::<17, 15>(self.seq.a_slot.val()) | (bit_cast::<17, 2>(self.seq.a_op.val()) << 15);
+        self.store.a_valid.next = self.aq.m_valid.val();
+        self.store.a_op.next = bit_cast::<3, 2>(self.aq.m_data.val().get_bits::<2>(15));
+        self.store.a_slot.next = self.aq.m_data.val().get_bits::<15>(0);
+        self.aq.m_ready.next = self.store.a_ready.val();
         // ================================================= the peer's events
         self.pa_v.d.next = false;
         self.pp_v.d.next = false;

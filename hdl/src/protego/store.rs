@@ -30,12 +30,19 @@
 //!   an input frame waits until the frame is whole in the ring.
 //! - `m_*` out (registered), `m_tready` in: delivered and released frames,
 //!   in the actions' order; a frame's beats leave back to back while
-//!   `m_tready` stays high.
+//!   `m_tready` stays high. Every beat's `tuser.length` (bits 16..32,
+//!   [`crate::meta`]) is the frame's length in bytes as it is in the ring
+//!   (the receiver side's tag removed: what the ingress pipeline's blocks
+//!   read), the rest of `tuser` as it came. `m_bytes` (8) out: the beat's
+//!   byte count (the lanes of `m_tkeep`), for an arbiter's deficit.
 //! - `ring_used` (16: words in use), `held` (16: frames in the ring) out
 //!   (registered, a cycle behind).
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::{DffR, SdpRam};
+use crate::prim::widgets::{DffR, KeepCount, SdpRam};
 use rust_hdl::prelude::*;
+
+// `tuser.length` is stamped at bit 16 (a literal in `update`).
+const _: () = assert!(crate::meta::LENGTH_LSB == 16);
 
 /// States of the mover.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -65,17 +72,22 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     pub a_slot: Signal<In, Bits<15>>,
     pub ring_used: Signal<Out, Bits<16>>,
     pub held: Signal<Out, Bits<16>>,
+    pub m_bytes: Signal<Out, Bits<8>>,
     /// The ring: a frame's words (data, keep, user, last) at consecutive
     /// addresses.
     r_data: SdpRam<Bits<D>, 15>,
     r_keep: SdpRam<Bits<K>, 15>,
     r_user: SdpRam<Bits<U>, 15>,
     r_last: SdpRam<Bit, 15>,
+    /// Each word's bytes (the lanes of its `tkeep`), counted as it arrives.
+    r_bytes: SdpRam<Bits<8>, 15>,
+    kc: KeepCount<K, 8>,
     /// Per frame (index mod `frames`): its first word, its words less one,
-    /// whether it is one word (for the mover), the word after its last (for the
+    /// whether it is one word, its last word's bytes (bits 33..41; for the
+    /// mover), the word after its last (for the
     /// reclaimer, read in the cycle of its address), its done flag (the lap
     /// parity it was done in, inverted: a cleared flag is never done).
-    f_info: SdpRam<Bits<33>, 15>,
+    f_info: SdpRam<Bits<41>, 15>,
     f_end: SdpRam<Bits<16>, 15>,
     f_done: SdpRam<Bit, 15>,
     /// Per slot: the index of the frame kept for it.
@@ -100,8 +112,11 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     at_last: DFF<Bit>,
     /// The frame's entry, registered out of the block RAM (loaded with an
     /// enable, no logic after the RAM); the first word's read comes from it.
-    li: DFF<Bits<33>>,
+    li: DFF<Bits<41>>,
     first: DFF<Bit>,
+    /// The frame's bytes (from its entry: words less one times `K`, plus
+    /// its last word's), stamped into every word's `tuser.length`.
+    len_r: DFF<Bits<16>>,
     /// The slot's frame index, registered out of the block RAM.
     si: DFF<Bits<16>>,
     /// The frame streamed now stays (SEND_KEEP, REPLAY: no done flag at its
@@ -136,17 +151,20 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     r_k: DFF<Bits<K>>,
     r_u: DFF<Bits<U>>,
     r_l: DFF<Bit>,
+    r_b: DFF<Bits<8>>,
     /// The output queue: two words.
     o0_v: DffR<Bit>,
     o0_d: DFF<Bits<D>>,
     o0_k: DFF<Bits<K>>,
     o0_u: DFF<Bits<U>>,
     o0_l: DFF<Bit>,
+    o0_b: DFF<Bits<8>>,
     o1_v: DffR<Bit>,
     o1_d: DFF<Bits<D>>,
     o1_k: DFF<Bits<K>>,
     o1_u: DFF<Bits<U>>,
     o1_l: DFF<Bit>,
+    o1_b: DFF<Bits<8>>,
     // ---- combinational
     beat: Signal<Local, Bit>,
     /// The word to read now, the words after it, it is the last.
@@ -183,7 +201,11 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     c_words: Constant<Bits<16>>,
     c_frames: Constant<Bits<16>>,
     /// A one-word frame's entry: the flag (bit 32), no more words.
-    c_one: Constant<Bits<33>>,
+    c_one: Constant<Bits<41>>,
+    /// `log2(K)`: a word's bytes as a shift.
+    c_lgk: Constant<Bits<16>>,
+    /// `tuser` without its `length` field.
+    c_len_keep: Constant<Bits<U>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
@@ -194,6 +216,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
         for (n, v) in [("words", words), ("frames", frames), ("slots", slots)] {
             assert!(v.is_power_of_two() && (2..=1 << 15).contains(&v), "ProtegoStore: {n} = {v}");
         }
+        assert!(K.is_power_of_two() && K <= 64 && U >= crate::meta::LENGTH_LSB + 16, "ProtegoStore: K = {K}, U = {U}");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -205,10 +228,13 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             a_slot: Default::default(),
             ring_used: Default::default(),
             held: Default::default(),
+            m_bytes: Default::default(),
             r_data: SdpRam::new(words),
             r_keep: SdpRam::new(words),
             r_user: SdpRam::new(words),
             r_last: SdpRam::new(words),
+            r_bytes: SdpRam::new(words),
+            kc: KeepCount::thermo(),
             f_info: SdpRam::new(frames),
             f_end: SdpRam::lut(frames),
             f_done: SdpRam::lut(frames),
@@ -228,6 +254,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             at_last: Default::default(),
             li: Default::default(),
             first: Default::default(),
+            len_r: Default::default(),
             si: Default::default(),
             keep_r: Default::default(),
             free_r: Default::default(),
@@ -247,16 +274,19 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             r_k: Default::default(),
             r_u: Default::default(),
             r_l: Default::default(),
+            r_b: Default::default(),
             o0_v: Default::default(),
             o0_d: Default::default(),
             o0_k: Default::default(),
             o0_u: Default::default(),
             o0_l: Default::default(),
+            o0_b: Default::default(),
             o1_v: Default::default(),
             o1_d: Default::default(),
             o1_k: Default::default(),
             o1_u: Default::default(),
             o1_l: Default::default(),
+            o1_b: Default::default(),
             beat: Default::default(),
             cur_rp: Default::default(),
             cur_wleft: Default::default(),
@@ -287,6 +317,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             c_words: Constant::new((words as u64).to_bits()),
             c_frames: Constant::new((frames as u64).to_bits()),
             c_one: Constant::new((1u64 << 32).to_bits()),
+            c_lgk: Constant::new((K.trailing_zeros() as u64).to_bits()),
+            c_len_keep: Constant::new(!(bit_cast::<U, 16>(Bits::<16>::mask()) << (crate::meta::LENGTH_LSB as u64))),
         }
     }
 }
@@ -295,9 +327,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, rp, wleft, at_last, li, first, si, keep_r, free_r,
-            dn_v, dn_a, dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, o0_v, o0_d, o0_k, o0_u,
-            o0_l, o1_v, o1_d, o1_k, o1_u, o1_l
+            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, rp, wleft, at_last, li, first, len_r, si, keep_r,
+            free_r, dn_v, dn_a, dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, r_b, o0_v, o0_d,
+            o0_k, o0_u, o0_l, o0_b, o1_v, o1_d, o1_k, o1_u, o1_l, o1_b
         );
         self.wr_ptr.reset.next = self.reset.val();
         self.tail.reset.next = self.reset.val();
@@ -321,6 +353,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.r_keep.clock.next = self.clock.val();
         self.r_user.clock.next = self.clock.val();
         self.r_last.clock.next = self.clock.val();
+        self.r_bytes.clock.next = self.clock.val();
         self.f_info.clock.next = self.clock.val();
         self.f_end.clock.next = self.clock.val();
         self.f_done.clock.next = self.clock.val();
@@ -340,21 +373,29 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.r_keep.write_enable.next = self.beat.val();
         self.r_user.write_enable.next = self.beat.val();
         self.r_last.write_enable.next = self.beat.val();
+        self.r_bytes.write_enable.next = self.beat.val();
         self.r_data.write_address.next = self.wa.val();
         self.r_keep.write_address.next = self.wa.val();
         self.r_user.write_address.next = self.wa.val();
         self.r_last.write_address.next = self.wa.val();
+        self.r_bytes.write_address.next = self.wa.val();
         self.r_data.write_data.next = self.s.tdata.val();
         self.r_keep.write_data.next = self.s.tkeep.val();
         self.r_user.write_data.next = self.s.tuser.val();
         self.r_last.write_data.next = self.s.tlast.val();
-        // A frame's first word and the word after its last, at its last beat.
+        self.kc.keep.next = self.s.tkeep.val();
+        self.r_bytes.write_data.next = self.kc.count.val();
+        // A frame's first word, its words less one and its last word's
+        // bytes, and the word after its last, at its last beat.
         self.f_info.write_enable.next = self.beat.val() & self.s.tlast.val();
         self.f_info.write_address.next = self.fw.val();
         self.n1.next = self.wn.q.val();
-        self.f_info.write_data.next = bit_cast::<33, 16>(self.f_start.q.val()) | (bit_cast::<33, 16>(self.n1.val()) << 16);
+        self.f_info.write_data.next = bit_cast::<41, 16>(self.f_start.q.val())
+            | (bit_cast::<41, 16>(self.n1.val()) << 16)
+            | (bit_cast::<41, 8>(self.kc.count.val()) << 33);
         if !self.mid.q.val() {
-            self.f_info.write_data.next = bit_cast::<33, 16>(self.wr_ptr.q.val()) | self.c_one.val();
+            self.f_info.write_data.next =
+                bit_cast::<41, 16>(self.wr_ptr.q.val()) | self.c_one.val() | (bit_cast::<41, 8>(self.kc.count.val()) << 33);
         }
         self.f_end.write_enable.next = self.beat.val() & self.s.tlast.val();
         self.f_end.write_address.next = self.fw.val();
@@ -421,6 +462,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.r_keep.read_address.next = self.ra.val();
         self.r_user.read_address.next = self.ra.val();
         self.r_last.read_address.next = self.ra.val();
+        self.r_bytes.read_address.next = self.ra.val();
         // A word is read while there will be room for it: the queue's two
         // words, the registered one and the one in flight are at most three;
         // three, a word leaving makes room (one word a cycle while `m_tready`
@@ -433,6 +475,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.r_keep.read_enable.next = self.issue.val();
         self.r_user.read_enable.next = self.issue.val();
         self.r_last.read_enable.next = self.issue.val();
+        self.r_bytes.read_enable.next = self.issue.val();
         self.inflight.d.next = self.issue.val();
         if self.state.q.val() == Mv::Init {
             // Clear the done flags (cleared: not done in the first lap).
@@ -499,6 +542,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.first.d.next = true;
             self.state.d.next = Mv::Stream;
         }
+        if self.first.q.val() {
+            self.len_r.d.next =
+                (self.li.q.val().get_bits::<16>(16) << self.c_lgk.val()) + bit_cast::<16, 8>(self.li.q.val().get_bits::<8>(33));
+        }
         if self.issue.val() {
             self.first.d.next = false;
             self.rp.d.next = self.cur_rp.val() + 1;
@@ -523,6 +570,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.o0_k.d.next = self.o1_k.q.val();
             self.o0_u.d.next = self.o1_u.q.val();
             self.o0_l.d.next = self.o1_l.q.val();
+            self.o0_b.d.next = self.o1_b.q.val();
             self.o1_v.d.next = false;
         }
         if self.r_move.val() {
@@ -532,12 +580,14 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
                 self.o0_k.d.next = self.r_k.q.val();
                 self.o0_u.d.next = self.r_u.q.val();
                 self.o0_l.d.next = self.r_l.q.val();
+                self.o0_b.d.next = self.r_b.q.val();
             } else {
                 self.o1_v.d.next = true;
                 self.o1_d.d.next = self.r_d.q.val();
                 self.o1_k.d.next = self.r_k.q.val();
                 self.o1_u.d.next = self.r_u.q.val();
                 self.o1_l.d.next = self.r_l.q.val();
+                self.o1_b.d.next = self.r_b.q.val();
             }
             self.rv.d.next = false;
         }
@@ -545,8 +595,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.rv.d.next = true;
             self.r_d.d.next = self.r_data.read_data.val();
             self.r_k.d.next = self.r_keep.read_data.val();
-            self.r_u.d.next = self.r_user.read_data.val();
+            self.r_u.d.next = (self.r_user.read_data.val() & self.c_len_keep.val()) | (bit_cast::<U, 16>(self.len_r.q.val()) << 16);
             self.r_l.d.next = self.r_last.read_data.val();
+            self.r_b.d.next = self.r_bytes.read_data.val();
         }
         self.m.tvalid.next = self.o0_v.q.val();
         self.m.tdata.next = self.o0_d.q.val();
@@ -555,5 +606,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.m.tlast.next = self.o0_l.q.val();
         self.ring_used.next = self.used_r.q.val();
         self.held.next = self.inr_r.q.val();
+        self.m_bytes.next = self.o0_b.q.val();
     }
 }
