@@ -291,6 +291,9 @@ pub struct Protego {
     pub dummy_max: u32,
     /// The largest hole one LOSS requests, 1..=255.
     pub max_hole: u32,
+    /// With both sides on, normal frames after which a pending explicit
+    /// ACK goes first (0: never, B.1 as written), 0..=255 (decision 15).
+    pub ack_every: u32,
 }
 
 impl Default for Protego {
@@ -299,7 +302,8 @@ impl Default for Protego {
     /// for 256 frames; the same for the sender.
     /// Registers: off, ordered mode, 1 copy, a 7 µs timeout (B.3), a 48 KB
     /// buffer pausing 2 MTU above a 37 KB resume (B.4), class 3, 3
-    /// dummies, holes up to 255.
+    /// dummies, holes up to 255, an explicit ACK at least every 8 normal
+    /// frames.
     fn default() -> Protego {
         Protego {
             rx_slots: 1024,
@@ -318,6 +322,7 @@ impl Default for Protego {
             pfc_class: 3,
             dummy_max: 3,
             max_hole: 255,
+            ack_every: 8,
         }
     }
 }
@@ -612,6 +617,7 @@ impl Config {
             ("pfc_class", p.pfc_class, 0, 7),
             ("dummy_max", p.dummy_max, 0, 255),
             ("max_hole", p.max_hole, 1, 255),
+            ("ack_every", p.ack_every, 0, 255),
         ] {
             if !(lo..=hi).contains(&v) {
                 bail!("{f}: protego.{key} = {v}: must be in {lo}..={hi}");

@@ -31,6 +31,7 @@ struct Setup {
     dummy_max: u32,
     ring_bytes: u32,
     class: u8,
+    ack_every: u32,
     /// Per cycle: a note or a peer event starts.
     event_prob: f64,
 }
@@ -45,6 +46,7 @@ impl Setup {
             ring_bytes: self.ring_bytes,
             pfc_class: self.class,
             mac: MAC,
+            ack_every: self.ack_every,
             ..Default::default()
         }
     }
@@ -84,6 +86,10 @@ struct Side {
     want: Vec<Vec<u8>>,
     picks: [u64; 7],
     counts: TxCounters,
+    /// Normal frames since the last explicit ACK (decision 15), and the
+    /// ACKs that went ahead of a waiting normal frame.
+    since: u32,
+    early_acks: u64,
     stop_events: bool,
     /// The counters, read each cycle once the model has caught up with
     /// them (after the pick and the events of the cycle before).
@@ -132,9 +138,17 @@ impl Side {
         if let Some(f) = self.model.pop_retx() {
             return (pick::RETX, Some(f));
         }
+        let due = self.s.tx && self.s.rx && self.s.ack_every > 0 && self.since >= self.s.ack_every;
+        if let (true, Some(a)) = (due, ack) {
+            self.counts.ack_explicit += 1;
+            self.since = 0;
+            self.early_acks += (normal && !self.normal.is_empty()) as u64;
+            return (pick::ACK, Some(control_frame(MAC, Tag { kind: kind::ACK, seq: a }, &[])));
+        }
         if let (true, Some(f)) = (normal, self.normal.front().cloned()) {
             if !self.s.tx || (!self.model.paused() && self.model.fits(f.len())) {
                 self.normal.pop_front();
+                self.since = (self.since + 1).min(255);
                 let out = if self.s.tx {
                     self.model.send_data(&f)
                 } else if let (true, Some(a)) = (self.s.rx, ack) {
@@ -148,6 +162,7 @@ impl Side {
         }
         if let (true, Some(a)) = (self.s.rx, ack) {
             self.counts.ack_explicit += 1;
+            self.since = 0;
             return (pick::ACK, Some(control_frame(MAC, Tag { kind: kind::ACK, seq: a }, &[])));
         }
         if self.s.tx {
@@ -342,6 +357,7 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
         ("tcfg_ring_bytes", s.ring_bytes as u64),
         ("tcfg_mac", mac),
         ("tcfg_pfc_class", s.class as u64),
+        ("tcfg_ack_every", s.ack_every as u64),
     ] {
         let port = m.port(p)?;
         m.set(&port, v);
@@ -373,6 +389,8 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
         want: vec![],
         picks: [0; 7],
         counts: TxCounters::default(),
+        since: 0,
+        early_acks: 0,
         stop_events: false,
         counter_ports: counters,
         snap: vec![],
@@ -409,12 +427,13 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
         ensure!(v == w, "{name}: {v}, model {w}");
         c.insert(*name, v);
     }
+    c.insert("early_acks", side.early_acks);
     eprintln!("tx/{width}: {n} frames in {cycles} cycles; picks (none, PFC, LOSS, RETX, normal, ACK, dummy) {:?}; {c:?}", side.picks);
     Ok(c)
 }
 
 fn setup() -> Setup {
-    Setup { tx: true, rx: true, copies: 2, dummy_max: 3, ring_bytes: 8 * 1024, class: 3, event_prob: 0.02 }
+    Setup { tx: true, rx: true, copies: 2, dummy_max: 3, ring_bytes: 8 * 1024, class: 3, ack_every: 4, event_prob: 0.02 }
 }
 
 /// Both sides on, two copies, a small ring budget (frames wait for it): at
@@ -427,7 +446,7 @@ fn picks_match_the_model_every_width() -> Result<()> {
             *seen.entry(k).or_insert(0) += v;
         }
     }
-    for k in ["tstats_n_retx", "tstats_n_loss_stale", "tstats_n_untaggable", "tstats_n_ack_explicit", "tstats_n_pfc_sent"] {
+    for k in ["tstats_n_retx", "tstats_n_loss_stale", "tstats_n_untaggable", "tstats_n_ack_explicit", "tstats_n_pfc_sent", "early_acks"] {
         ensure!(seen[k] > 0, "{k} never counted: {seen:?}");
     }
     Ok(())
@@ -440,6 +459,9 @@ fn modes_and_backpressure() -> Result<()> {
     let c = run(64, Setup { tx: false, ..setup() }, Cell { idle_prob: 0.1, ready_prob: 0.8 }, 200, 70)?;
     ensure!(c["tstats_n_ack_piggy"] > 0 && c["tstats_n_data"] == 0, "{c:?}");
     run(256, Setup { rx: false, copies: 1, dummy_max: 0, ..setup() }, Cell { idle_prob: 0.1, ready_prob: 0.8 }, 200, 71)?;
+    // B.1 as written: no ACK ahead of a normal frame.
+    let c = run(64, Setup { ack_every: 0, ..setup() }, Cell { idle_prob: 0.1, ready_prob: 0.8 }, 200, 72)?;
+    ensure!(c["early_acks"] == 0 && c["tstats_n_ack_explicit"] > 0, "{c:?}");
     let mut i = 0;
     for_matrix(|cell| {
         i += 1;

@@ -37,6 +37,13 @@ pub struct SyncFifo<T: Synth> {
     /// the low bits).
     wp: DffR<Bits<16>>,
     rp: DffR<Bits<16>>,
+    /// Words in the RAM, and registered: not empty, full (the read and
+    /// write enables come from these, not from a subtraction of the
+    /// pointers; their next values from compares of the count and this
+    /// cycle's push and read, not from the count's next value).
+    cnt: DffR<Bits<16>>,
+    ne_r: DffR<Bit>,
+    full_r: DffR<Bit>,
     room: DffR<Bit>,
     /// A word read last cycle (at the RAM's output now), the word registered
     /// out of the RAM.
@@ -50,7 +57,11 @@ pub struct SyncFifo<T: Synth> {
     q0: DFF<T>,
     q1: DFF<T>,
     q2: DFF<T>,
-    fill: Signal<Local, Bits<16>>,
+    cnt_n: Signal<Local, Bits<16>>,
+    is0: Signal<Local, Bit>,
+    is1: Signal<Local, Bit>,
+    is_d1: Signal<Local, Bit>,
+    is_d: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -92,7 +103,14 @@ impl<T: Synth> SyncFifo<T> {
             q0: Default::default(),
             q1: Default::default(),
             q2: Default::default(),
-            fill: Default::default(),
+            cnt: Default::default(),
+            ne_r: Default::default(),
+            full_r: Default::default(),
+            cnt_n: Default::default(),
+            is0: Default::default(),
+            is1: Default::default(),
+            is_d1: Default::default(),
+            is_d: Default::default(),
             push: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
@@ -107,9 +125,12 @@ impl<T: Synth> SyncFifo<T> {
 impl<T: Synth> Logic for SyncFifo<T> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wp, rp, room, inflight, rv, r, q0_v, q1_v, q2_v, q0, q1, q2);
+        dff_setup!(self, clock, wp, rp, cnt, ne_r, full_r, room, inflight, rv, r, q0_v, q1_v, q2_v, q0, q1, q2);
         self.wp.reset.next = self.reset.val();
         self.rp.reset.next = self.reset.val();
+        self.cnt.reset.next = self.reset.val();
+        self.ne_r.reset.next = self.reset.val();
+        self.full_r.reset.next = self.reset.val();
         self.room.reset.next = self.reset.val();
         self.inflight.reset.next = self.reset.val();
         self.rv.reset.next = self.reset.val();
@@ -118,20 +139,19 @@ impl<T: Synth> Logic for SyncFifo<T> {
         self.q2_v.reset.next = self.reset.val();
         self.ram.clock.next = self.clock.val();
         // ---- writes
-        self.fill.next = self.wp.q.val() - self.rp.q.val();
-        self.push.next = self.s_valid.val() & (self.fill.val() != self.c_depth.val());
+        self.push.next = self.s_valid.val() & !self.full_r.q.val();
         self.ram.write_enable.next = self.push.val();
         self.ram.write_address.next = self.wp.q.val().get_bits::<15>(0) & self.c_mask.val();
         self.ram.write_data.next = self.s_data.val();
         if self.push.val() {
             self.wp.d.next = self.wp.q.val() + 1;
         }
-        self.room.d.next = self.fill.val() <= self.c_lim.val();
+        self.room.d.next = self.cnt.q.val() <= self.c_lim.val();
         self.s_ready.next = self.room.q.val();
         // ---- reads: while the words under way (in flight, registered,
         // queued) are at most three, so that four places hold them
         self.pop.next = self.q0_v.q.val() & self.m_ready.val();
-        self.issue.next = self.fill.val().any()
+        self.issue.next = self.ne_r.q.val()
             & !((self.q2_v.q.val() & (self.inflight.q.val() | self.rv.q.val()))
                 | (self.q1_v.q.val() & self.inflight.q.val() & self.rv.q.val()));
         self.ram.read_enable.next = self.issue.val();
@@ -140,6 +160,20 @@ impl<T: Synth> Logic for SyncFifo<T> {
             self.rp.d.next = self.rp.q.val() + 1;
         }
         self.inflight.d.next = self.issue.val();
+        self.cnt_n.next = self.cnt.q.val();
+        if self.push.val() & !self.issue.val() {
+            self.cnt_n.next = self.cnt.q.val() + 1;
+        }
+        if self.issue.val() & !self.push.val() {
+            self.cnt_n.next = self.cnt.q.val() - 1;
+        }
+        self.cnt.d.next = self.cnt_n.val();
+        self.is0.next = !self.cnt.q.val().any();
+        self.is1.next = self.cnt.q.val() == 1;
+        self.is_d1.next = self.cnt.q.val() == self.c_depth.val() - 1;
+        self.is_d.next = self.cnt.q.val() == self.c_depth.val();
+        self.ne_r.d.next = !((self.is0.val() & !self.push.val()) | (self.is1.val() & self.issue.val() & !self.push.val()));
+        self.full_r.d.next = (self.is_d.val() & !self.issue.val()) | (self.is_d1.val() & self.push.val() & !self.issue.val());
         // ---- the queue: a word leaves, the registered word joins at the
         // first free place, the word in flight is registered
         self.r_move.next = self.rv.q.val() & (!self.q2_v.q.val() | self.pop.val());

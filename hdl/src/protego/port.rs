@@ -55,8 +55,9 @@ pub const PORT_REG_BITS: usize = 8;
 /// | 0x20 | `MAX_HOLE` | \[7:0\] the largest hole one LOSS requests |
 /// | 0x24 | `RING_BYTES` | \[23:0\] the sender's ring budget (a normal frame waits while it does not fit) |
 /// | 0x28, 0x2C | `MAC_LO`, `MAC_HI` | the port's MAC (source of its control frames), \[31:0\] and \[47:32\] |
+/// | 0x30 | `ACK_EVERY` | \[7:0\] with tx and rx on, normal frames after which a pending explicit ACK goes first (0: never; decision 15) |
 ///
-/// Then, read-only from 0x30, in the order of [`PortRegs::RO`]: the
+/// Then, read-only from 0x34, in the order of [`PortRegs::RO`]: the
 /// receiver side's state and counters, its frame store's, the sender
 /// side's. Counters are 32 bits, wrapping, zero at reset (a write changes
 /// nothing). A value written outside the ranges the configuration checks
@@ -77,12 +78,13 @@ impl PortRegs {
     pub const RING_BYTES: u32 = 0x24;
     pub const MAC_LO: u32 = 0x28;
     pub const MAC_HI: u32 = 0x2C;
+    pub const ACK_EVERY: u32 = 0x30;
     /// `CTRL` bits.
     pub const CTRL_TX: u32 = 1;
     pub const CTRL_RX: u32 = 2;
     pub const CTRL_NB: u32 = 4;
     /// Read/write registers.
-    pub const N_RW: usize = 12;
+    pub const N_RW: usize = 13;
     /// The read-only registers from [`PortRegs::RO_BASE`], in order: the
     /// receiver side's (`rx_`: `expected` and `ack_no` as 17-bit numbers,
     /// era in bit 16; `buf_used`, `buf_high` in bytes; `dly_min`/`dly_max`
@@ -165,11 +167,12 @@ impl PortRegs {
             p.tx_ring_bytes.min((1 << 24) - 1),
             mac as u32,
             (mac >> 32) as u32,
+            p.ack_every,
         ]
     }
 }
 
-const _: () = assert!(PortRegs::MAC_HI as usize == 4 * (PortRegs::N_RW - 1));
+const _: () = assert!(PortRegs::ACK_EVERY as usize == 4 * (PortRegs::N_RW - 1));
 const _: () = assert!(4 * (PortRegs::N_RW + PortRegs::RO.len()) <= 1 << PORT_REG_BITS);
 
 /// Protego on one port (module documentation).
@@ -247,6 +250,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoPort<D, K,
         self.tx.tcfg.ring_bytes.next = self.regs.rw[9].val().get_bits::<24>(0);
         self.tx.tcfg.mac.next =
             bit_cast::<48, 32>(self.regs.rw[10].val()) | (bit_cast::<48, 16>(self.regs.rw[11].val().get_bits::<16>(0)) << 32);
+        self.tx.tcfg.ack_every.next = self.regs.rw[12].val().get_bits::<8>(0);
         // Read-only, in the order of PortRegs::RO.
         self.regs.ro[0].next = bit_cast::<32, 17>(self.rx.stats.expected.val());
         self.regs.ro[1].next = bit_cast::<32, 17>(self.rx.stats.ack_no.val());

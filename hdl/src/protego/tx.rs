@@ -12,7 +12,9 @@
 //! frame (DATA, tagged with the next sequence number and kept in the ring
 //! for its slot `seq mod frames`; while PFC has paused the sender or the
 //! ring's bytes would pass `ring_bytes`, it waits) > an explicit ACK > a
-//! dummy. One tag inserter ([`ProtegoTagIns`]) tags what leaves: a ring
+//! dummy; with both sides on an ACK pending after `ack_every` normal
+//! frames goes before the next (decision 15: a frame carries one tag, so
+//! with traffic both ways B.1's order would starve the ACKs). One tag inserter ([`ProtegoTagIns`]) tags what leaves: a ring
 //! frame, or a control frame built from a template (PFC goes untagged).
 //!
 //! The head processor (Fig. 16) runs when the peer's ACK or LOSS moves
@@ -66,7 +68,9 @@ pub mod pick {
 /// `rx_en` (CTRL.rx: ACKs to send), `copies` (Eq. 1; 0: a request frees
 /// the frame), `dummy_max` (dummies after each DATA; 0: no limit),
 /// `ring_bytes` (the ring's byte budget, as the model's `ring_bytes`),
-/// `mac` (the source of control frames), `pfc_class`.
+/// `mac` (the source of control frames), `pfc_class`, `ack_every` (with
+/// both sides on, normal frames after which a pending explicit ACK goes
+/// first; 0: never, B.1 as written).
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct TxConfig {
     pub tx_en: Signal<In, Bit>,
@@ -76,6 +80,7 @@ pub struct TxConfig {
     pub ring_bytes: Signal<In, Bits<24>>,
     pub mac: Signal<In, Bits<48>>,
     pub pfc_class: Signal<In, Bits<3>>,
+    pub ack_every: Signal<In, Bits<8>>,
 }
 
 /// The sender side's counters (`tstats_*`, 32 bits, wrapping; the model's
@@ -187,6 +192,10 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     used: DffR<Bits<24>>,
     paused_r: DffR<Bit>,
     dummies: DffR<Bits<8>>,
+    /// Normal frames picked since the last explicit ACK (saturating), and
+    /// an explicit ACK is due ahead of them (decision 15; registered).
+    since: DffR<Bits<8>>,
+    due_r: DffR<Bit>,
     hp_go_r: DffR<Bit>,
     ev_d1: DffR<Bit>,
     ev_d2: DffR<Bit>,
@@ -362,6 +371,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             used: Default::default(),
             paused_r: Default::default(),
             dummies: Default::default(),
+            since: Default::default(),
+            due_r: Default::default(),
             hp_go_r: Default::default(),
             ev_d1: Default::default(),
             ev_d2: Default::default(),
@@ -469,10 +480,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
     fn update(&mut self) {
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
-            hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first,
-            h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r,
-            tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx,
-            c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
+            since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end,
+            h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r,
+            skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data,
+            c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -484,6 +495,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.used.reset.next = self.reset.val();
         self.paused_r.reset.next = self.reset.val();
         self.dummies.reset.next = self.reset.val();
+        self.since.reset.next = self.reset.val();
+        self.due_r.reset.next = self.reset.val();
         self.hp_go_r.reset.next = self.reset.val();
         self.ev_d1.reset.next = self.reset.val();
         self.ev_d2.reset.next = self.reset.val();
@@ -712,6 +725,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             & (self.hs.q.val() == Ht::Idle)
             & !self.hp_go_r.q.val()
             & (self.rq.m_valid.val() | !self.rq_pend.q.val());
+        self.due_r.d.next = self.tcfg.tx_en.val()
+            & self.tcfg.rx_en.val()
+            & self.tcfg.ack_every.val().any()
+            & (self.since.q.val() >= self.tcfg.ack_every.val());
         self.dummy_ok.next =
             self.tcfg.tx_en.val() & (!self.tcfg.dummy_max.val().any() | (self.dummies.q.val() < self.tcfg.dummy_max.val()));
         // (The model's `pick`: with the sender side on, a frame waits for a
@@ -764,6 +781,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             } else if self.rq.m_valid.val() {
                 // A copy of the oldest requested frame.
                 self.ch.next = 3.into();
+            } else if self.due_r.q.val() & self.note.ack_valid.val() {
+                // Decision 15: both sides on, the ACK waited `ack_every`
+                // normal frames.
+                self.ch.next = 5.into();
             } else if self.dq.m_valid.val() & self.dqv_r.q.val() & self.send_ok.val() {
                 self.ch.next = 4.into();
             } else {
@@ -844,6 +865,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.os.d.next = Ot::Act;
             } else if self.ch_r.q.val() == 4 {
                 self.dq_pop.d.next = true;
+                if self.since.q.val() != 255 {
+                    self.since.d.next = self.since.q.val() + 1;
+                }
                 self.o_retx.d.next = false;
                 self.a_op.d.next = 0.into();
                 self.skip_r.d.next = true;
@@ -873,6 +897,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.os.d.next = Ot::Act;
             } else if self.ch_r.q.val() == 5 {
                 self.note.ack_take.next = true;
+                self.since.d.next = 0.into();
                 self.c_ack_x.d.next = self.c_ack_x.q.val() + 1;
                 self.tag_r.d.next = ((bit_cast::<24, 17>(self.k_ack.q.val()) & 0x1_0000) << 5)
                     | (bit_cast::<24, 17>(self.k_ack.q.val()) & 0xFFFF)

@@ -293,6 +293,13 @@ pub struct ProtegoConfig {
     pub miss_slots: u32,
     /// This port's MAC (the source of its control frames).
     pub mac: [u8; 6],
+    /// With both sides on (no piggybacking, decision 4), a pending
+    /// explicit ACK goes ahead of the normal input once this many normal
+    /// frames have left since the last explicit ACK (0: never, B.1 as
+    /// written; at most 255). **Decision** (docs/protego.md, 15): B.1 puts
+    /// the explicit ACK below the normal input, which with traffic both ways
+    /// starves the ACKs and fills the peer's ring.
+    pub ack_every: u32,
 }
 
 impl Default for ProtegoConfig {
@@ -315,6 +322,7 @@ impl Default for ProtegoConfig {
             rx_slots: 512,
             miss_slots: 256,
             mac: [0x02, 0, 0, 0, 0, 0xFE],
+            ack_every: 8,
         }
     }
 }
@@ -325,6 +333,9 @@ impl ProtegoConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.max_hole == 0 {
             return Err("protego.max_hole = 0: a LOSS must request at least one frame".into());
+        }
+        if self.ack_every > 255 {
+            return Err(format!("protego.ack_every = {}: 0..=255", self.ack_every));
         }
         if self.pfc_class > 7 {
             return Err(format!("protego.pfc_class = {}: 0..=7", self.pfc_class));
@@ -898,12 +909,14 @@ pub struct ProtegoPort {
     cfg: ProtegoConfig,
     pub tx: ProtegoTx,
     pub rx: ProtegoRx,
+    /// Normal frames picked since the last explicit ACK (at most 255).
+    since_ack: u32,
 }
 
 impl ProtegoPort {
     pub fn new(cfg: ProtegoConfig) -> Result<Self, String> {
         cfg.validate()?;
-        Ok(ProtegoPort { cfg, tx: ProtegoTx::new(cfg), rx: ProtegoRx::new(cfg) })
+        Ok(ProtegoPort { cfg, tx: ProtegoTx::new(cfg), rx: ProtegoRx::new(cfg), since_ack: 0 })
     }
 
     pub fn config(&self) -> &ProtegoConfig {
@@ -987,8 +1000,19 @@ impl ProtegoPort {
         if let Some(f) = self.tx.pop_retx() {
             return Pick::Control(f);
         }
+        // **Decision** (15): with both sides on, an ACK pending for
+        // `ack_every` normal frames goes first.
+        let due = self.cfg.tx && self.cfg.rx && self.cfg.ack_every > 0 && self.since_ack >= self.cfg.ack_every;
+        if due {
+            if let Some(a) = self.rx.take_ack() {
+                self.tx.counters.ack_explicit += 1;
+                self.since_ack = 0;
+                return Pick::Control(control_frame(mac, Tag { kind: kind::ACK, seq: a }, &[]));
+            }
+        }
         if let Some(len) = normal_len {
             if !self.cfg.tx || (!self.tx.paused() && self.tx.fits(len)) {
+                self.since_ack = (self.since_ack + 1).min(255);
                 return Pick::Normal;
             }
             self.tx.counters.paused_cycles += 1;
@@ -996,6 +1020,7 @@ impl ProtegoPort {
         if self.cfg.rx && self.rx.ack_pending() {
             let a = self.rx.take_ack().expect("pending");
             self.tx.counters.ack_explicit += 1;
+            self.since_ack = 0;
             return Pick::Control(control_frame(mac, Tag { kind: kind::ACK, seq: a }, &[]));
         }
         if self.cfg.tx {
@@ -1358,6 +1383,34 @@ mod tests {
         assert_eq!(read_tag(&g).map(|x| x.0), Some(Tag { kind: kind::ACK, seq: tag.seq }));
         assert_eq!((p.tx.counters.ack_piggybacked, p.tx.counters.ack_explicit), (1, 0));
         assert_eq!(at, 12);
+    }
+
+    /// Decision 15: with both sides on and an ACK always pending, an
+    /// explicit ACK goes after every `ack_every` normal frames; with 0 (B.1
+    /// as written) never while a normal frame waits.
+    #[test]
+    fn d15_ack_ahead_of_normal_with_both_sides_on() {
+        for (every, want) in [(0u32, "NNNNNNNNNNNN"), (4, "NNNNANNNNANN"), (1, "NANANANANANA")] {
+            let mut p = ProtegoPort::new(ProtegoConfig { ack_every: every, ..cfg2() }).unwrap();
+            let mut picks = String::new();
+            for i in 0..12u16 {
+                let f = insert_tag(&frame(i as u32, 64), Tag { kind: kind::DATA, seq: s(i) });
+                assert_eq!(p.receive(&f, i as u64).deliver.len(), 1);
+                match p.pick(Some(64)) {
+                    Pick::Normal => {
+                        p.send_normal(&frame(100 + i as u32, 64));
+                        picks.push('N');
+                    }
+                    Pick::Control(f) => {
+                        assert_eq!(read_tag(&f).map(|t| t.0), Some(Tag { kind: kind::ACK, seq: s(i) }));
+                        picks.push('A');
+                    }
+                    Pick::Idle => panic!("a normal frame waits"),
+                }
+            }
+            assert_eq!(picks, want, "ack_every {every}");
+        }
+        assert!(ProtegoPort::new(ProtegoConfig { ack_every: 256, ..cfg2() }).unwrap_err().contains("ack_every"));
     }
 
     /// Random losses on both the data and the RETX copies, both directions'
