@@ -278,6 +278,7 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     c_high: DffR<Bits<32>>,
     // ---- combinational
     hs_in: Signal<Local, Bit>,
+    h_fast: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     d_len: Signal<Local, Bits<16>>,
     len16: Signal<Local, Bits<16>>,
@@ -437,6 +438,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             c_paused: Default::default(),
             c_high: Default::default(),
             hs_in: Default::default(),
+            h_fast: Default::default(),
             room: Default::default(),
             d_len: Default::default(),
             len16: Default::default(),
@@ -674,7 +676,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.h_len.d.next = self.lens.read_data.val();
             self.hs.d.next = Ht::Req;
         }
-        if (self.hs.q.val() == Ht::Req) & (self.rf.m_valid.val() | !self.rf_n.q.val().any()) {
+        // No request range at all: the frame is let go at once (Dist and
+        // Done skipped: four cycles a frame, not six).
+        self.h_fast.next = (self.hs.q.val() == Ht::Req) & !self.rf.m_valid.val() & !self.rf_n.q.val().any();
+        if (self.hs.q.val() == Ht::Req) & self.rf.m_valid.val() {
             self.h_valid.d.next = self.rf.m_valid.val();
             self.h_first.d.next = self.rf.m_data.val().get_bits::<17>(0);
             self.h_end.d.next = self.rf.m_data.val().get_bits::<17>(0) + bit_cast::<17, 8>(self.rf.m_data.val().get_bits::<8>(17));
@@ -689,24 +694,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.h_inside.d.next = !self.d_hf.val().get_bit(16) & self.d_he.val().get_bit(16);
             self.hs.d.next = Ht::Done;
         }
-        if self.hs.q.val() == Ht::Done {
-            if self.h_valid.q.val() & self.h_behind.q.val() {
-                self.rf.m_ready.next = true;
-                self.hs.d.next = Ht::Req;
+        if (self.hs.q.val() == Ht::Done) & self.h_valid.q.val() & self.h_behind.q.val() {
+            self.rf.m_ready.next = true;
+            self.hs.d.next = Ht::Req;
+        }
+        if self.h_fast.val() | ((self.hs.q.val() == Ht::Done) & !(self.h_valid.q.val() & self.h_behind.q.val())) {
+            // Out of the byte count; then retransmitted and let go, or let
+            // go now.
+            self.used.d.next = self.used.q.val() - bit_cast::<24, 16>(self.h_len.q.val()) - 5;
+            self.c_freed.d.next = self.c_freed.q.val() + 1;
+            if !self.h_fast.val() & self.h_valid.q.val() & self.h_inside.q.val() & self.tcfg.copies.val().any() {
+                self.rq.s_valid.next = true;
+                self.c_rframes.d.next = self.c_rframes.q.val() + 1;
             } else {
-                // Out of the byte count; then retransmitted and let go, or let
-                // go now.
-                self.used.d.next = self.used.q.val() - bit_cast::<24, 16>(self.h_len.q.val()) - 5;
-                self.c_freed.d.next = self.c_freed.q.val() + 1;
-                if self.h_valid.q.val() & self.h_inside.q.val() & self.tcfg.copies.val().any() {
-                    self.rq.s_valid.next = true;
-                    self.c_rframes.d.next = self.c_rframes.q.val() + 1;
-                } else {
-                    self.fq.s_valid.next = true;
-                }
-                self.head.d.next = self.head.q.val() + 1;
-                self.hs.d.next = Ht::Wait;
+                self.fq.s_valid.next = true;
             }
+            self.head.d.next = self.head.q.val() + 1;
+            self.hs.d.next = Ht::Wait;
         }
         if self.hs.q.val() == Ht::Wait {
             self.hs.d.next = Ht::Idle;
@@ -771,16 +775,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.k_data.d.next = self.tcfg.tx_en.val() & self.tagg_r.q.val();
             self.k_untag.d.next = self.tcfg.tx_en.val() & !self.tagg_r.q.val();
             self.k_piggy.d.next = !self.tcfg.tx_en.val() & self.tcfg.rx_en.val() & self.note.ack_valid.val();
-            if self.fq.m_valid.val() {
-                // A frame let go (no output).
-                self.ch.next = 7.into();
-            } else if self.note.p_valid.val() {
+            if self.note.p_valid.val() {
                 self.ch.next = 1.into();
             } else if self.note.l_valid.val() {
                 self.ch.next = 2.into();
             } else if self.rq.m_valid.val() {
                 // A copy of the oldest requested frame.
                 self.ch.next = 3.into();
+            } else if self.fq.m_valid.val() {
+                // A frame let go (no output; after the retransmissions, which
+                // wait for no space).
+                self.ch.next = 7.into();
             } else if self.due_r.q.val() & self.note.ack_valid.val() {
                 // Decision 15: both sides on, the ACK waited `ack_every`
                 // normal frames.
