@@ -294,6 +294,10 @@ pub struct Protego {
     /// With both sides on, normal frames after which a pending explicit
     /// ACK goes first (0: never, B.1 as written), 0..=255 (decision 15).
     pub ack_every: u32,
+    /// The switch ports built with Protego (build time; empty: none, the
+    /// switch as before). Frames leave those ports without FCS (the MAC
+    /// appends it), so `ingress.strip_fcs` must be true.
+    pub ports: Vec<u32>,
 }
 
 impl Default for Protego {
@@ -323,6 +327,7 @@ impl Default for Protego {
             dummy_max: 3,
             max_hole: 255,
             ack_every: 8,
+            ports: Vec::new(),
         }
     }
 }
@@ -626,6 +631,17 @@ impl Config {
         let cycles = p.ack_timeout_us * self.target.clock_mhz;
         if !(1.0..4_294_967_296.0).contains(&cycles) {
             bail!("{f}: protego.ack_timeout_us = {}: must be 1 to below 2^32 cycles at {} MHz", p.ack_timeout_us, self.target.clock_mhz);
+        }
+        for (i, &port) in p.ports.iter().enumerate() {
+            if port as usize >= self.datapath.ports {
+                bail!("{f}: protego.ports[{i}] = {port}: must be below datapath.ports ({})", self.datapath.ports);
+            }
+            if p.ports[..i].contains(&port) {
+                bail!("{f}: protego.ports[{i}] = {port}: is listed twice");
+            }
+        }
+        if !p.ports.is_empty() && !self.ingress.strip_fcs {
+            bail!("{f}: protego.ports = {:?}: needs ingress.strip_fcs = true (a tagged frame's FCS is the MAC's to append)", p.ports);
         }
         if !(p.resume_bytes < p.pause_bytes && p.pause_bytes <= p.buffer_bytes && p.buffer_bytes < 1 << 24) {
             bail!(
@@ -1039,6 +1055,8 @@ nexthop = 1
             ("dummy_max = 256", "x.toml: protego.dummy_max = 256: must be in 0..=255"),
             ("max_hole = 0", "x.toml: protego.max_hole = 0: must be in 1..=255"),
             ("ack_timeout_us = 0.0", "x.toml: protego.ack_timeout_us = 0: must be 1 to below 2^32 cycles at 200 MHz"),
+            ("ports = [9]", "x.toml: protego.ports[0] = 9: must be below datapath.ports (4)"),
+            ("ports = [1, 1]", "x.toml: protego.ports[1] = 1: is listed twice"),
             (
                 "pause_bytes = 1000",
                 "x.toml: protego: resume_bytes = 37888, pause_bytes = 1000, buffer_bytes = 49152: must be resume < pause <= buffer < 2^24",

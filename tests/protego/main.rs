@@ -9,6 +9,7 @@ mod port;
 mod rx;
 mod rx_seq;
 mod store;
+mod switch;
 mod tag;
 mod tx;
 mod untag;

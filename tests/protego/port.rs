@@ -82,14 +82,23 @@ impl End {
 /// and arrived (`.1`), and per host frame number the copies (DATA or
 /// RETX) that arrived.
 #[derive(Default, Debug)]
-struct Wire {
-    kinds: BTreeMap<&'static str, (u64, u64)>,
-    copies: BTreeMap<u32, u64>,
+pub struct Wire {
+    pub kinds: BTreeMap<&'static str, (u64, u64)>,
+    pub copies: BTreeMap<u32, u64>,
     /// The highest `latest` (17 bits) an ACK or LOSS that arrived carried.
-    latest: Option<u32>,
+    pub latest: Option<u32>,
 }
 
-fn classify(f: &[u8]) -> &'static str {
+impl Wire {
+    /// Frames of kind `k` sent and arrived.
+    pub fn kind(&self, k: &str) -> (u64, u64) {
+        self.kinds.get(k).copied().unwrap_or_default()
+    }
+}
+
+/// A frame on a Protego link by kind: `data`, `dummy`, `retx`, `ack`,
+/// `ack_piggy`, `loss`, `pfc`, `untagged`.
+pub fn classify(f: &[u8]) -> &'static str {
     match read_tag(f) {
         None if pfc_of(f, 3).is_some() => "pfc",
         None => "untagged",

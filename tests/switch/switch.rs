@@ -47,10 +47,18 @@ fn switch(cfg: &Config, seed: u64) -> Result<(Tb, AxilMaster)> {
 
 #[test]
 fn register_map_is_the_hardware() -> Result<()> {
-    let cfg = config();
+    register_map(&config(), 3)
+}
+
+/// Every element of `cfg`'s map reads its reset value through the switch
+/// and reads back what is written; addresses past each window's registers,
+/// and past the last window, answer DECERR. With Protego, the slots of the
+/// ports without it read 0 at offset 0 (`CTRL` off), DECERR after.
+pub fn register_map(cfg: &Config, seed: u64) -> Result<()> {
+    let cfg = cfg.clone();
     let map = SwitchMap::new(&cfg);
     map.check().map_err(anyhow::Error::msg)?;
-    let (mut tb, mut host) = switch(&cfg, 3)?;
+    let (mut tb, mut host) = switch(&cfg, seed)?;
     // Reset values, and no DECERR anywhere in the map.
     let mut n = 0;
     for (w, r, i, a) in map.elements() {
@@ -83,9 +91,19 @@ fn register_map_is_the_hardware() -> Result<()> {
     for w in &map.windows {
         let end = w.regs.iter().map(|r| r.at(r.count - 1)).max().unwrap_or(0) + 4;
         holes.push(w.base + end);
-        holes.push(w.base + (1 << trimswitch_hdl::top::regmap::SWITCH_WINDOW_BITS) - 4);
+        holes.push(w.base + w.span - 4);
     }
-    holes.push(map.windows.len() as u32 * (1 << trimswitch_hdl::top::regmap::SWITCH_WINDOW_BITS));
+    holes.push(map.end());
+    if !cfg.protego.ports.is_empty() {
+        let pg = (2 * cfg.datapath.pipelines as u32 + 1) << trimswitch_hdl::top::regmap::SWITCH_WINDOW_BITS;
+        for q in (0..cfg.datapath.ports as u32).filter(|q| !cfg.protego.ports.contains(q)) {
+            let slot = pg + (q << trimswitch_hdl::protego::port::PORT_REG_BITS);
+            axil_write(&mut tb, &mut host, slot as u64, 7, &mut [])?;
+            let (v, resp) = axil_read(&mut tb, &mut host, slot as u64, &mut [])?;
+            ensure!(resp == 0 && v == 0, "port {q} (no Protego): CTRL at {slot:#x} read {v:#x}, response {resp}");
+            holes.push(slot + 4);
+        }
+    }
     for a in holes {
         let (_, resp) = axil_read(&mut tb, &mut host, a as u64, &mut [])?;
         ensure!(resp == 3, "read of unmapped {a:#x} answered {resp}, not DECERR");
@@ -99,10 +117,15 @@ fn register_map_is_the_hardware() -> Result<()> {
 /// The generated C header and Python module give the map's addresses.
 #[test]
 fn generated_c_header_and_python_module_agree() -> Result<()> {
-    let cfg = config();
-    let map = SwitchMap::new(&cfg);
-    let dir = trimswitch_sim::harness::verilator::build_dir().join("test-regs");
-    let files = trimswitch::flows::regs(&cfg, &dir)?;
+    header_and_module(&config(), "test-regs")?;
+    // With a Protego port's window (`TS_PROTEGO1_CTRL`).
+    header_and_module(&protego_switch_configs()?[0], "test-regs-protego")
+}
+
+fn header_and_module(cfg: &Config, out: &str) -> Result<()> {
+    let map = SwitchMap::new(cfg);
+    let dir = trimswitch_sim::harness::verilator::build_dir().join(out);
+    let files = trimswitch::flows::regs(cfg, &dir)?;
     ensure!(files.len() == 3);
     let md = std::fs::read_to_string(dir.join("regs.md"))?;
     // Every element's address, from C and from Python, in one list each.
@@ -758,4 +781,13 @@ fn two_pipelines_share_the_port_limit() -> Result<()> {
     );
     ensure!(max > drain, "the limits never filled: max wait {max} cycles, drain {drain}");
     Ok(())
+}
+
+/// The register map of a switch with Protego on a port (its window
+/// `protego1`, the other ports' slots reading 0) is the hardware's.
+#[test]
+fn register_map_with_protego_is_the_hardware() -> Result<()> {
+    let [cfg, _] = protego_switch_configs()?;
+    ensure!(SwitchMap::new(&cfg).windows.iter().any(|w| w.name == "protego1"), "no window protego1");
+    register_map(&cfg, 5)
 }

@@ -11,7 +11,7 @@ use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::axil::regs::AxilRegs;
 use crate::axil::split::AxilSplit;
 use crate::axis::arb_mux::AxisArbMux;
-use crate::axis::bundle::{AxisPlainSink, AxisSource};
+use crate::axis::bundle::{AxisPlainSink, AxisSink, AxisSource};
 use crate::config::{parse_mac, Config};
 use crate::gen::unroll;
 use crate::ingress::apply::IngressApply;
@@ -279,6 +279,16 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub pl2_peer_dst: Vec<Signal<In, Bits<8>>>,
     pub pl2_pipe: Signal<In, Bits<8>>,
     pub pl2_hold_ev: Signal<Out, Bit>,
+    /// With Protego in the switch (`[protego] ports` not empty), each
+    /// port's checked frames leave (`rx_out_*`, `rx_out_bytes`) for the
+    /// switch's `ts_protego_shim` and come back (`arb_in_*`,
+    /// `arb_in_bytes`) into the arbiter; otherwise (`direct`) they go
+    /// straight in, as before.
+    pub rx_out: Vec<AxisSource<D, K, U>>,
+    pub rx_out_bytes: Vec<Signal<Out, Bits<8>>>,
+    pub arb_in: Vec<AxisSink<D, K, U>>,
+    pub arb_in_bytes: Vec<Signal<In, Bits<8>>>,
+    direct: Vec<Constant<Bit>>,
     port_offs: Vec<Constant<Bits<8>>>,
     /// The cycle counter for `tuser.t_in` (16 bits, from 0 at reset; the
     /// switch's own counter, which measures the RSV→GRT latency at its
@@ -342,6 +352,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2_peer_dst: vec_of(cfg.datapath.pipelines),
             pl2_pipe: Default::default(),
             pl2_hold_ev: Default::default(),
+            rx_out: vec_of(if cfg.protego.ports.is_empty() { 0 } else { ports }),
+            rx_out_bytes: vec_of(if cfg.protego.ports.is_empty() { 0 } else { ports }),
+            arb_in: vec_of(if cfg.protego.ports.is_empty() { 0 } else { ports }),
+            arb_in_bytes: vec_of(if cfg.protego.ports.is_empty() { 0 } else { ports }),
+            direct: if cfg.protego.ports.is_empty() { (0..ports).map(|_| Constant::new(true)).collect() } else { Vec::new() },
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             now: Default::default(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
@@ -423,8 +438,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx[p].strip_fcs.next = self.ctl.rw[RW_CTRL].val().get_bit(CTRL_STRIP_FCS_BIT);
             self.rx[p].min_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MIN);
             self.rx[p].max_frame.next = self.ctl.rw[RW_FRAME].val().get_bits::<16>(FRAME_MAX);
-            AxisSource::<D, K, U>::join(&mut self.rx[p].m, &mut self.arb.s[p]);
-            self.arb.s_bytes[p].next = self.rx[p].m_bytes.val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].next = self.rx[p].rx_pkts.val();
             self.rx[p].clr_rx_pkts.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_RX_PKTS].val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_RX_BYTES].next = self.rx[p].rx_bytes.val();
@@ -441,6 +454,16 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx[p].clr_drop_overflow.next = self.ctr.ro_clear[RO_PORT0 + RO_PER_PORT * p + P_DROP_OVERFLOW].val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_OCC_BYTES].next = self.rx[p].occ_bytes.val();
             self.ctr.ro[RO_PORT0 + RO_PER_PORT * p + P_OCC_PKTS].next = self.rx[p].occ_pkts.val();
+        }
+        for p in 0..self.direct.len() {
+            AxisSource::<D, K, U>::join(&mut self.rx[p].m, &mut self.arb.s[p]);
+            self.arb.s_bytes[p].next = self.rx[p].m_bytes.val();
+        }
+        for p in 0..self.rx_out.len() {
+            AxisSource::<D, K, U>::link(&mut self.rx_out[p], &mut self.rx[p].m);
+            self.rx_out_bytes[p].next = self.rx[p].m_bytes.val();
+            AxisSink::<D, K, U>::link(&mut self.arb_in[p], &mut self.arb.s[p]);
+            self.arb.s_bytes[p].next = self.arb_in_bytes[p].val();
         }
         // A single-port pipeline still has a two-input arbiter: input 1 idles.
         for i in self.rx.len()..self.arb.s.len() {

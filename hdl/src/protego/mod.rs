@@ -8,9 +8,11 @@
 //! - [`rx`]: the receiver side: the three above and a descriptor FIFO.
 //! - [`tx`]: the sender side: a store as its ring, the inserter, B.1's pick.
 //! - [`port`]: both sides of a port and its registers (B.7).
+//! - [`shim`]: a switch port's place for Protego (a port, or a wire).
 pub mod port;
 pub mod rx;
 pub mod rx_seq;
+pub mod shim;
 pub mod store;
 pub mod tag;
 pub mod tx;

@@ -13,12 +13,16 @@
 //! `n`'s traffic manager ([`TmRegs`]: its meters, admission, trimmer, DoD FIFO
 //! and counters; the queues' limits apply to each port's total over all
 //! pipelines, so a host writes the same limits into every one); window
-//! `2 * pipelines` is PL2 ([`Pl2Regs`]). An address inside a window but past
-//! its last register answers DECERR.
+//! `2 * pipelines` is PL2 ([`Pl2Regs`]). With Protego (`[protego] ports`),
+//! window `2 * pipelines + 1` holds 256 bytes per switch port: a Protego
+//! port's are its [`PortRegs`] (window `protego<p>`); any other port's read
+//! 0 at offset 0 (`CTRL`: off) and are not in the map. An address inside a
+//! window but past its last register answers DECERR.
 use crate::config::Config;
 use crate::ingress::IngressRegs;
 use crate::pl2::alu::Pl2Alu;
 use crate::pl2::block::Pl2Regs;
+use crate::protego::port::{PortRegs, PORT_REG_BITS};
 use crate::tm::TmRegs;
 
 /// Address bits of the switch's AXI4-Lite port (256 KiB: up to 16 windows).
@@ -92,6 +96,9 @@ pub struct Window {
     pub name: String,
     /// Byte address of the window.
     pub base: u32,
+    /// Bytes the window spans from `base` (16 KiB for a block; 256 for a
+    /// Protego port, whose windows share one 16 KiB window).
+    pub span: u32,
     pub doc: String,
     pub regs: Vec<Reg>,
 }
@@ -282,6 +289,34 @@ pub fn pl2_regs(cfg: &Config) -> Vec<Reg> {
     v
 }
 
+/// A Protego port's registers ([`PortRegs`], `docs/protego.md` "The
+/// port"), offsets within its 256-byte window. The read-only ones are
+/// `ro`: counters wrap and are not cleared by a write.
+pub fn protego_regs(cfg: &Config) -> Vec<Reg> {
+    use Access::*;
+    let rw = PortRegs::rw_reset(cfg);
+    let docs: [(&str, u32, &str); PortRegs::N_RW] = [
+        ("CTRL", PortRegs::CTRL, "bit 0 sender side on (tag, ring, retransmit), bit 1 receiver side on (detect, reorder, LOSS/ACK/PFC), bit 2 ProtegoNB (else ordered, Alg. 1)"),
+        ("COPIES", PortRegs::COPIES, "RETX copies per requested frame [1:0] (Eq. 1)"),
+        ("ACKNO_TIMEOUT", PortRegs::ACKNO_TIMEOUT, "ackNoTimeout in cycles (004 §3.5): a hole older than this is skipped and counted"),
+        ("BUF_BYTES", PortRegs::BUF_BYTES, "reordering buffer bytes [23:0] (a frame that does not fit is dropped and counted)"),
+        ("PAUSE_B", PortRegs::PAUSE_B, "PFC pause above these buffered bytes [23:0] (Alg. 2)"),
+        ("RESUME_B", PortRegs::RESUME_B, "PFC resume at or below these buffered bytes [23:0]"),
+        ("PFC_CLASS", PortRegs::PFC_CLASS, "the PFC class Protego pauses and obeys [2:0]"),
+        ("DUMMY_MAX", PortRegs::DUMMY_MAX, "dummies after each DATA while the normal queue is empty [7:0] (0: no limit)"),
+        ("MAX_HOLE", PortRegs::MAX_HOLE, "the largest hole one LOSS requests [7:0]; a larger one ends in timeouts"),
+        ("RING_BYTES", PortRegs::RING_BYTES, "the sender's ring budget in bytes [23:0] (a normal frame waits while it does not fit)"),
+        ("MAC_LO", PortRegs::MAC_LO, "the port's MAC [31:0] (source of its control frames)"),
+        ("MAC_HI", PortRegs::MAC_HI, "the port's MAC [47:32]"),
+        ("ACK_EVERY", PortRegs::ACK_EVERY, "with both sides on, normal frames after which a pending explicit ACK goes first [7:0] (0: never; decision 15)"),
+    ];
+    let mut v: Vec<Reg> = docs.iter().zip(&rw).map(|((n, a, d), x)| Reg::one(n, *a, Rw, *x, d)).collect();
+    for (n, d) in PortRegs::RO.iter().zip(PortRegs::RO_DOC) {
+        v.push(Reg::one(&upper(n), PortRegs::ro(n).expect("listed"), Ro, 0, d));
+    }
+    v
+}
+
 impl SwitchMap {
     /// The map of `cfg`'s switch.
     pub fn new(cfg: &Config) -> Self {
@@ -293,6 +328,7 @@ impl SwitchMap {
                 Window {
                     name: format!("ingress{n}"),
                     base: n as u32 * win,
+                    span: win,
                     doc: format!("ingress pipeline {n}: switch ports {}..{}", n * per, (n + 1) * per - 1),
                     regs: ingress_regs(cfg),
                 }
@@ -302,6 +338,7 @@ impl SwitchMap {
             windows.push(Window {
                 name: format!("tm{n}"),
                 base: (pipes + n) as u32 * win,
+                span: win,
                 doc: format!("traffic manager of pipeline {n}: meters, admission, trimmer, its queues of every port, scheduler"),
                 regs: tm_regs(cfg),
             });
@@ -310,8 +347,21 @@ impl SwitchMap {
             name: "pl2".into(),
             base: (2 * pipes) as u32 * win,
             doc: "PL2 (seed 003, docs/pl2.md): the timeslot reservation ALU every pipeline asks, its state and counters".into(),
+            span: win,
             regs: pl2_regs(cfg),
         });
+        let pg = (2 * pipes + 1) as u32 * win;
+        for p in &cfg.protego.ports {
+            windows.push(Window {
+                name: format!("protego{p}"),
+                base: pg + (p << PORT_REG_BITS),
+                span: 1 << PORT_REG_BITS,
+                doc: format!(
+                    "Protego (seed 004, docs/protego.md) on switch port {p}: both sides' registers, counters and high-water marks"
+                ),
+                regs: protego_regs(cfg),
+            });
+        }
         SwitchMap { target: cfg.target.name.clone(), config_hash: cfg.hash(), windows }
     }
 
@@ -326,21 +376,27 @@ impl SwitchMap {
         self.windows.iter().flat_map(|w| w.regs.iter().flat_map(move |r| (0..r.count).map(move |i| (w, r, i, w.base + r.at(i)))))
     }
 
+    /// The first byte past the last 16 KiB window any window lies in
+    /// (everything from there answers DECERR).
+    pub fn end(&self) -> u32 {
+        let win = 1u32 << SWITCH_WINDOW_BITS;
+        self.windows.iter().map(|w| (w.base / win + 1) * win).max().unwrap_or(0)
+    }
+
     /// Checks the map is consistent: addresses word aligned, inside their
     /// window, no two elements at one address.
     pub fn check(&self) -> Result<(), String> {
         let mut seen = std::collections::BTreeMap::new();
-        let win = 1u32 << SWITCH_WINDOW_BITS;
         for (w, r, i, a) in self.elements() {
-            if a % 4 != 0 || a < w.base || a >= w.base + win {
+            if a % 4 != 0 || a < w.base || a >= w.base + w.span {
                 return Err(format!("{}.{}[{i}] at {a:#x} is outside its window or unaligned", w.name, r.name));
             }
             if let Some(prev) = seen.insert(a, format!("{}.{}[{i}]", w.name, r.name)) {
                 return Err(format!("{}.{}[{i}] and {prev} share address {a:#x}", w.name, r.name));
             }
         }
-        if self.windows.len() > 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS) {
-            return Err(format!("{} windows do not fit in {SWITCH_ADDR_BITS} address bits", self.windows.len()));
+        if self.end() > 1 << SWITCH_ADDR_BITS {
+            return Err(format!("the windows end at {:#x}, past {SWITCH_ADDR_BITS} address bits", self.end()));
         }
         Ok(())
     }
@@ -348,7 +404,7 @@ impl SwitchMap {
     /// The map as Markdown: one table per window.
     pub fn markdown(&self) -> String {
         let mut s = format!(
-            "# trimswitch register map: {}\n\nGenerated by `trimswitch regs` from configuration hash `{}`. AXI4-Lite, 32-bit registers, {SWITCH_ADDR_BITS}-bit byte addresses, one {} KiB window per block. Access: `rw` read/write (reset value shown), `ro` read only, `rc` counter (32 bits, wraps, a write clears it; a minimum or maximum returns to its reset value), `rws` hardware state (a read gives its current value, a write sets it). An array `NAME[i]` has its element `i` at `offset + i * stride`. Unmapped addresses answer DECERR.\n",
+            "# trimswitch register map: {}\n\nGenerated by `trimswitch regs` from configuration hash `{}`. AXI4-Lite, 32-bit registers, {SWITCH_ADDR_BITS}-bit byte addresses, one {} KiB window per block (a Protego port: 256 bytes of a window they share). Access: `rw` read/write (reset value shown), `ro` read only, `rc` counter (32 bits, wraps, a write clears it; a minimum or maximum returns to its reset value), `rws` hardware state (a read gives its current value, a write sets it). An array `NAME[i]` has its element `i` at `offset + i * stride`. Unmapped addresses answer DECERR.\n",
             self.target,
             self.config_hash,
             1 << (SWITCH_WINDOW_BITS - 10)

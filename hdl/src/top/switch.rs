@@ -41,6 +41,8 @@ use crate::ingress::Ingress;
 use crate::meta::{GRT_BIT, T_IN_LSB};
 use crate::pl2::block::Pl2Block;
 use crate::prim::widgets::{vec_of, DffR};
+use crate::protego::port::PORT_REG_BITS;
+use crate::protego::shim::ProtegoShim;
 use crate::tm::admit::QUEUE_LSB;
 use crate::tm::TrafficManager;
 use crate::top::regmap::{SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS};
@@ -104,6 +106,13 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     tot_w: Vec<Signal<Local, Bits<32>>>,
     merge: Vec<AxisArbMux<D, K, U>>,
     egress: Vec<EgressRewrite<D, K, U>>,
+    /// With Protego (`[protego] ports` not empty): a shim per port (Protego
+    /// or a wire, `crate::protego::shim`) between `rx_fcs` and the arbiter
+    /// and between the egress rewrite and the MAC, and the window that
+    /// holds their registers (`pg_split`, one); without, `pg_off` (one).
+    shim: Vec<ProtegoShim<D, K, U>>,
+    pg_split: Vec<AxilSplit<SWITCH_WINDOW_BITS, PORT_REG_BITS>>,
+    pg_off: Vec<Constant<Bit>>,
     /// The cycle counter whose low 16 bits `tuser.t_in` is taken from (each
     /// ingress pipeline keeps its own, in lockstep from the same reset).
     now: DffR<Bits<32>>,
@@ -123,13 +132,14 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         let ports = cfg.datapath.ports;
         let pipes = cfg.datapath.pipelines;
         ensure!(
-            2 * pipes < 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS),
+            2 * pipes + 1 < 1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS),
             "{}: datapath.pipelines = {pipes}: the switch's register map has room for {} pipelines (two windows each, and PL2's)",
             cfg.source.display(),
             ((1 << (SWITCH_ADDR_BITS - SWITCH_WINDOW_BITS)) - 1) / 2
         );
         let per = ports / pipes;
         let multi = pipes > 1;
+        let pg = !cfg.protego.ports.is_empty();
         Ok(Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -140,7 +150,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             ingress: (0..pipes).map(|_| Ingress::new(cfg)).collect(),
             tm: (0..pipes).map(|_| TrafficManager::new(cfg)).collect(),
             pl2: Pl2Block::new(cfg),
-            split: AxilSplit::new(2 * pipes + 1),
+            split: AxilSplit::new(2 * pipes + 1 + pg as usize),
             rst: Default::default(),
             notify_all: vec_of(ports),
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
@@ -166,6 +176,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 Vec::new()
             },
             egress: vec_of(ports),
+            shim: if pg { (0..ports).map(|p| ProtegoShim::new(cfg, p)).collect() } else { Vec::new() },
+            pg_split: if pg { vec![AxilSplit::new(ports)] } else { Vec::new() },
+            pg_off: if pg { Vec::new() } else { vec![Constant::new(true)] },
             now: Default::default(),
             lat_mask: Constant::new(0xFFFFu64.to_bits()),
             o_mid: vec_of(ports),
@@ -270,7 +283,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
             self.egress[p].reset.next = self.rst.q.val();
-            AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.egress[p].m);
             self.o_mid[p].clock.next = self.clock.val();
             self.o_mid[p].reset.next = self.rst.q.val();
             self.o_grt[p].clock.next = self.clock.val();
@@ -288,6 +300,39 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.o_lat[p].d.next = (self.now.q.val() - (self.m[p].tuser.val().get_bits::<32>(T_IN_LSB - 16) >> 16)) & self.lat_mask.val();
             self.pl2.grt_v[p].next = self.o_grt[p].q.val();
             self.pl2.grt_lat[p].next = self.o_lat[p].q.val();
+        }
+
+        // Each port's MAC: straight from the egress rewrite, or through its
+        // Protego shim, whose frames from `rx_fcs` come back into the
+        // arbiter (registers: window 2P + 1, 256 bytes a port).
+        for _z in 0..self.pg_off.len() {
+            for p in 0..self.m.len() {
+                AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.egress[p].m);
+            }
+        }
+        for z in 0..self.pg_split.len() {
+            self.pg_split[z].clock.next = self.clock.val();
+            self.pg_split[z].reset.next = self.rst.q.val();
+            for p in 0..self.m.len() {
+                self.shim[p].clock.next = self.clock.val();
+                self.shim[p].reset.next = self.rst.q.val();
+                AxisSource::<D, K, U>::join(&mut self.egress[p].m, &mut self.shim[p].tx_s);
+                AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.shim[p].tx_m);
+                AxilMaster::<PORT_REG_BITS>::join(&mut self.pg_split[z].m_axil[p], &mut self.shim[p].s_axil);
+            }
+            for per in (self.ingress[0].s.len())..(self.ingress[0].s.len() + 1) {
+                for i in 0..self.ingress.len() {
+                    for k in 0..self.ingress[0].s.len() {
+                        AxisSource::<D, K, U>::join(&mut self.ingress[i].rx_out[k], &mut self.shim[i * per + k].rx_s);
+                        self.shim[i * per + k].rx_s_bytes.next = self.ingress[i].rx_out_bytes[k].val();
+                        AxisSource::<D, K, U>::join(&mut self.shim[i * per + k].rx_m, &mut self.ingress[i].arb_in[k]);
+                        self.ingress[i].arb_in_bytes[k].next = self.shim[i * per + k].rx_m_bytes.val();
+                    }
+                }
+            }
+            for np in (self.ingress.len())..(self.ingress.len() + 1) {
+                AxilMaster::<SWITCH_WINDOW_BITS>::join(&mut self.split.m_axil[2 * np + 1], &mut self.pg_split[z].s_axil);
+            }
         }
 
         // One pipeline: its traffic manager is the switch's, alone.
