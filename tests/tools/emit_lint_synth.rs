@@ -54,6 +54,28 @@ fn lint_clean_all_configs() -> Result<()> {
     Ok(())
 }
 
+/// The switch with Protego built on a port (`[protego] ports = [1]`, 2
+/// ports x 64 bits): its shims, the ingress's exposed receive path and the
+/// `protego<p>` register windows lint clean too.
+#[test]
+fn lint_clean_switch_with_protego() -> Result<()> {
+    let mut cfg = load("netfpga-sume")?;
+    cfg = Config::load_with(
+        &cfg.source,
+        &["datapath.ports=2", "datapath.data_width=64", "fifo.depth=2048", "tm.queue_d_words=1200", "protego.ports=[1]", "ingress.l2=[]"]
+            .map(String::from),
+    )?;
+    let dir = out("protego-switch-lint");
+    std::fs::create_dir_all(&dir)?;
+    let v = trimswitch_hdl::gen::catalog::emit_block(&cfg, "ts_switch")?;
+    let file = dir.join("ts_switch.v");
+    std::fs::write(&file, &v.verilog)?;
+    ensure!(v.verilog.contains("module ts_switch__shim_1__pg_0__"), "no Protego on port 1");
+    let r = trimswitch::lint::lint(&file, "ts_switch", Some(&flows::waiver_file()))?;
+    ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
+    Ok(())
+}
+
 /// Blocks the CI synthesis tests leave to `make`: the compositions
 /// ([`catalog::COMPOSITIONS`]: `ts_protego_port`, `ts_ingress`, `ts_tm`, `ts_switch`), each only
 /// the wiring of blocks synthesized here one by one. Synthesizing them again
