@@ -543,7 +543,7 @@ impl Config {
         Ok(cfg)
     }
 
-    fn validate(&self) -> Result<()> {
+    pub fn validate(&self) -> Result<()> {
         let f = self.source.display();
         let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: {key} = {value}: {why}") };
         if self.target.name.is_empty() || !self.target.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {

@@ -21,8 +21,8 @@ use trimswitch_sim::harness::dut::model_of;
 use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::harness::verilator::ModelLib;
 use trimswitch_sim::model::lossy::{LossModel, LossyLink};
-use trimswitch_sim::model::protego::{inner_ethertype, kind, pfc_of, read_tag, strip_tag, Loss};
-use trimswitch_sim::packet::frame::ethertype;
+use trimswitch_sim::model::protego::{read_tag, strip_tag, Loss};
+use trimswitch_sim::rtl::protego::wire_kind;
 
 /// `tuser` of a frame from `rx_fcs` in these tests: source port 5, its
 /// length at bits 16..32.
@@ -82,38 +82,16 @@ impl End {
 /// and arrived (`.1`), and per host frame number the copies (DATA or
 /// RETX) that arrived.
 #[derive(Default, Debug)]
-pub struct Wire {
-    pub kinds: BTreeMap<&'static str, (u64, u64)>,
-    pub copies: BTreeMap<u32, u64>,
+struct Wire {
+    kinds: BTreeMap<&'static str, (u64, u64)>,
+    copies: BTreeMap<u32, u64>,
     /// The highest `latest` (17 bits) an ACK or LOSS that arrived carried.
-    pub latest: Option<u32>,
+    latest: Option<u32>,
 }
 
-impl Wire {
-    /// Frames of kind `k` sent and arrived.
-    pub fn kind(&self, k: &str) -> (u64, u64) {
-        self.kinds.get(k).copied().unwrap_or_default()
-    }
-}
-
-/// A frame on a Protego link by kind: `data`, `dummy`, `retx`, `ack`,
-/// `ack_piggy`, `loss`, `pfc`, `untagged`.
-pub fn classify(f: &[u8]) -> &'static str {
-    match read_tag(f) {
-        None if pfc_of(f, 3).is_some() => "pfc",
-        None => "untagged",
-        Some((t, at)) => {
-            let ctrl = inner_ethertype(f, at) == ethertype::PROTEGO;
-            match (t.kind, ctrl) {
-                (kind::DATA, false) => "data",
-                (kind::DATA, true) => "dummy",
-                (kind::RETX, _) => "retx",
-                (kind::ACK, true) => "ack",
-                (kind::ACK, false) => "ack_piggy",
-                _ => "loss",
-            }
-        }
-    }
+/// A frame on the link by kind (`trimswitch_sim::rtl::protego::wire_kind`).
+fn classify(f: &[u8]) -> &'static str {
+    wire_kind(f, 3)
 }
 
 /// The number a host frame carries in its last four bytes.

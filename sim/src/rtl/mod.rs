@@ -3,5 +3,6 @@
 //! smoke run), [`bench`](mod@bench) (simulation speed).
 pub mod bench;
 pub mod ingress;
+pub mod protego;
 pub mod smoke;
 pub mod switch;
