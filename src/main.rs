@@ -663,16 +663,17 @@ fn sim_protego(
     out: Option<PathBuf>,
     model: bool,
 ) -> Result<()> {
-    if !model {
-        // Names what the RTL engine lacks (an error, not a silent model run).
+    if model {
+        sc.validate_model(cfg)?;
+    } else {
         sc.validate(cfg)?;
     }
-    sc.validate_model(cfg)?;
     let p = sc.protego.as_ref().context("[protego]")?;
     println!(
-        "sim: Protego scenario {} ({}) on the model: host A -> S1 =({} loss)= S2 -> host B at {} Gb/s, {} frames of {} B at load {}, modes {:?}",
+        "sim: Protego scenario {} ({}) on the {}: host A -> S1 =({} loss)= S2 -> host B at {} Gb/s, {} frames of {} B at load {}, modes {:?}",
         sc.name,
         sc.source.display(),
+        if model { "model".to_string() } else { format!("RTL (two ts_switch of {}, Protego on port 1)", cfg.target.name) },
         p.loss,
         cfg.datapath.port_gbps,
         sc.packets,
@@ -680,9 +681,10 @@ fn sim_protego(
         sc.load,
         sc.protego_modes()
     );
-    let r = trimswitch_sim::scenario::protego::run_all(cfg, sc)?;
+    let r =
+        if model { trimswitch_sim::scenario::protego::run_all(cfg, sc)? } else { trimswitch_sim::scenario::protego::run_all_rtl(cfg, sc)? };
     let summaries: Vec<String> = r.runs.iter().map(|run| run.summary()).collect();
-    sim_report(cfg, sc, out, true, "protego.json", &r, &summaries)
+    sim_report(cfg, sc, out, model, "protego.json", &r, &summaries)
 }
 
 fn cmd_vivado(c: ConfigArgs, block: Option<String>) -> Result<()> {

@@ -107,43 +107,31 @@ pub fn for_matrix(mut case: impl FnMut(Cell) -> Result<()>) -> Result<()> {
     Ok(())
 }
 
-/// Two switches joined by a Protego link (seed 004 Fig. 7 reduced): 2
-/// ports x 64 bits each, Protego built on port 1 (off at reset: tests turn
-/// it on at run time), the port tests' rings (16 KB, 64 frames), a 3 µs
-/// `ackNoTimeout` (600 cycles) and a 12 KB reordering buffer. Host A
-/// (10.0.0.0/24) sits on S1's port 0, host B (10.0.2.0/24) on S2's port 0;
-/// each switch routes the other host's prefix over the link to next hop 1,
-/// the other switch (its MAC is the router MAC both share). Both are built
-/// from S1's configuration (element 0: the tables are loaded at run time,
-/// so one Verilated model serves both).
+/// Two switches joined by a Protego link (seed 004 Fig. 7 reduced;
+/// `trimswitch_sim::rtl::protego::pair_configs`): `netfpga-sume` at 2 ports x
+/// 64 bits ([`PROTEGO_PAIR_SETS`]), Protego built on port 1 (off at reset:
+/// tests turn it on at run time).
 pub fn protego_switch_configs() -> Result<[Config; 2]> {
-    let with = |routes: &str| -> Result<Config> {
-        let route = format!("ingress.route={routes}");
-        config_with(
-            "netfpga-sume",
-            &[
-                "datapath.ports=2",
-                "datapath.data_width=64",
-                "fifo.depth=2048",
-                "tm.queue_d_words=1200",
-                "protego.ports=[1]",
-                "protego.rx_ring_bytes=16384",
-                "protego.tx_ring_bytes=16384",
-                "protego.rx_frames=64",
-                "protego.tx_frames=64",
-                "protego.rx_slots=256",
-                "protego.ack_timeout_us=3.0",
-                "protego.buffer_bytes=12288",
-                "protego.pause_bytes=10000",
-                "protego.resume_bytes=6000",
-                "ingress.l2=[]",
-                r#"ingress.nexthop_mac=["02:00:00:00:01:00", "02:00:00:00:00:fe"]"#,
-                &route,
-            ],
-        )
-    };
-    Ok([
-        with(r#"[{prefix="10.0.0.0/24", port=0, nexthop=0}, {prefix="10.0.2.0/24", port=1, nexthop=1}]"#)?,
-        with(r#"[{prefix="10.0.2.0/24", port=0, nexthop=0}, {prefix="10.0.0.0/24", port=1, nexthop=1}]"#)?,
-    ])
+    trimswitch_sim::rtl::protego::pair_configs(&config_with("netfpga-sume", &PROTEGO_PAIR_SETS)?)
 }
+
+/// The overrides of [`protego_switch_configs`] (also given to `trimswitch
+/// sim --set`, so the CLI's RTL runs share its Verilated model): 2 ports x
+/// 64 bits, the port tests' rings (16 KB, 64 frames), a 3 µs
+/// `ackNoTimeout` (600 cycles), a 12 KB reordering buffer.
+pub const PROTEGO_PAIR_SETS: [&str; 14] = [
+    "datapath.ports=2",
+    "datapath.data_width=64",
+    "fifo.depth=2048",
+    "tm.queue_d_words=1200",
+    "protego.rx_ring_bytes=16384",
+    "protego.tx_ring_bytes=16384",
+    "protego.rx_frames=64",
+    "protego.tx_frames=64",
+    "protego.rx_slots=256",
+    "protego.ack_timeout_us=3.0",
+    "protego.buffer_bytes=12288",
+    "protego.pause_bytes=10000",
+    "protego.resume_bytes=6000",
+    "ingress.l2=[]",
+];

@@ -25,6 +25,8 @@ use trimswitch_sim::model::lossy::LossModel;
 use trimswitch_sim::model::IngressModel;
 use trimswitch_sim::packet::crc::append_fcs;
 use trimswitch_sim::rtl::protego::{run_pair, Mode, PairOutcome, PairSetup, HOST, LINK};
+use trimswitch_sim::scenario::protego::{self, ProtegoRun};
+use trimswitch_sim::scenario::Scenario;
 
 /// What the golden models say host `to` gets for each frame the other
 /// host sent: S-in's ingress and egress rewrite, the link's FCS, S-out's.
@@ -180,6 +182,7 @@ fn setup(frames: usize, p: f64, p_back: f64, mode: Mode, copies: u32, reverse: b
         reverse,
         delay_cycles: 40,
         seed,
+        regs: vec![],
     }
 }
 
@@ -200,5 +203,78 @@ fn two_switches_ordered_mode_over_a_lossy_link() -> Result<()> {
 #[test]
 fn two_switches_protego_nb_over_a_lossy_link() -> Result<()> {
     run_and_check(setup(600, 0.05, 0.02, Mode::Nb, 1, false, 4))?;
+    Ok(())
+}
+
+/// The scenario `protego_link_rtl` on both engines with `f` applied to it:
+/// (model, RTL) results per mode.
+fn both_engines(f: impl Fn(&mut Scenario)) -> Result<Vec<(ProtegoRun, ProtegoRun)>> {
+    let cfg = config_with("netfpga-sume", &PROTEGO_PAIR_SETS)?;
+    let mut sc = Scenario::load("protego_link_rtl")?;
+    f(&mut sc);
+    let (m, r) = (protego::run_all(&cfg, &sc)?, protego::run_all_rtl(&cfg, &sc)?);
+    for (a, b) in m.runs.iter().zip(&r.runs) {
+        eprint!("model{}RTL  {}", a.summary(), b.summary());
+    }
+    Ok(m.runs.into_iter().zip(r.runs).collect())
+}
+
+/// Directed losses (the same DATA sequence numbers on both engines: holes
+/// of 1, 2 and 5): the model and the RTL lose, recover and deliver the
+/// same frames, in order in ordered mode, with the same RETX copies.
+#[test]
+fn rtl_and_model_agree_on_directed_losses() -> Result<()> {
+    let runs = both_engines(|sc| {
+        sc.packets = 400;
+        sc.modes = vec!["ordered".into(), "nb".into()];
+        let p = sc.protego.as_mut().unwrap();
+        p.loss = "directed".into();
+        p.seqs = vec![3, 40, 41, 100, 101, 102, 103, 104, 250];
+        p.copies = Some(2);
+    })?;
+    for (m, r) in &runs {
+        let (a, b) = (&m.result, &r.result);
+        ensure!(
+            (a.a_sent, a.d_delivered, a.lost, a.recovered, a.timeouts, a.retx_copies)
+                == (b.a_sent, b.d_delivered, b.lost, b.recovered, b.timeouts, b.retx_copies),
+            "{}: model {a:?}\nRTL {b:?}",
+            m.mode
+        );
+        ensure!(b.lost == 9 && b.d_delivered == 400, "{}: {b:?}", m.mode);
+        ensure!(m.mode == "nb" || (a.in_order && b.in_order), "ordered mode out of order");
+    }
+    Ok(())
+}
+
+/// Bernoulli losses of 1e-2 and 5e-2 with 1 and 2 copies, ordered mode, the
+/// same seeds on both engines: each delivers in order every frame but its
+/// counted timeouts; each engine's losses are its link's (within 4 sigma
+/// of the frames on the link times p) and the effective loss is of the
+/// order p^(copies + 1) (at most 4 sigma above it, and three frames).
+#[test]
+fn rtl_and_model_agree_on_random_losses() -> Result<()> {
+    for (p, copies) in [(0.01, 1u8), (0.05, 1), (0.05, 2)] {
+        let runs = both_engines(|sc| {
+            sc.packets = 1500;
+            sc.modes = vec!["ordered".into()];
+            let pr = sc.protego.as_mut().unwrap();
+            pr.p = p;
+            pr.copies = Some(copies);
+        })?;
+        for (m, r) in &runs {
+            for (engine, x) in [("model", &m.result), ("RTL", &r.result)] {
+                ensure!(x.in_order && x.d_delivered + x.timeouts == x.a_sent, "{engine} p {p} copies {copies}: {x:?}");
+                let lost = x.b_link_frames - x.c_good;
+                let (mean, sd) = (x.b_link_frames as f64 * p, (x.b_link_frames as f64 * p * (1.0 - p)).sqrt());
+                ensure!((lost as f64 - mean).abs() <= 4.0 * sd, "{engine} p {p}: {lost} of {} frames lost", x.b_link_frames);
+                let eff = x.a_sent as f64 * p.powi(copies as i32 + 1);
+                ensure!(
+                    (x.timeouts as f64) <= eff + 4.0 * eff.sqrt() + 3.0,
+                    "{engine} p {p} copies {copies}: {} timeouts, about {eff:.1} expected",
+                    x.timeouts
+                );
+            }
+        }
+    }
     Ok(())
 }

@@ -114,6 +114,10 @@ pub struct PairSetup {
     /// The link's delay each way, cycles.
     pub delay_cycles: u64,
     pub seed: u64,
+    /// Protego registers ([`PortRegs`] names: `ACKNO_TIMEOUT`, `BUF_BYTES`,
+    /// ...) written on both link ports before `CTRL`; the others keep
+    /// their reset values (the configuration's).
+    pub regs: Vec<(&'static str, u32)>,
 }
 
 /// One direction of the link: what it carried.
@@ -188,7 +192,10 @@ pub struct PairOutcome {
 pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
     let mut b = [SwitchBench::new(&cfgs[0], s.seed)?, SwitchBench::new(&cfgs[0], s.seed + 50)?];
     let line = line_bytes_per_cycle(&cfgs[0]);
-    let timeout = (cfgs[0].protego.ack_timeout_us * cfgs[0].target.clock_mhz).round() as u64;
+    let timeout = match s.regs.iter().find(|r| r.0 == "ACKNO_TIMEOUT") {
+        Some(r) => r.1 as u64,
+        None => (cfgs[0].protego.ack_timeout_us * cfgs[0].target.clock_mhz).round() as u64,
+    };
     for (x, cfg) in b.iter_mut().zip(cfgs) {
         x.configure(cfg)?;
         for k in &mut x.sinks {
@@ -202,6 +209,10 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         x.run(cfgs[0].protego.rx_slots.max(cfgs[0].protego.tx_frames) as u64 + 100);
         let w = x.map.window(&format!("protego{LINK}")).clone();
         x.write(w.addr("COPIES", 0), s.copies)?;
+        for (n, v) in &s.regs {
+            ensure!(w.reg(n).is_some(), "PairSetup.regs: Protego has no register {n}");
+            x.write(w.addr(n, 0), *v)?;
+        }
         let ctrl = match s.mode {
             Mode::Off => 0,
             Mode::Ordered => PortRegs::CTRL_TX | PortRegs::CTRL_RX,

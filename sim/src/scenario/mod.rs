@@ -264,8 +264,7 @@ impl Scenario {
     pub fn validate(&self, cfg: &Config) -> Result<()> {
         let f = self.source.display();
         if self.is_back_to_back() {
-            self.validate_back_to_back(cfg)?;
-            bail!("{f}: topology = \"back-to-back\": the RTL engine runs Protego once ts_protego_tx/ts_protego_rx exist (issue 16); run it on the model engine (--model)");
+            return protego::validate_rtl(cfg, self);
         }
         self.validate_topology()?;
         ensure!(

@@ -286,6 +286,97 @@ impl Scenario {
     }
 }
 
+/// Checks a back-to-back scenario for the RTL engine: the pair of
+/// switches `cfg` describes ([`crate::rtl::protego::pair_configs`]) can
+/// hold what the scenario asks (its ring and buffer within the built
+/// rings, its registers within their fields).
+pub fn validate_rtl(cfg: &Config, sc: &Scenario) -> Result<()> {
+    sc.validate_back_to_back(cfg)?;
+    let f = sc.source.display().to_string();
+    let p = sc.protego.as_ref().expect("validated");
+    crate::rtl::protego::pair_configs(cfg).map_err(|e| anyhow::anyhow!("{f}: {e:#}"))?;
+    let kb = |x: f64| (x * 1024.0).round() as u64;
+    ensure!(
+        kb(p.ring_kb) <= cfg.protego.tx_ring_bytes as u64,
+        "{f}: protego.ring_kb = {}: the RTL's sender ring holds {} bytes (protego.tx_ring_bytes in {})",
+        p.ring_kb,
+        cfg.protego.tx_ring_bytes,
+        cfg.source.display()
+    );
+    ensure!(kb(p.rx_buffer_kb) < 1 << 24, "{f}: protego.rx_buffer_kb = {}: BUF_BYTES holds 24 bits", p.rx_buffer_kb);
+    ensure!(
+        p.ack_timeout_us * cfg.target.clock_mhz < u32::MAX as f64,
+        "{f}: protego.ack_timeout_us = {}: too long for ACKNO_TIMEOUT",
+        p.ack_timeout_us
+    );
+    ensure!(p.dummy_max < 256, "{f}: protego.dummy_max = {}: DUMMY_MAX holds 8 bits", p.dummy_max);
+    ensure!(sc.protego_copies() <= 3, "{f}: protego.copies: {} copies; COPIES holds 0..=3", sc.protego_copies());
+    Ok(())
+}
+
+/// Runs every mode of a back-to-back scenario on the RTL engine: two
+/// `ts_switch` of `cfg` with Protego on port 1 back to back
+/// ([`crate::rtl::protego`]), the scenario's registers written at run
+/// time, the link paced to `datapath.port_gbps`. `proc_cycles` is the
+/// model's; the RTL has its own latencies.
+pub fn run_all_rtl(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
+    use crate::rtl::protego::{pair_configs, run_pair, Mode, PairSetup};
+    validate_rtl(cfg, sc)?;
+    let p = sc.protego.as_ref().expect("validated");
+    let f = sc.source.display().to_string();
+    let lm = p.loss_model(&f)?;
+    let cfgs = pair_configs(cfg)?;
+    let mut runs = vec![];
+    for mode in sc.protego_modes() {
+        let pc = sc.protego_config(cfg, &mode).map_err(|e| anyhow::anyhow!("{f}: {e}"))?;
+        // The registers of the mode's configuration (off: the ordered
+        // mode's, with CTRL 0).
+        let c = match &pc {
+            Some(c) => c.clone(),
+            None => sc.protego_config(cfg, "ordered").map_err(|e| anyhow::anyhow!("{f}: {e}"))?.expect("ordered"),
+        };
+        let setup = PairSetup {
+            frames: sc.packets,
+            frame_bytes: Some(sc.frame_bytes),
+            load: sc.load,
+            loss_fwd: lm.clone(),
+            loss_rev: LossModel::Bernoulli { p: p.loss_back },
+            mode: Mode::parse(&mode).expect("validated mode"),
+            copies: c.copies as u32,
+            reverse: p.reverse_traffic,
+            delay_cycles: (p.delay_ns * cfg.target.clock_mhz / 1e3).round() as u64,
+            seed: sc.seed,
+            regs: vec![
+                ("ACKNO_TIMEOUT", c.ack_timeout as u32),
+                ("BUF_BYTES", c.rx_buffer_bytes),
+                ("PAUSE_B", c.pause_bytes),
+                ("RESUME_B", c.resume_bytes),
+                ("DUMMY_MAX", c.dummy_max),
+                ("MAX_HOLE", c.max_hole as u32),
+                ("RING_BYTES", c.ring_bytes),
+            ],
+        };
+        let o = run_pair(&cfgs, &setup).map_err(|e| anyhow::anyhow!("{f}: mode {mode}: {e:#}"))?;
+        let r = o.link_result();
+        let ns = |c: u64| c as f64 / cfg.target.clock_mhz * 1e3;
+        runs.push(ProtegoRun {
+            copies: pc.map_or(0, |c| c.copies),
+            mean_link_loss: lm.mean_loss(sc.frame_bytes + 20),
+            retx_delay_min_ns: r.retx_delay_min_cycles.map(ns),
+            retx_delay_max_ns: ns(r.retx_delay_max_cycles),
+            mode,
+            result: r,
+        });
+    }
+    Ok(ProtegoResults {
+        scenario: sc.name.clone(),
+        config: cfg.target.name.clone(),
+        gbps: cfg.datapath.port_gbps,
+        clock_mhz: cfg.target.clock_mhz,
+        runs,
+    })
+}
+
 /// Runs every mode of a back-to-back scenario on the model engine.
 pub fn run_all(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
     sc.validate_back_to_back(cfg)?;
