@@ -332,7 +332,7 @@ pub fn run_all_rtl(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
         // The registers of the mode's configuration (off: the ordered
         // mode's, with CTRL 0).
         let c = match &pc {
-            Some(c) => c.clone(),
+            Some(c) => *c,
             None => sc.protego_config(cfg, "ordered").map_err(|e| anyhow::anyhow!("{f}: {e}"))?.expect("ordered"),
         };
         let setup = PairSetup {
