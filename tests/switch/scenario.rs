@@ -670,7 +670,10 @@ fn bad_protego_scenarios_name_file_key_and_reason() {
         let e = error_in(name, &text, true);
         assert!(e.contains(key), "{name}: error does not name `{key}`: {e}");
     }
-    // The RTL engine does not run it yet: a named error, not a model run.
-    let e = error_in("b2b_rtl", ok, false);
-    assert!(e.contains("--model"), "{e}");
+    // The RTL engine runs the configuration's switches: the scenario's ring
+    // (128 KB by default) must fit the sender ring they were built with.
+    let e = error_in("b2b_rtl_ring", ok, false);
+    assert!(e.contains("protego.ring_kb") && e.contains("tx_ring_bytes"), "{e}");
+    let e = error_in("b2b_rtl_copies", &format!("{ok}ring_kb = 16.0\ncopies = 4\n"), false);
+    assert!(e.contains("protego.copies") && e.contains("COPIES"), "{e}");
 }
