@@ -32,6 +32,8 @@ struct Setup {
     ring_bytes: u32,
     class: u8,
     ack_every: u32,
+    /// Decision 16: quiet cycles before a keepalive.
+    ka_cycles: u64,
     /// Per cycle: a note or a peer event starts.
     event_prob: f64,
 }
@@ -95,12 +97,16 @@ struct Side {
     /// them (after the pick and the events of the cycle before).
     counter_ports: Vec<Port>,
     snap: Vec<u64>,
+    /// The cycle of the last pick (decision 16: a keepalive comes
+    /// `ka_cycles` after it at the earliest).
+    last_pick: u64,
     errors: Vec<String>,
 }
 
-const PORTS: [&str; 15] = [
+const PORTS: [&str; 16] = [
     "ev_pick",
     "ev_nrm",
+    "ev_ka",
     "note_p_valid",
     "note_p_ready",
     "note_p_pause",
@@ -235,7 +241,14 @@ impl Agent for Side {
         if k != pick::NONE && g("ev_nrm") == 1 && self.normal.is_empty() {
             self.check(false, || format!("cycle {cycle}: a normal frame seen at pick {k}, none left to send"));
         }
+        if g("ev_ka") == 1 {
+            let quiet = cycle - 1 - self.last_pick;
+            self.check(quiet > self.s.ka_cycles, || format!("cycle {cycle}: a keepalive {quiet} cycles after the last pick"));
+            let applied = self.model.keepalive();
+            self.check(applied, || format!("cycle {cycle}: a keepalive with no number waiting for its ACK (the model)"));
+        }
         if k != pick::NONE {
+            self.last_pick = cycle - 1;
             let (want, f) = self.model_pick(g("ev_nrm") == 1);
             self.picks[k as usize] += 1;
             self.check(k == want, || format!("cycle {cycle}: picked {k}, the model {want}"));
@@ -281,7 +294,7 @@ impl Agent for Side {
 }
 
 /// The counters compared with the model's (`TxCounters`, and the pick's).
-const COUNTERS: [&str; 14] = [
+const COUNTERS: [&str; 15] = [
     "tstats_n_data",
     "tstats_n_retx",
     "tstats_n_dummy",
@@ -296,9 +309,10 @@ const COUNTERS: [&str; 14] = [
     "tstats_n_untaggable",
     "tstats_n_retx_frames",
     "tstats_ring_high",
+    "tstats_n_keepalive",
 ];
 
-fn model_counters(c: &TxCounters, mine: &TxCounters) -> [u64; 14] {
+fn model_counters(c: &TxCounters, mine: &TxCounters) -> [u64; 15] {
     [
         c.data,
         c.retx,
@@ -314,6 +328,7 @@ fn model_counters(c: &TxCounters, mine: &TxCounters) -> [u64; 14] {
         c.untaggable,
         c.retx_frames,
         c.ring_high_water,
+        c.keepalives,
     ]
 }
 
@@ -358,6 +373,7 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
         ("tcfg_mac", mac),
         ("tcfg_pfc_class", s.class as u64),
         ("tcfg_ack_every", s.ack_every as u64),
+        ("tcfg_ka_cycles", s.ka_cycles),
     ] {
         let port = m.port(p)?;
         m.set(&port, v);
@@ -394,6 +410,7 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
         stop_events: false,
         counter_ports: counters,
         snap: vec![],
+        last_pick: 0,
         errors: vec![],
     };
     for (i, f) in input.into_iter().enumerate() {
@@ -433,7 +450,7 @@ fn run_frames(width: usize, s: Setup, cell: Cell, input: Vec<Vec<u8>>, until_idl
 }
 
 fn setup() -> Setup {
-    Setup { tx: true, rx: true, copies: 2, dummy_max: 3, ring_bytes: 8 * 1024, class: 3, ack_every: 4, event_prob: 0.02 }
+    Setup { tx: true, rx: true, copies: 2, dummy_max: 3, ring_bytes: 8 * 1024, class: 3, ack_every: 4, ka_cycles: 400, event_prob: 0.02 }
 }
 
 /// Both sides on, two copies, a small ring budget (frames wait for it): at
@@ -472,13 +489,19 @@ fn modes_and_backpressure() -> Result<()> {
 /// The ring's byte budget to the byte: frames of 100 bytes (105 with the
 /// tag) and a budget of three; with no ACK the third fills it exactly and
 /// goes, the fourth waits (three dummies before the first DATA, three
-/// after the last, then nothing).
+/// after the last; then, the three waiting for their ACK, a keepalive
+/// every `ka_cycles` quiet cycles and its three dummies asking for it,
+/// decision 16: 8 000 cycles, 400 + a pick each). Without a keepalive
+/// (`ka_cycles` past the run) nothing after the three.
 #[test]
 fn ring_budget_to_the_byte() -> Result<()> {
     let mut rng = StdRng::seed_from_u64(3);
     let frames: Vec<Vec<u8>> = (0..6).map(|i| frame(&mut rng, 100, 0, i)).collect();
     let s = Setup { ring_bytes: 3 * 105, event_prob: 0.0, ..setup() };
-    let c = run_frames(64, s, Cell { idle_prob: 0.0, ready_prob: 1.0 }, frames, false, 3)?;
-    ensure!(c["tstats_n_data"] == 3 && c["tstats_ring_high"] == 315 && c["tstats_n_dummy"] == 6, "{c:?}");
+    let c = run_frames(64, s, Cell { idle_prob: 0.0, ready_prob: 1.0 }, frames.clone(), false, 3)?;
+    let ka = c["tstats_n_keepalive"];
+    ensure!(c["tstats_n_data"] == 3 && c["tstats_ring_high"] == 315 && c["tstats_n_dummy"] == 6 + 3 * ka && ka >= 15, "{c:?}");
+    let c = run_frames(64, Setup { ka_cycles: 1 << 20, ..s }, Cell { idle_prob: 0.0, ready_prob: 1.0 }, frames, false, 3)?;
+    ensure!(c["tstats_n_dummy"] == 6 && c["tstats_n_keepalive"] == 0, "{c:?}");
     Ok(())
 }

@@ -94,7 +94,7 @@ impl PortRegs {
     /// `ring_high` in bytes, `next_seq` 17 bits, `paused` 1 bit,
     /// `ring_words`, `ring_frames` the store's). Meanings:
     /// `docs/protego.md`, "Counters".
-    pub const RO: [&'static str; 44] = [
+    pub const RO: [&'static str; 45] = [
         "rx_expected",
         "rx_ack_no",
         "rx_buf_used",
@@ -139,9 +139,10 @@ impl PortRegs {
         "tx_paused",
         "tx_ring_words",
         "tx_ring_frames",
+        "tx_keepalives",
     ];
     /// What each of [`PortRegs::RO`] holds (the register map's words).
-    pub const RO_DOC: [&'static str; 44] = [
+    pub const RO_DOC: [&'static str; 45] = [
         "the receiver's next expected sequence number (17 bits: era in bit 16)",
         "the receiver's ackNo, the highest number delivered in order (17 bits)",
         "bytes in the reordering buffer now",
@@ -186,6 +187,7 @@ impl PortRegs {
         "1 while the peer's PFC pause holds",
         "the sender's store's words in use now",
         "frames in the sender's store now",
+        "keepalives: ACKNO_TIMEOUT quiet with frames waiting for their ACK, the dummies started again asking for one (decision 16; counter)",
     ];
     /// The first read-only register.
     pub const RO_BASE: u32 = 4 * Self::N_RW as u32;
@@ -287,6 +289,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoPort<D, K,
         self.tx.tcfg.rx_en.next = self.regs.rw[0].val().get_bit(1);
         self.tx.tcfg.copies.next = self.regs.rw[1].val().get_bits::<2>(0);
         self.rx.cfg.ack_timeout.next = self.regs.rw[2].val();
+        self.tx.tcfg.ka_cycles.next = self.regs.rw[2].val();
         self.rx.cfg.buf_bytes.next = self.regs.rw[3].val().get_bits::<24>(0);
         self.rx.cfg.pause_bytes.next = self.regs.rw[4].val().get_bits::<24>(0);
         self.rx.cfg.resume_bytes.next = self.regs.rw[5].val().get_bits::<24>(0);
@@ -346,5 +349,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoPort<D, K,
         }
         self.regs.ro[42].next = bit_cast::<32, 16>(self.tx.tstats.ring_words.val());
         self.regs.ro[43].next = bit_cast::<32, 16>(self.tx.tstats.ring_frames.val());
+        self.regs.ro[44].next = self.tx.tstats.n_keepalive.val();
     }
 }

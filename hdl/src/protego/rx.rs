@@ -438,6 +438,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoRx<D, K, U
         self.seq.d_kind.next = self.d_kind.val();
         self.seq.d_seq.next = self.dword.val().get_bits::<17>(16);
         self.seq.d_ctrl.next = self.dword.val().get_bit(37);
+        // (A dummy's first body byte where a LOSS has its hole: bit 0 asks
+        // for an ACK, decision 16.)
+        self.seq.d_ka.next = self.dword.val().get_bit(41);
         self.seq.d_short.next = self.dword.val().get_bit(38);
         self.seq.d_len.next = self.dword.val().get_bits::<16>(0);
         self.take.next = self.dq.m_valid.val() & !self.hold.val() & self.seq.d_ready.val();

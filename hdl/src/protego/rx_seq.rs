@@ -29,7 +29,8 @@
 //! - Descriptor in (`d_valid`, `d_ready` out): `d_pfc` (a PFC frame: ends
 //!   here), `d_tagged`, `d_trunc` (0x88B6 where the tag goes, the frame
 //!   ending inside it), `d_kind` (2), `d_seq` (17: era in bit 16), `d_ctrl`
-//!   (inner EtherType 0x88B6), `d_short` (a LOSS without its fields),
+//!   (inner EtherType 0x88B6), `d_ka` (a dummy asking for an ACK: decision
+//!   16), `d_short` (a LOSS without its fields),
 //!   `d_len` (the frame's bytes without the tag, 16).
 //! - Action out (`a_valid`, `a_ready` in): `a_op` ([`op`]), `a_slot` (15).
 //! - `note_*` ([`RxNotes`]), for the port's sender side: LOSS
@@ -215,6 +216,8 @@ pub struct ProtegoRxSeq {
     pub d_kind: Signal<In, Bits<2>>,
     pub d_seq: Signal<In, Bits<17>>,
     pub d_ctrl: Signal<In, Bit>,
+    /// A dummy asking for an ACK (its first body byte's bit 0; decision 16).
+    pub d_ka: Signal<In, Bit>,
     pub d_short: Signal<In, Bit>,
     pub d_len: Signal<In, Bits<16>>,
     pub a_valid: Signal<Out, Bit>,
@@ -254,6 +257,7 @@ pub struct ProtegoRxSeq {
     q_kind: DFF<Bits<2>>,
     q_seq: DFF<Bits<17>>,
     q_ctrl: DFF<Bit>,
+    q_ka: DFF<Bit>,
     q_short: DFF<Bit>,
     q_len: DFF<Bits<16>>,
     /// The cycle it was taken: the time of its events (when a hole it
@@ -403,6 +407,7 @@ impl ProtegoRxSeq {
             d_kind: Default::default(),
             d_seq: Default::default(),
             d_ctrl: Default::default(),
+            d_ka: Default::default(),
             d_short: Default::default(),
             d_len: Default::default(),
             a_valid: Default::default(),
@@ -433,6 +438,7 @@ impl ProtegoRxSeq {
             q_kind: Default::default(),
             q_seq: Default::default(),
             q_ctrl: Default::default(),
+            q_ka: Default::default(),
             q_short: Default::default(),
             q_len: Default::default(),
             q_now: Default::default(),
@@ -537,10 +543,10 @@ impl Logic for ProtegoRxSeq {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, idx, now, synced, exp_r, latest, pend, ackn, left, paused, used, q_pfc, q_tagged, q_trunc, q_kind, q_seq,
-            q_ctrl, q_short, q_len, q_now, q_sl, q_ms, de, da, de_zero, da_zero, sync, closed, sum, miss_hit, dly, f_rxp, f_dummy, f_data,
-            f_retx, f_loss, f_go, f_rel, f_slot, f_resync, da_far, da_out, occ, over, de_le_max, dly_lt, dly_gt, due_r, idle_prev, do_rel,
-            do_pfc, u_free, w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy, c_deliv,
-            c_lost, c_recov, c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
+            q_ctrl, q_ka, q_short, q_len, q_now, q_sl, q_ms, de, da, de_zero, da_zero, sync, closed, sum, miss_hit, dly, f_rxp, f_dummy,
+            f_data, f_retx, f_loss, f_go, f_rel, f_slot, f_resync, da_far, da_out, occ, over, de_le_max, dly_lt, dly_gt, due_r, idle_prev,
+            do_rel, do_pfc, u_free, w_first, w_n, w_t0, a_v, a_o, a_s, l_v, l_f, l_l, l_h, p_v, p_p, ev_to, c_data, c_retx, c_dummy,
+            c_deliv, c_lost, c_recov, c_dup, c_to, c_pause, c_resume, c_untag, c_off, c_trunc, c_resync, c_bdrop, c_high, c_dmin, c_dmax
         );
         self.state.reset.next = self.reset.val();
         self.idx.reset.next = self.reset.val();
@@ -669,6 +675,7 @@ impl Logic for ProtegoRxSeq {
                 self.q_kind.d.next = self.d_kind.val();
                 self.q_seq.d.next = self.d_seq.val();
                 self.q_ctrl.d.next = self.d_ctrl.val();
+                self.q_ka.d.next = self.d_ka.val();
                 self.q_short.d.next = self.d_short.val();
                 self.q_len.d.next = self.d_len.val();
                 self.q_now.d.next = self.now.q.val();
@@ -779,6 +786,10 @@ impl Logic for ProtegoRxSeq {
                 self.c_dummy.d.next = self.c_dummy.q.val() + 1;
                 if self.f_loss.q.val() {
                     self.exp_r.d.next = self.q_seq.q.val();
+                }
+                // Decision 16: a keepalive's dummy asks for the ACK again.
+                if self.q_ka.q.val() {
+                    self.pend.d.next = true;
                 }
             }
             if self.f_data.q.val() {

@@ -37,7 +37,8 @@
 //! - `note_*` ([`RxNotesIn`]): this port's receiver's LOSS, pending ACK and
 //!   PFC to send; `peer_*` ([`PeerNotesIn`]): the peer's ACK, LOSS, PFC.
 //! - `ev_pick` (3, registered, [`pick`]): what was picked last cycle;
-//!   `ev_nrm`: a normal frame was waiting at that pick (for test benches).
+//!   `ev_nrm`: a normal frame was waiting at that pick; `ev_ka`: a
+//!   keepalive last cycle (decision 16) (for test benches).
 //! - `tstats_*` ([`TxStats`]): counters and state.
 //!
 //! Rate: a pick waits for the frame before it to leave the store and the
@@ -70,7 +71,9 @@ pub mod pick {
 /// `ring_bytes` (the ring's byte budget, as the model's `ring_bytes`),
 /// `mac` (the source of control frames), `pfc_class`, `ack_every` (with
 /// both sides on, normal frames after which a pending explicit ACK goes
-/// first; 0: never, B.1 as written).
+/// first; 0: never, B.1 as written), `ka_cycles` (decision 16: after this
+/// many cycles without a pick while numbers wait for their ACK, the
+/// dummies start again and ask for one; the port gives `ackNoTimeout`).
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct TxConfig {
     pub tx_en: Signal<In, Bit>,
@@ -81,6 +84,7 @@ pub struct TxConfig {
     pub mac: Signal<In, Bits<48>>,
     pub pfc_class: Signal<In, Bits<3>>,
     pub ack_every: Signal<In, Bits<8>>,
+    pub ka_cycles: Signal<In, Bits<32>>,
 }
 
 /// The sender side's counters (`tstats_*`, 32 bits, wrapping; the model's
@@ -107,6 +111,7 @@ pub struct TxStats {
     pub n_untaggable: Signal<Out, Bits<32>>,
     pub n_retx_frames: Signal<Out, Bits<32>>,
     pub n_paused: Signal<Out, Bits<32>>,
+    pub n_keepalive: Signal<Out, Bits<32>>,
     pub ring_used: Signal<Out, Bits<24>>,
     pub ring_high: Signal<Out, Bits<32>>,
     pub next_seq: Signal<Out, Bits<17>>,
@@ -156,6 +161,7 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     pub peer: PeerNotesIn,
     pub ev_pick: Signal<Out, Bits<3>>,
     pub ev_nrm: Signal<Out, Bit>,
+    pub ev_ka: Signal<Out, Bit>,
     pub tstats: TxStats,
     st: ProtegoStore<D, K, U>,
     ins: ProtegoTagIns<D, K, U>,
@@ -192,6 +198,14 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     used: DffR<Bits<24>>,
     paused_r: DffR<Bit>,
     dummies: DffR<Bits<8>>,
+    /// Decision 16: cycles since the last pick; a keepalive's dummies ask
+    /// for an ACK (`ka`); its pulse for benches; the count.
+    quiet: DffR<Bits<32>>,
+    ka: DffR<Bit>,
+    ka_ev: DffR<Bit>,
+    c_ka: DffR<Bits<32>>,
+    waiting: Signal<Local, Bit>,
+    acked1: Signal<Local, Bits<17>>,
     /// Normal frames picked since the last explicit ACK (saturating), and
     /// an explicit ACK is due ahead of them (decision 15; registered).
     since: DffR<Bits<8>>,
@@ -207,6 +221,10 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     ld_first: DFF<Bits<17>>,
     ld_hole: DFF<Bits<8>>,
     calm: DffR<Bit>,
+    /// `RING_BYTES - 5` and the room it leaves beside `used` (26 bits,
+    /// signed: a host may set the budget below what the ring holds).
+    rb5: DFF<Bits<26>>,
+    ring_room: DFF<Bits<26>>,
     fits_r: DFF<Bit>,
     tagg_r: DFF<Bit>,
     dqv_r: DffR<Bit>,
@@ -341,6 +359,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             peer: Default::default(),
             ev_pick: Default::default(),
             ev_nrm: Default::default(),
+            ev_ka: Default::default(),
             tstats: Default::default(),
             st: ProtegoStore::new(words, frames, frames),
             ins: Default::default(),
@@ -372,6 +391,12 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             used: Default::default(),
             paused_r: Default::default(),
             dummies: Default::default(),
+            quiet: Default::default(),
+            ka: Default::default(),
+            ka_ev: Default::default(),
+            c_ka: Default::default(),
+            waiting: Default::default(),
+            acked1: Default::default(),
             since: Default::default(),
             due_r: Default::default(),
             hp_go_r: Default::default(),
@@ -383,6 +408,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             ld_first: Default::default(),
             ld_hole: Default::default(),
             calm: Default::default(),
+            rb5: Default::default(),
+            ring_room: Default::default(),
             fits_r: Default::default(),
             tagg_r: Default::default(),
             dqv_r: Default::default(),
@@ -482,10 +509,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
     fn update(&mut self) {
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
-            since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, fits_r, tagg_r, dqv_r, hs, h_len, h_end,
-            h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r,
-            skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data,
-            c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
+            quiet, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5, ring_room,
+            fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left,
+            rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest,
+            k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale,
+            c_freed, c_untag, c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -497,6 +525,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.used.reset.next = self.reset.val();
         self.paused_r.reset.next = self.reset.val();
         self.dummies.reset.next = self.reset.val();
+        self.quiet.reset.next = self.reset.val();
+        self.ka.reset.next = self.reset.val();
+        self.ka_ev.reset.next = self.reset.val();
+        self.c_ka.reset.next = self.reset.val();
         self.since.reset.next = self.reset.val();
         self.due_r.reset.next = self.reset.val();
         self.hp_go_r.reset.next = self.reset.val();
@@ -601,8 +633,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.d_v.next = self.dq.m_data.val().get_bits::<2>(16);
         self.tagg.next = self.d_len.val() > (bit_cast::<16, 2>(self.d_v.val()) << 2) + 12;
         self.tagg_r.d.next = self.tagg.val();
-        self.fits_r.d.next = (bit_cast::<25, 24>(self.used.q.val()) + bit_cast::<25, 16>(self.d_len.val()) + 5)
-            <= bit_cast::<25, 24>(self.tcfg.ring_bytes.val());
+        // (`used + len + 5 <= RING_BYTES` as `len <= room`, the room a
+        // register behind `used`: a pick pops the queue two cycles on, so
+        // the next head meets the room its push left; a free is seen a
+        // cycle later than the byte count.)
+        self.rb5.d.next = bit_cast::<26, 24>(self.tcfg.ring_bytes.val()) - 5;
+        self.ring_room.d.next = self.rb5.q.val() - bit_cast::<26, 24>(self.used.q.val());
+        self.fits_r.d.next = !self.ring_room.q.val().get_bit(25) & (bit_cast::<26, 16>(self.d_len.val()) <= self.ring_room.q.val());
         self.dqv_r.d.next = self.dq.m_valid.val();
         // ================================================= the peer
         // An ACK's `latest` or a LOSS's moves `leadingAck` (the model's
@@ -811,6 +848,32 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.ev_r.d.next = self.ch.val();
             }
         }
+        // Decision 16 (the model's `ProtegoPort::pick_at`): quiet since the
+        // last frame picked; when nothing can be picked, settled, after
+        // `ka_cycles` with numbers waiting for their ACK (`leadingAck`
+        // behind the last number sent), the dummies start again, asking.
+        self.acked1.next = self.acked.q.val() + 1;
+        self.waiting.next =
+            (self.acked_v.q.val() & (self.acked1.val() != self.next.q.val())) | (!self.acked_v.q.val() & self.next.q.val().any());
+        self.ka_ev.d.next = false;
+        if !self.quiet.q.val().all() {
+            self.quiet.d.next = self.quiet.q.val() + 1;
+        }
+        if self.can_pick.val() & self.ch.val().any() & (self.ch.val() != 7) {
+            self.quiet.d.next = 0.into();
+        }
+        if self.can_pick.val()
+            & !self.ch.val().any()
+            & self.tcfg.tx_en.val()
+            & self.waiting.val()
+            & (self.quiet.q.val() >= self.tcfg.ka_cycles.val())
+        {
+            self.quiet.d.next = 0.into();
+            self.dummies.d.next = 0.into();
+            self.ka.d.next = true;
+            self.ka_ev.d.next = true;
+            self.c_ka.d.next = self.c_ka.q.val() + 1;
+        }
         if self.os.q.val() == Ot::Dec {
             self.os.d.next = Ot::Idle;
             self.skip_r.d.next = false;
@@ -888,6 +951,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                     self.lens.write_enable.next = true;
                     self.c_data.d.next = self.c_data.q.val() + 1;
                     self.dummies.d.next = 0.into();
+                    self.ka.d.next = false;
                 } else if self.k_untag.q.val() {
                     self.c_untag.d.next = self.c_untag.q.val() + 1;
                 } else if self.k_piggy.q.val() {
@@ -914,7 +978,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.c_dummy.d.next = self.c_dummy.q.val() + 1;
                 self.tag_r.d.next =
                     ((bit_cast::<24, 17>(self.next.q.val()) & 0x1_0000) << 5) | (bit_cast::<24, 17>(self.next.q.val()) & 0xFFFF);
+                // A keepalive's dummy asks for an ACK (its first body byte 1).
                 self.tpl.d.next = self.base.val();
+                if self.ka.q.val() {
+                    self.tpl.d.next = self.base.val() | (bit_cast::<512, 8>(self.c_one8.val()) << 112);
+                }
                 self.os.d.next = Ot::Tpl;
             }
         }
@@ -995,6 +1063,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         // ================================================= outputs
         self.ev_pick.next = self.ev_r.q.val();
         self.ev_nrm.next = self.ev_n.q.val();
+        self.ev_ka.next = self.ka_ev.q.val();
         self.tstats.n_data.next = self.c_data.q.val();
         self.tstats.n_retx.next = self.c_retx.q.val();
         self.tstats.n_dummy.next = self.c_dummy.q.val();
@@ -1009,6 +1078,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.tstats.n_untaggable.next = self.c_untag.q.val();
         self.tstats.n_retx_frames.next = self.c_rframes.q.val();
         self.tstats.n_paused.next = self.c_paused.q.val();
+        self.tstats.n_keepalive.next = self.c_ka.q.val();
         self.tstats.ring_used.next = self.used.q.val();
         self.tstats.ring_high.next = self.c_high.q.val();
         self.tstats.next_seq.next = self.next.q.val();

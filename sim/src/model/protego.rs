@@ -387,6 +387,9 @@ pub struct TxCounters {
     /// Cycles a normal frame waited for the ring or a pause.
     pub paused_cycles: u64,
     pub ring_high_water: u64,
+    /// Keepalives (decision 16): quiet for `ackNoTimeout` with frames
+    /// waiting for their ACK, the dummies started again.
+    pub keepalives: u64,
 }
 
 /// Receiver-side counters.
@@ -436,6 +439,8 @@ pub struct ProtegoTx {
     reqs: VecDeque<(Seq, u32)>,
     retx: VecDeque<Vec<u8>>,
     dummies: u32,
+    /// **Decision** (16): dummies after a keepalive ask for an ACK.
+    ka: bool,
     paused: bool,
     pub counters: TxCounters,
 }
@@ -451,6 +456,7 @@ impl ProtegoTx {
             reqs: VecDeque::new(),
             retx: VecDeque::new(),
             dummies: 0,
+            ka: false,
             paused: false,
             counters: TxCounters::default(),
         }
@@ -495,7 +501,32 @@ impl ProtegoTx {
         self.ring.push_back((s, f.to_vec()));
         self.counters.data += 1;
         self.dummies = 0;
+        self.ka = false;
         t
+    }
+
+    /// Numbers sent and not yet acknowledged (`leadingAck` behind the last
+    /// number sent): the ring holds frames that wait for an ACK.
+    pub fn waiting(&self) -> bool {
+        match self.acked {
+            None => self.next != Seq::default(),
+            Some(a) => a.next() != self.next,
+        }
+    }
+
+    /// **Decision** (16, keepalive): the link has been quiet for
+    /// `ackNoTimeout` while frames wait for their ACK (it was lost, or the
+    /// peer restarted and knows nothing of them): up to `dummy_max` more
+    /// dummies may go, each asking the receiver for an ACK. Returns whether
+    /// it applied (frames were waiting).
+    pub fn keepalive(&mut self) -> bool {
+        if !self.waiting() {
+            return false;
+        }
+        self.dummies = 0;
+        self.ka = true;
+        self.counters.keepalives += 1;
+        true
     }
 
     /// A dummy if one may go now: it reveals the next unassigned sequence
@@ -506,7 +537,7 @@ impl ProtegoTx {
         }
         self.dummies += 1;
         self.counters.dummy += 1;
-        Some(control_frame(self.cfg.mac, Tag { kind: kind::DATA, seq: self.next }, &[]))
+        Some(control_frame(self.cfg.mac, Tag { kind: kind::DATA, seq: self.next }, &[self.ka as u8]))
     }
 
     /// A RETX copy waiting to go (high priority).
@@ -716,6 +747,11 @@ impl ProtegoRx {
                     self.note_loss(self.expected, d, s.plus(0x1_FFFF), now);
                     self.expected = s;
                 }
+                // **Decision** (16): a keepalive's dummy asks for the ACK
+                // of `latest` again (its first body byte 1).
+                if f.get(at + TAG_LEN + 2) == Some(&1) {
+                    self.pending_ack = true;
+                }
                 self.release(now, &mut out);
                 return out;
             }
@@ -911,12 +947,29 @@ pub struct ProtegoPort {
     pub rx: ProtegoRx,
     /// Normal frames picked since the last explicit ACK (at most 255).
     since_ack: u32,
+    /// The cycle of the last frame picked or keepalive (decision 16).
+    quiet_from: u64,
 }
 
 impl ProtegoPort {
     pub fn new(cfg: ProtegoConfig) -> Result<Self, String> {
         cfg.validate()?;
-        Ok(ProtegoPort { cfg, tx: ProtegoTx::new(cfg), rx: ProtegoRx::new(cfg), since_ack: 0 })
+        Ok(ProtegoPort { cfg, tx: ProtegoTx::new(cfg), rx: ProtegoRx::new(cfg), since_ack: 0, quiet_from: 0 })
+    }
+
+    /// [`ProtegoPort::pick`] at cycle `now`, with the keepalive (decision
+    /// 16): after `ackNoTimeout` cycles without a frame picked while frames
+    /// wait for their ACK, the sender's dummies start again, asking for an
+    /// ACK.
+    pub fn pick_at(&mut self, now: u64, normal_len: Option<usize>) -> Pick {
+        if self.cfg.tx && now >= self.quiet_from + self.cfg.ack_timeout.max(1) && self.tx.keepalive() {
+            self.quiet_from = now;
+        }
+        let p = self.pick(normal_len);
+        if p != Pick::Idle {
+            self.quiet_from = now;
+        }
+        p
     }
 
     pub fn config(&self) -> &ProtegoConfig {
@@ -1411,6 +1464,61 @@ mod tests {
             assert_eq!(picks, want, "ack_every {every}");
         }
         assert!(ProtegoPort::new(ProtegoConfig { ack_every: 256, ..cfg2() }).unwrap_err().contains("ack_every"));
+    }
+
+    /// Decision 16 (keepalive): the sender's frames wait for an ACK that
+    /// was lost (and, second, for a peer that restarted and knows nothing
+    /// of them); after its dummies, the link is quiet; `ackNoTimeout` later
+    /// the dummies start again asking for an ACK, the receiver (re)acks
+    /// `latest` (the restarted one synchronises on the dummy and acks the
+    /// number before it) and the ring drains. Without frames waiting, no
+    /// keepalive.
+    #[test]
+    fn d16_keepalive_recovers_lost_acks_and_a_restarted_peer() {
+        let c = cfg2();
+        for restart in [false, true] {
+            let mut a = ProtegoPort::new(c).unwrap();
+            let mut b = ProtegoPort::new(c).unwrap();
+            // Five DATA reach B; B's ACKs are lost.
+            for i in 0..5u32 {
+                assert_eq!(a.pick_at(i as u64, Some(64)), Pick::Normal);
+                let f = a.send_normal(&frame(i, 64));
+                b.receive(&f, i as u64);
+            }
+            assert!(matches!(b.pick_at(10, None), Pick::Control(_)), "B's ACK (lost)");
+            // A's three dummies (no ACK asked), then nothing.
+            for t in 11..14 {
+                let Pick::Control(d) = a.pick_at(t, None) else { panic!("a dummy") };
+                assert_eq!(d[12 + TAG_LEN + 2], 0, "a plain dummy");
+                b.receive(&d, t);
+            }
+            assert_eq!(a.pick_at(14, None), Pick::Idle);
+            // B: its own dummies (lost too), no ACK: plain dummies ask nothing.
+            while let Pick::Control(f) = b.pick_at(14, None) {
+                assert_ne!(read_tag(&f).unwrap().0.kind, kind::ACK, "plain dummies ask nothing");
+            }
+            assert_eq!(a.tx.ring_len(), 5);
+            if restart {
+                b = ProtegoPort::new(c).unwrap();
+            }
+            // Quiet until ackNoTimeout after the last pick (13).
+            assert_eq!(a.pick_at(13 + c.ack_timeout - 1, None), Pick::Idle);
+            let t = 13 + c.ack_timeout;
+            let Pick::Control(d) = a.pick_at(t, None) else { panic!("a keepalive dummy") };
+            assert_eq!((read_tag(&d).unwrap().0, d[12 + TAG_LEN + 2]), (Tag { kind: kind::DATA, seq: s(5) }, 1));
+            b.receive(&d, t);
+            let Pick::Control(ack) = b.pick_at(t + 1, None) else { panic!("restart {restart}: B acks") };
+            assert_eq!(read_tag(&ack).unwrap().0, Tag { kind: kind::ACK, seq: s(4) });
+            a.receive(&ack, t + 2);
+            assert_eq!(a.tx.ring_len(), 0, "restart {restart}: the ring drains");
+            assert_eq!(a.tx.counters.keepalives, 1);
+            // Nothing waits: no keepalive, however long the quiet.
+            for _ in 0..3 {
+                let _ = a.pick_at(t + 3, None);
+            }
+            assert_eq!(a.pick_at(t + 10 * c.ack_timeout, None), Pick::Idle);
+            assert_eq!(a.tx.counters.keepalives, 1);
+        }
     }
 
     /// Random losses on both the data and the RETX copies, both directions'

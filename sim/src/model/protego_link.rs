@@ -186,7 +186,7 @@ pub fn run(s: &LinkSetup) -> Result<LinkResult, String> {
         // S1.p1 onto the link.
         if fwd.free(t) {
             let f = match s1.as_mut() {
-                Some(p) => match p.pick(q1.front().map(Vec::len)) {
+                Some(p) => match p.pick_at(t, q1.front().map(Vec::len)) {
                     Pick::Normal => Some(p.send_normal(&q1.pop_front().expect("normal"))),
                     Pick::Control(f) => Some(f),
                     Pick::Idle => None,
@@ -202,7 +202,7 @@ pub fn run(s: &LinkSetup) -> Result<LinkResult, String> {
         if rev.free(t) {
             let normal = b_ready.then_some(len);
             let (f, took) = match s2.as_mut() {
-                Some(p) => match p.pick(normal) {
+                Some(p) => match p.pick_at(t, normal) {
                     Pick::Normal => (Some(p.send_normal(&host_frame(1, b_sent as u32, len))), true),
                     Pick::Control(f) => (Some(f), false),
                     Pick::Idle => (None, false),

@@ -114,6 +114,11 @@ pub struct PairSetup {
     /// The link's delay each way, cycles.
     pub delay_cycles: u64,
     pub seed: u64,
+    /// The peer restarting: at this many cycles after the first frame is
+    /// offered the link goes down for the second many cycles (frames on it
+    /// lost), S2 is reset and configured again (tables, Protego's registers)
+    /// and the link comes back; S1 keeps running.
+    pub outage: Option<(u64, u64)>,
     /// Protego registers ([`PortRegs`] names: `ACKNO_TIMEOUT`, `BUF_BYTES`,
     /// ...) written on both link ports before `CTRL`; the others keep
     /// their reset values (the configuration's).
@@ -128,6 +133,10 @@ pub struct LinkLog {
     /// Frames by kind: (sent, arrived uncorrupted).
     pub kinds: BTreeMap<&'static str, (u64, u64)>,
     pub corrupted: u64,
+    /// Frames sent while the link was down (lost with it).
+    pub down_lost: u64,
+    /// The length of `data` when the link came back up (0 without an outage).
+    pub up_at: usize,
     /// DATA and RETX frames, tag removed (the egress's bytes): (bytes, a
     /// DATA, arrived uncorrupted).
     pub data: Vec<(Vec<u8>, bool, bool)>,
@@ -143,12 +152,17 @@ impl LinkLog {
         self.kinds.values().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
-    /// Moves what `from` sent on its link port onto `to`'s, `delay` cycles on.
-    fn carry(&mut self, from: &mut SwitchBench, to: &mut SwitchBench, delay: u64) {
+    /// Moves what `from` sent on its link port onto `to`'s, `delay` cycles
+    /// on (nowhere while the link is `down`).
+    fn carry(&mut self, from: &mut SwitchBench, to: &mut SwitchBench, delay: u64, down: bool) {
         let now = from.tb.cycle();
         while let Some(p) = from.sinks[LINK].packets.pop_front() {
             let k = wire_kind(&p.data, self.pfc_class);
             self.kinds.entry(k).or_default().0 += 1;
+            if down {
+                self.down_lost += 1;
+                continue;
+            }
             let inner = (k == "data" || k == "retx").then(|| strip_tag(&p.data, read_tag(&p.data).expect("tagged").1));
             let mut w = p.data;
             append_fcs(&mut w);
@@ -187,9 +201,29 @@ pub struct PairOutcome {
     pub gbps: f64,
 }
 
+/// Loads a switch's tables, waits for Protego's tables to clear after
+/// reset (a cycle an entry) and writes the run's registers and `CTRL`.
+fn bring_up(x: &mut SwitchBench, cfg: &Config, s: &PairSetup) -> Result<()> {
+    x.configure(cfg)?;
+    x.run(cfg.protego.rx_slots.max(cfg.protego.tx_frames) as u64 + 100);
+    let w = x.map.window(&format!("protego{LINK}")).clone();
+    x.write(w.addr("COPIES", 0), s.copies)?;
+    for (n, v) in &s.regs {
+        ensure!(w.reg(n).is_some(), "PairSetup.regs: Protego has no register {n}");
+        x.write(w.addr(n, 0), *v)?;
+    }
+    let ctrl = match s.mode {
+        Mode::Off => 0,
+        Mode::Ordered => PortRegs::CTRL_TX | PortRegs::CTRL_RX,
+        Mode::Nb => PortRegs::CTRL_TX | PortRegs::CTRL_RX | PortRegs::CTRL_NB,
+    };
+    x.write(w.addr("CTRL", 0), ctrl)
+}
+
 /// Runs the pair built from `cfgs` ([`pair_configs`]) until both hosts
 /// have sent everything and nothing has moved for three `ackNoTimeout`s.
 pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
+    ensure!(s.outage.is_none() || !s.reverse, "PairSetup: an outage run has no reverse traffic (host B would restart with its switch)");
     let mut b = [SwitchBench::new(&cfgs[0], s.seed)?, SwitchBench::new(&cfgs[0], s.seed + 50)?];
     let line = line_bytes_per_cycle(&cfgs[0]);
     let timeout = match s.regs.iter().find(|r| r.0 == "ACKNO_TIMEOUT") {
@@ -197,7 +231,6 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         None => (cfgs[0].protego.ack_timeout_us * cfgs[0].target.clock_mhz).round() as u64,
     };
     for (x, cfg) in b.iter_mut().zip(cfgs) {
-        x.configure(cfg)?;
         for k in &mut x.sinks {
             k.ready_prob = 1.0;
         }
@@ -205,20 +238,7 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         x.sinks[LINK].pace = Some(line);
         x.sinks[LINK].wire_overhead = 24;
         x.srcs[HOST].pace = Some(line * s.load);
-        // Protego's tables clear themselves after reset (a cycle an entry).
-        x.run(cfgs[0].protego.rx_slots.max(cfgs[0].protego.tx_frames) as u64 + 100);
-        let w = x.map.window(&format!("protego{LINK}")).clone();
-        x.write(w.addr("COPIES", 0), s.copies)?;
-        for (n, v) in &s.regs {
-            ensure!(w.reg(n).is_some(), "PairSetup.regs: Protego has no register {n}");
-            x.write(w.addr(n, 0), *v)?;
-        }
-        let ctrl = match s.mode {
-            Mode::Off => 0,
-            Mode::Ordered => PortRegs::CTRL_TX | PortRegs::CTRL_RX,
-            Mode::Nb => PortRegs::CTRL_TX | PortRegs::CTRL_RX | PortRegs::CTRL_NB,
-        };
-        x.write(w.addr("CTRL", 0), ctrl)?;
+        bring_up(x, cfg, s)?;
     }
     // Line up the two clocks.
     let (c0, c1) = (b[0].tb.cycle(), b[1].tb.cycle());
@@ -242,6 +262,8 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
             pfc_class: cfgs[0].protego.pfc_class as u8,
             kinds: BTreeMap::new(),
             corrupted: 0,
+            down_lost: 0,
+            up_at: 0,
             data: vec![],
         })
     };
@@ -250,7 +272,35 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
     let wire_cycles: f64 = sent.iter().flatten().map(|f| (f.len() + 24) as f64 / line).sum();
     let budget = (10.0 * wire_cycles) as u64 + 100 * timeout + 50_000;
     let (mut seen, mut last) = (0, 0);
+    let mut down = false;
     for c in 0.. {
+        if let Some((at, len)) = s.outage {
+            if c == at {
+                // The peer goes away: the link drops, S2 resets (what it
+                // held is lost) and comes back configured, S1 running on.
+                down = true;
+                let x = &mut b[1];
+                x.srcs[LINK].abort();
+                for k in &mut x.sinks {
+                    k.abort();
+                }
+                let t0 = x.tb.cycle();
+                x.tb.reset(4);
+                bring_up(x, &cfgs[1], s)?;
+                let spent = x.tb.cycle() - t0;
+                let [x, y] = &mut b;
+                for _ in 0..spent {
+                    x.run(1);
+                    links[0].carry(x, y, s.delay_cycles, true);
+                }
+            }
+            if c == at + len {
+                down = false;
+                for l in &mut links {
+                    l.up_at = l.data.len();
+                }
+            }
+        }
         ensure!(
             c < budget,
             "no end after {c} cycles: {} + {} frames delivered",
@@ -260,8 +310,8 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         b[0].run(1);
         b[1].run(1);
         let [x, y] = &mut b;
-        links[0].carry(x, y, s.delay_cycles);
-        links[1].carry(y, x, s.delay_cycles);
+        links[0].carry(x, y, s.delay_cycles, down);
+        links[1].carry(y, x, s.delay_cycles, down);
         let moved = b.iter().map(|x| x.sinks.iter().map(|k| k.beats()).sum::<u64>()).sum::<u64>();
         if moved != seen || b.iter().any(|x| x.srcs.iter().any(|q| !q.idle())) {
             (seen, last) = (moved, c);

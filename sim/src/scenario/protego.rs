@@ -346,6 +346,7 @@ pub fn run_all_rtl(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
             reverse: p.reverse_traffic,
             delay_cycles: (p.delay_ns * cfg.target.clock_mhz / 1e3).round() as u64,
             seed: sc.seed,
+            outage: None,
             regs: vec![
                 ("ACKNO_TIMEOUT", c.ack_timeout as u32),
                 ("BUF_BYTES", c.rx_buffer_bytes),
