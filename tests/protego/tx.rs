@@ -241,6 +241,8 @@ impl Agent for Side {
         if k != pick::NONE && g("ev_nrm") == 1 && self.normal.is_empty() {
             self.check(false, || format!("cycle {cycle}: a normal frame seen at pick {k}, none left to send"));
         }
+        // (A keepalive in the cycle of a pick comes first: the pick's
+        // frame is made after it.)
         if g("ev_ka") == 1 {
             let quiet = cycle - 1 - self.last_pick;
             self.check(quiet > self.s.ka_cycles, || format!("cycle {cycle}: a keepalive {quiet} cycles after the last pick"));
@@ -248,7 +250,9 @@ impl Agent for Side {
             self.check(applied, || format!("cycle {cycle}: a keepalive with no number waiting for its ACK (the model)"));
         }
         if k != pick::NONE {
-            self.last_pick = cycle - 1;
+            if k != pick::DUMMY {
+                self.last_pick = cycle - 1;
+            }
             let (want, f) = self.model_pick(g("ev_nrm") == 1);
             self.picks[k as usize] += 1;
             self.check(k == want, || format!("cycle {cycle}: picked {k}, the model {want}"));
@@ -491,7 +495,7 @@ fn modes_and_backpressure() -> Result<()> {
 /// goes, the fourth waits (three dummies before the first DATA, three
 /// after the last; then, the three waiting for their ACK, a keepalive
 /// every `ka_cycles` quiet cycles and its three dummies asking for it,
-/// decision 16: 8 000 cycles, 400 + a pick each). Without a keepalive
+/// decision 16: 8 000 cycles, 400 and a few each). Without a keepalive
 /// (`ka_cycles` past the run) nothing after the three.
 #[test]
 fn ring_budget_to_the_byte() -> Result<()> {
@@ -500,7 +504,9 @@ fn ring_budget_to_the_byte() -> Result<()> {
     let s = Setup { ring_bytes: 3 * 105, event_prob: 0.0, ..setup() };
     let c = run_frames(64, s, Cell { idle_prob: 0.0, ready_prob: 1.0 }, frames.clone(), false, 3)?;
     let ka = c["tstats_n_keepalive"];
-    ensure!(c["tstats_n_data"] == 3 && c["tstats_ring_high"] == 315 && c["tstats_n_dummy"] == 6 + 3 * ka && ka >= 15, "{c:?}");
+    // (The last keepalive's dummies may still be to come when the run ends.)
+    let d = c["tstats_n_dummy"];
+    ensure!(c["tstats_n_data"] == 3 && c["tstats_ring_high"] == 315 && d <= 6 + 3 * ka && d + 3 >= 6 + 3 * ka && ka >= 15, "{c:?}");
     let c = run_frames(64, Setup { ka_cycles: 1 << 20, ..s }, Cell { idle_prob: 0.0, ready_prob: 1.0 }, frames, false, 3)?;
     ensure!(c["tstats_n_dummy"] == 6 && c["tstats_n_keepalive"] == 0, "{c:?}");
     Ok(())

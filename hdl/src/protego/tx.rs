@@ -201,6 +201,7 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     /// Decision 16: cycles since the last pick; a keepalive's dummies ask
     /// for an ACK (`ka`); its pulse for benches; the count.
     quiet: DffR<Bits<32>>,
+    ka_due: DffR<Bit>,
     ka: DffR<Bit>,
     ka_ev: DffR<Bit>,
     c_ka: DffR<Bits<32>>,
@@ -392,6 +393,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             paused_r: Default::default(),
             dummies: Default::default(),
             quiet: Default::default(),
+            ka_due: Default::default(),
             ka: Default::default(),
             ka_ev: Default::default(),
             c_ka: Default::default(),
@@ -509,7 +511,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
     fn update(&mut self) {
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
-            quiet, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5, ring_room,
+            quiet, ka_due, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5, ring_room,
             fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left,
             rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest,
             k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale,
@@ -526,6 +528,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.paused_r.reset.next = self.reset.val();
         self.dummies.reset.next = self.reset.val();
         self.quiet.reset.next = self.reset.val();
+        self.ka_due.reset.next = self.reset.val();
         self.ka.reset.next = self.reset.val();
         self.ka_ev.reset.next = self.reset.val();
         self.c_ka.reset.next = self.reset.val();
@@ -849,26 +852,24 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             }
         }
         // Decision 16 (the model's `ProtegoPort::pick_at`): quiet since the
-        // last frame picked; when nothing can be picked, settled, after
-        // `ka_cycles` with numbers waiting for their ACK (`leadingAck`
-        // behind the last number sent), the dummies start again, asking.
+        // last frame picked other than a dummy (a registered pick: a cycle
+        // late); settled, after `ka_cycles` with numbers waiting for their
+        // ACK (`leadingAck` behind the last number sent; due registered),
+        // the dummies start again, asking.
         self.acked1.next = self.acked.q.val() + 1;
-        self.waiting.next =
-            (self.acked_v.q.val() & (self.acked1.val() != self.next.q.val())) | (!self.acked_v.q.val() & self.next.q.val().any());
+        self.waiting.next = (self.acked_v.q.val() & (self.acked1.val() != self.next.q.val()))
+            | (!self.acked_v.q.val() & self.next.q.val().any());
+        self.ka_due.d.next = self.waiting.val() & (self.quiet.q.val() >= self.tcfg.ka_cycles.val());
         self.ka_ev.d.next = false;
         if !self.quiet.q.val().all() {
             self.quiet.d.next = self.quiet.q.val() + 1;
         }
-        if self.can_pick.val() & self.ch.val().any() & (self.ch.val() != 7) {
+        if self.ev_r.q.val().any() & (self.ev_r.q.val() != 6) {
             self.quiet.d.next = 0.into();
         }
-        if self.can_pick.val()
-            & !self.ch.val().any()
-            & self.tcfg.tx_en.val()
-            & self.waiting.val()
-            & (self.quiet.q.val() >= self.tcfg.ka_cycles.val())
-        {
+        if self.can_pick.val() & self.tcfg.tx_en.val() & self.ka_due.q.val() {
             self.quiet.d.next = 0.into();
+            self.ka_due.d.next = false;
             self.dummies.d.next = 0.into();
             self.ka.d.next = true;
             self.ka_ev.d.next = true;

@@ -491,7 +491,8 @@ impl Key {
 }
 
 /// Process-wide lock per cache directory, so threads of one test binary
-/// build a given model once instead of racing.
+/// build a given model once instead of racing (a file lock beside the
+/// directory does the same across processes).
 fn dir_lock(dir: &Path) -> Arc<Mutex<()>> {
     static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
     let mut map = LOCKS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
@@ -530,6 +531,18 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
 
     let lock = dir_lock(&dir);
     let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    // And across processes (nextest runs each test in its own): the first
+    // builds, the others wait for it and load its model.
+    let parent = dir.parent().expect("under the build directory");
+    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    let lock_path = parent.join(format!("{top}-{hash}.lock"));
+    let file_lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open {}", lock_path.display()))?;
+    file_lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
     let freshly_built = if dir.join("libmodel.so").is_file() {
         false
     } else {

@@ -958,15 +958,16 @@ impl ProtegoPort {
     }
 
     /// [`ProtegoPort::pick`] at cycle `now`, with the keepalive (decision
-    /// 16): after `ackNoTimeout` cycles without a frame picked while frames
-    /// wait for their ACK, the sender's dummies start again, asking for an
-    /// ACK.
+    /// 16): after `ackNoTimeout` cycles without a frame picked other than
+    /// a dummy while frames wait for their ACK, the sender's dummies start
+    /// again (or, unlimited, go on), asking for an ACK.
     pub fn pick_at(&mut self, now: u64, normal_len: Option<usize>) -> Pick {
         if self.cfg.tx && now >= self.quiet_from + self.cfg.ack_timeout.max(1) && self.tx.keepalive() {
             self.quiet_from = now;
         }
+        let dummies = self.tx.counters.dummy;
         let p = self.pick(normal_len);
-        if p != Pick::Idle {
+        if p != Pick::Idle && self.tx.counters.dummy == dummies {
             self.quiet_from = now;
         }
         p
@@ -1501,9 +1502,10 @@ mod tests {
             if restart {
                 b = ProtegoPort::new(c).unwrap();
             }
-            // Quiet until ackNoTimeout after the last pick (13).
-            assert_eq!(a.pick_at(13 + c.ack_timeout - 1, None), Pick::Idle);
-            let t = 13 + c.ack_timeout;
+            // Quiet until ackNoTimeout after the last pick other than a
+            // dummy (the DATA at 4).
+            assert_eq!(a.pick_at(4 + c.ack_timeout - 1, None), Pick::Idle);
+            let t = 4 + c.ack_timeout;
             let Pick::Control(d) = a.pick_at(t, None) else { panic!("a keepalive dummy") };
             assert_eq!((read_tag(&d).unwrap().0, d[12 + TAG_LEN + 2]), (Tag { kind: kind::DATA, seq: s(5) }, 1));
             b.receive(&d, t);
