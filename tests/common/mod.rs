@@ -109,18 +109,24 @@ pub fn for_matrix(mut case: impl FnMut(Cell) -> Result<()>) -> Result<()> {
 
 /// Two switches joined by a Protego link (seed 004 Fig. 7 reduced;
 /// `trimswitch_sim::rtl::protego::pair_configs`): `netfpga-sume` at 2 ports x
-/// 64 bits ([`PROTEGO_PAIR_SETS`]), Protego built on port 1 (off at reset:
+/// 64 bits ([`protego_pair_sets`]), Protego built on port 1 (off at reset:
 /// tests turn it on at run time).
 pub fn protego_switch_configs() -> Result<[Config; 2]> {
-    trimswitch_sim::rtl::protego::pair_configs(&config_with("netfpga-sume", &PROTEGO_PAIR_SETS)?)
+    trimswitch_sim::rtl::protego::pair_configs(&config_with("netfpga-sume", &protego_pair_sets())?)
 }
 
 /// The overrides of [`protego_switch_configs`] (also given to `trimswitch
-/// sim --set`, so the CLI's RTL runs share its Verilated model): 2 ports x
-/// 64 bits, the port tests' rings (16 KB, 64 frames), a 3 µs
+/// sim --set`, so the CLI's RTL runs share its Verilated model): two ports
+/// (no L2 entries for the others) and [`PROTEGO_PORT_SETS`].
+pub fn protego_pair_sets() -> Vec<&'static str> {
+    let mut v = vec!["datapath.ports=2", "ingress.l2=[]"];
+    v.extend(PROTEGO_PORT_SETS);
+    v
+}
+
+/// Protego's test settings: 64 bits, 16 KB rings of 64 frames, a 3 µs
 /// `ackNoTimeout` (600 cycles), a 12 KB reordering buffer.
-pub const PROTEGO_PAIR_SETS: [&str; 14] = [
-    "datapath.ports=2",
+pub const PROTEGO_PORT_SETS: [&str; 12] = [
     "datapath.data_width=64",
     "fifo.depth=2048",
     "tm.queue_d_words=1200",
@@ -133,5 +139,4 @@ pub const PROTEGO_PAIR_SETS: [&str; 14] = [
     "protego.buffer_bytes=12288",
     "protego.pause_bytes=10000",
     "protego.resume_bytes=6000",
-    "ingress.l2=[]",
 ];

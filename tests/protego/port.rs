@@ -143,23 +143,7 @@ struct Run {
 /// The ports' configuration: 64 bits, 16 KB rings of 64 frames, a 3 µs
 /// timeout (600 cycles), a 12 KB buffer.
 fn cfg() -> Result<Config> {
-    let cfg = config_with(
-        "netfpga-sume",
-        &[
-            "datapath.data_width=64",
-            "fifo.depth=2048",
-            "tm.queue_d_words=1200",
-            "protego.rx_ring_bytes=16384",
-            "protego.tx_ring_bytes=16384",
-            "protego.rx_frames=64",
-            "protego.tx_frames=64",
-            "protego.rx_slots=256",
-            "protego.ack_timeout_us=3.0",
-            "protego.buffer_bytes=12288",
-            "protego.pause_bytes=10000",
-            "protego.resume_bytes=6000",
-        ],
-    )?;
+    let cfg = config_with("netfpga-sume", &PROTEGO_PORT_SETS)?;
     ensure!(!cfg.protego.enable, "the tests turn Protego on at run time");
     Ok(cfg)
 }

@@ -210,7 +210,7 @@ fn two_switches_protego_nb_over_a_lossy_link() -> Result<()> {
 /// The scenario `protego_link_rtl` on both engines with `f` applied to it:
 /// (model, RTL) results per mode.
 fn both_engines(f: impl Fn(&mut Scenario)) -> Result<Vec<(ProtegoRun, ProtegoRun)>> {
-    let cfg = config_with("netfpga-sume", &PROTEGO_PAIR_SETS)?;
+    let cfg = config_with("netfpga-sume", &protego_pair_sets())?;
     let mut sc = Scenario::load("protego_link_rtl")?;
     f(&mut sc);
     let (m, r) = (protego::run_all(&cfg, &sc)?, protego::run_all_rtl(&cfg, &sc)?);

@@ -511,11 +511,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
     fn update(&mut self) {
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
-            quiet, ka_due, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5, ring_room,
-            fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx, cp_left,
-            rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest,
-            k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale,
-            c_freed, c_untag, c_rframes, c_paused, c_high
+            quiet, ka_due, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5,
+            ring_room, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx,
+            cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole,
+            k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx,
+            c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -857,8 +857,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         // ACK (`leadingAck` behind the last number sent; due registered),
         // the dummies start again, asking.
         self.acked1.next = self.acked.q.val() + 1;
-        self.waiting.next = (self.acked_v.q.val() & (self.acked1.val() != self.next.q.val()))
-            | (!self.acked_v.q.val() & self.next.q.val().any());
+        self.waiting.next =
+            (self.acked_v.q.val() & (self.acked1.val() != self.next.q.val())) | (!self.acked_v.q.val() & self.next.q.val().any());
         self.ka_due.d.next = self.waiting.val() & (self.quiet.q.val() >= self.tcfg.ka_cycles.val());
         self.ka_ev.d.next = false;
         if !self.quiet.q.val().all() {

@@ -358,24 +358,35 @@ pub fn run_all_rtl(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
             ],
         };
         let o = run_pair(&cfgs, &setup).map_err(|e| anyhow::anyhow!("{f}: mode {mode}: {e:#}"))?;
-        let r = o.link_result();
+        runs.push(ProtegoRun::new(cfg, sc, &lm, mode, pc.map_or(0, |c| c.copies), o.link_result()));
+    }
+    Ok(ProtegoResults::new(cfg, sc, runs))
+}
+
+impl ProtegoRun {
+    fn new(cfg: &Config, sc: &Scenario, lm: &LossModel, mode: String, copies: u8, r: LinkResult) -> ProtegoRun {
         let ns = |c: u64| c as f64 / cfg.target.clock_mhz * 1e3;
-        runs.push(ProtegoRun {
-            copies: pc.map_or(0, |c| c.copies),
+        ProtegoRun {
+            copies,
             mean_link_loss: lm.mean_loss(sc.frame_bytes + 20),
             retx_delay_min_ns: r.retx_delay_min_cycles.map(ns),
             retx_delay_max_ns: ns(r.retx_delay_max_cycles),
             mode,
             result: r,
-        });
+        }
     }
-    Ok(ProtegoResults {
-        scenario: sc.name.clone(),
-        config: cfg.target.name.clone(),
-        gbps: cfg.datapath.port_gbps,
-        clock_mhz: cfg.target.clock_mhz,
-        runs,
-    })
+}
+
+impl ProtegoResults {
+    fn new(cfg: &Config, sc: &Scenario, runs: Vec<ProtegoRun>) -> ProtegoResults {
+        ProtegoResults {
+            scenario: sc.name.clone(),
+            config: cfg.target.name.clone(),
+            gbps: cfg.datapath.port_gbps,
+            clock_mhz: cfg.target.clock_mhz,
+            runs,
+        }
+    }
 }
 
 /// Runs every mode of a back-to-back scenario on the model engine.
@@ -406,21 +417,7 @@ pub fn run_all(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
                 + 100_000_000,
         };
         let r = run(&setup).map_err(|e| anyhow::anyhow!("{f}: mode {mode}: {e}"))?;
-        let ns = |c: u64| c as f64 / cfg.target.clock_mhz * 1e3;
-        runs.push(ProtegoRun {
-            copies: setup.protego.map_or(0, |c| c.copies),
-            mean_link_loss: lm.mean_loss(sc.frame_bytes + 20),
-            retx_delay_min_ns: r.retx_delay_min_cycles.map(ns),
-            retx_delay_max_ns: ns(r.retx_delay_max_cycles),
-            mode,
-            result: r,
-        });
+        runs.push(ProtegoRun::new(cfg, sc, &lm, mode, setup.protego.map_or(0, |c| c.copies), r));
     }
-    Ok(ProtegoResults {
-        scenario: sc.name.clone(),
-        config: cfg.target.name.clone(),
-        gbps: cfg.datapath.port_gbps,
-        clock_mhz: cfg.target.clock_mhz,
-        runs,
-    })
+    Ok(ProtegoResults::new(cfg, sc, runs))
 }
