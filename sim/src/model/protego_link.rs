@@ -104,6 +104,10 @@ pub struct LinkResult {
     pub rx_buffer_high_water: u64,
     /// S1's queue for p1, frames (the switch's buffer).
     pub s1_queue_high_water: u64,
+    /// Frames host B got trimmed (the RTL's traffic manager trims when S1's
+    /// queue for the link passes its limit; the model's queue has none): not
+    /// in `d_delivered`.
+    pub trimmed: u64,
     pub cycles: u64,
 }
 

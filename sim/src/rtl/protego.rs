@@ -333,8 +333,11 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         for n in PortRegs::RO {
             regs[i].insert(n, x.read(w.addr(&n.to_ascii_uppercase(), 0))? as u64);
         }
-        let ing = x.map.window("ingress0").clone();
-        fcs_drops[i] = x.read(ing.addr("RX_DROP_FCS", LINK))? as u64;
+        // The link port's receive counters are its pipeline's (local port
+        // `LINK % per`).
+        let per = cfgs[0].datapath.ports / cfgs[0].datapath.pipelines;
+        let ing = x.map.window(&format!("ingress{}", LINK / per)).clone();
+        fcs_drops[i] = x.read(ing.addr("RX_DROP_FCS", LINK % per))? as u64;
     }
     let last_got = [
         b[0].sinks[HOST].last_cycles.back().map_or(start, |c| *c) - start,
@@ -388,6 +391,7 @@ impl PairOutcome {
             tx_ring_high_water: tx["tx_ring_high"],
             rx_buffer_high_water: rx["rx_buf_high"],
             s1_queue_high_water: 0,
+            trimmed: self.got[1].len() as u64 - d,
             cycles: self.cycles,
         }
     }

@@ -153,13 +153,14 @@ impl ProtegoRun {
     pub fn summary(&self) -> String {
         let r = &self.result;
         format!(
-            "  {:<8} copies {}: A {} B {} C {} D {}; actual loss {:.3e}, effective {:.3e}; {:.2} Gb/s; {} lost, {} recovered, {} timeouts, {} pauses; retransmission {} ns; Tx ring {} B, Rx buffer {} B; {}\n",
+            "  {:<8} copies {}: A {} B {} C {} D {}{}; actual loss {:.3e}, effective {:.3e}; {:.2} Gb/s; {} lost, {} recovered, {} timeouts, {} pauses; retransmission {} ns; Tx ring {} B, Rx buffer {} B; {}\n",
             self.mode,
             self.copies,
             r.a_sent,
             r.b_link_frames,
             r.c_good,
             r.d_delivered,
+            if r.trimmed > 0 { format!(" (and {} trimmed)", r.trimmed) } else { String::new() },
             r.actual_loss,
             r.effective_loss,
             r.effective_gbps,
