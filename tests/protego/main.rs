@@ -14,9 +14,10 @@ mod tag;
 mod tx;
 mod untag;
 
-use anyhow::Result;
+use anyhow::{ensure, Result};
 use common::{for_matrix, Cell};
 use rand::Rng;
+use std::collections::BTreeMap;
 
 /// A frame of `len` bytes (without FCS) with `vlans` tags (802.1Q or
 /// 802.1ad), numbered `n` in its last bytes.
@@ -55,5 +56,22 @@ pub fn over_the_matrix(seed: u64, random: impl Fn(usize, Cell, usize, u64) -> Re
             random(w, c, 150, seed + s)
         })?;
     }
+    Ok(())
+}
+
+/// Ordered mode's accounting at a receiver (`rx`: its registers by name):
+/// what was delivered (`numbers`, in delivery order) is in order, each
+/// missing frame is a counted timeout, and every lost number was recovered
+/// or timed out.
+pub fn ordered_accounting<T: Ord>(numbers: &[T], missing: u64, rx: &BTreeMap<&str, u64>) -> Result<()> {
+    ensure!(numbers.windows(2).all(|p| p[0] < p[1]), "out of order in ordered mode");
+    ensure!(missing == rx["rx_timeouts"], "{missing} frames missing, {} timeouts", rx["rx_timeouts"]);
+    ensure!(
+        rx["rx_lost"] == rx["rx_recovered"] + rx["rx_timeouts"],
+        "lost {} != recovered {} + timeouts {}",
+        rx["rx_lost"],
+        rx["rx_recovered"],
+        rx["rx_timeouts"]
+    );
     Ok(())
 }

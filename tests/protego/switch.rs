@@ -133,15 +133,7 @@ fn check(r: &PairSetup, o: &PairOutcome, cfgs: &[Config; 2], d: usize) -> Result
         ensure!(uniq == reached, "NB: {} delivered, copies of {} arrived", numbers.len(), reached.len());
         format!("NB: {} of {} delivered", numbers.len(), sent.len())
     } else {
-        ensure!(numbers.windows(2).all(|p| p[0] < p[1]), "out of order in ordered mode");
-        ensure!(missing as u64 == rx["rx_timeouts"], "{missing} missing, {} timeouts", rx["rx_timeouts"]);
-        ensure!(
-            rx["rx_lost"] == rx["rx_recovered"] + rx["rx_timeouts"],
-            "lost {} != recovered {} + timeouts {}",
-            rx["rx_lost"],
-            rx["rx_recovered"],
-            rx["rx_timeouts"]
-        );
+        crate::ordered_accounting(&numbers, missing as u64, rx)?;
         format!(
             "ordered: {} of {} delivered, lost {} recovered {} timeouts {}, delay {}..{} cycles",
             numbers.len(),
