@@ -8,7 +8,8 @@
 //! it for slot `k`; RELEASE `k` streams out the frame kept for slot `k`.
 //! The sender side's three: SEND_KEEP `k` streams the oldest frame out and
 //! keeps it for slot `k`, REPLAY `k` streams the frame kept for slot `k`
-//! out again and keeps it, FREE `k` lets it go.
+//! out again and keeps it, FREE `k` lets it go (two cycles of the mover:
+//! the next action, a DROP excepted, is taken in its second).
 //! Space is reclaimed in arrival order: the ring's tail moves past a frame
 //! once it has been streamed out or dropped, so a buffered frame holds the
 //! space of the frames after it until it leaves (the engine counts only the
@@ -105,6 +106,8 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     n_rec: DffR<Bits<16>>,
     // ---- the mover
     state: DffR<Mv>,
+    /// The mover takes an action this cycle: idle, or a FREE's last step.
+    take_ok: Signal<Local, Bit>,
     idx: DffR<Bits<16>>,
     rp: DFF<Bits<16>>,
     /// Words of the frame after the next one read; the next is its last.
@@ -248,6 +251,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             n_act: Default::default(),
             n_rec: Default::default(),
             state: Default::default(),
+            take_ok: Default::default(),
             idx: Default::default(),
             rp: Default::default(),
             wleft: Default::default(),
@@ -487,7 +491,18 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
                 self.state.d.next = Mv::Idle;
             }
         }
-        if (self.state.q.val() == Mv::Idle) & self.a_valid.val() {
+        if (self.state.q.val() == Mv::SlotUse) & self.free_r.q.val() {
+            // FREE: done, not streamed (its flag next cycle); the next
+            // action may be taken in this cycle (not a DROP: its flag
+            // would meet this one's).
+            self.dn_v.d.next = true;
+            self.dn_a.d.next = self.si.q.val().get_bits::<15>(0) & self.c_fmask.val();
+            self.dn_d.d.next = !self.lap_s.val();
+            self.state.d.next = Mv::Idle;
+        }
+        self.take_ok.next =
+            (self.state.q.val() == Mv::Idle) | ((self.state.q.val() == Mv::SlotUse) & self.free_r.q.val() & (self.a_op.val() != 2));
+        if self.take_ok.val() & self.a_valid.val() {
             if self.slot_op.val() {
                 // RELEASE, REPLAY, FREE: the slot's frame.
                 self.a_ready.next = true;
@@ -523,13 +538,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         if self.state.q.val() == Mv::SlotRead {
             self.si.d.next = self.slot_tab.read_data.val();
             self.state.d.next = Mv::SlotUse;
-        }
-        if (self.state.q.val() == Mv::SlotUse) & self.free_r.q.val() {
-            // FREE: done, not streamed (its flag next cycle).
-            self.dn_v.d.next = true;
-            self.dn_a.d.next = self.si.q.val().get_bits::<15>(0) & self.c_fmask.val();
-            self.dn_d.d.next = !self.lap_s.val();
-            self.state.d.next = Mv::Idle;
         }
         if (self.state.q.val() == Mv::SlotUse) & !self.free_r.q.val() {
             self.idx.d.next = self.si.q.val();

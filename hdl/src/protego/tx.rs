@@ -41,9 +41,17 @@
 //!   keepalive last cycle (decision 16) (for test benches).
 //! - `tstats_*` ([`TxStats`]): counters and state.
 //!
-//! Rate: a pick waits for the frame before it to leave the store and the
-//! inserter's input; a FREE takes the store's mover for a few cycles. This
-//! first version serves 10G (docs/protego.md, "Rate").
+//! Rate: once the store has taken a pick's action its frame streams out on
+//! its own, and the next pick comes as soon as that frame's first beat is
+//! in the inserter (which samples `tag_r` with it): a template (PFC, LOSS,
+//! ACK, dummy) only once the store has nothing left to stream, a ring frame
+//! (RETX, normal) at once, its action taken when the store's mover is free.
+//! Frames let go do not go through the picks: the store takes their FREE
+//! ahead of the picks' actions (the head processor lets a frame go only
+//! once the store has taken its SEND_KEEP, whatever the peer acknowledges;
+//! a RETX's last copy's FREE follows its REPLAY). 512-byte frames at 512
+//! bits, the peer acknowledging now and then: 14.4 cycles a frame (100G at
+//! 322 MHz needs 13.9; 22.3 before; docs/protego.md, "Rate").
 use super::rx::PeerNotesIn;
 use super::rx_seq::RxNotesIn;
 use super::store::ProtegoStore;
@@ -126,10 +134,10 @@ enum Ot {
     Idle,
     /// The pick carried out.
     Dec,
-    /// The store's action (SEND_KEEP, DELIVER, REPLAY, FREE) until taken.
+    /// The store's action (SEND_KEEP, DELIVER, REPLAY) until taken; the
+    /// frame then streams out of the store on its own (`fl_n`), and the
+    /// next pick may come while it does.
     Act,
-    /// A ring frame through the inserter, to its last beat.
-    Frame,
     /// A template's beats.
     Tpl,
 }
@@ -245,9 +253,26 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     os: DffR<Ot>,
     a_op: DFF<Bits<3>>,
     a_slot: DFF<Bits<15>>,
-    /// The frame now is a RETX (its copies counted), its copies left.
-    o_retx: DFF<Bit>,
+    /// The action is a RETX's last copy (its FREE follows once the store
+    /// has taken it); the copies of the oldest requested frame left to
+    /// pick (0: none counted yet).
+    o_last: DFF<Bit>,
     cp_left: DffR<Bits<2>>,
+    /// Ring frames the store has taken an action for whose last beat has
+    /// not yet left it (0..2: the next action goes in while the frame
+    /// before streams out); a picked frame whose first beat the inserter
+    /// has not yet taken (the next pick waits for it: the inserter samples
+    /// `tag_r` with a first beat); the inserter's input is inside a frame.
+    fl_n: DffR<Bits<2>>,
+    fl_first: DffR<Bit>,
+    imid: DffR<Bit>,
+    /// The FREE offered to the store (ahead of the output's actions): from
+    /// the last copy of a RETX (`lc_v`, kept until loaded) or else the
+    /// head processor's queue `fq`.
+    fv: DffR<Bit>,
+    f_slot: DFF<Bits<15>>,
+    lc_v: DffR<Bit>,
+    lc_slot: DFF<Bits<15>>,
     /// Frames queued for retransmission (the queue's output shows the first
     /// a few cycles after it went in: picks wait for it).
     rq_n: DffR<Bits<16>>,
@@ -306,6 +331,7 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     tagg: Signal<Local, Bit>,
     dummy_ok: Signal<Local, Bit>,
     can_pick: Signal<Local, Bit>,
+    ring_ok: Signal<Local, Bit>,
     send_ok: Signal<Local, Bit>,
     lead_d: Signal<Local, Bits<17>>,
     lead_a: Signal<Local, Bits<17>>,
@@ -318,6 +344,8 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     cls1h: Signal<Local, Bits<8>>,
     beat_keep: Signal<Local, Bits<K>>,
     ins_take: Signal<Local, Bit>,
+    first_in: Signal<Local, Bit>,
+    st_take: Signal<Local, Bit>,
     c_fmask: Constant<Bits<15>>,
     c_ksh: Constant<Bits<16>>,
     /// A template's beats and its last beat's `tkeep`: 55 and 60 bytes.
@@ -426,8 +454,15 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             os: Default::default(),
             a_op: Default::default(),
             a_slot: Default::default(),
-            o_retx: Default::default(),
+            o_last: Default::default(),
             cp_left: Default::default(),
+            fl_n: Default::default(),
+            fl_first: Default::default(),
+            imid: Default::default(),
+            fv: Default::default(),
+            f_slot: Default::default(),
+            lc_v: Default::default(),
+            lc_slot: Default::default(),
             rq_n: Default::default(),
             rq_pend: Default::default(),
             dq_pop: Default::default(),
@@ -476,6 +511,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             tagg: Default::default(),
             dummy_ok: Default::default(),
             can_pick: Default::default(),
+            ring_ok: Default::default(),
             send_ok: Default::default(),
             lead_d: Default::default(),
             lead_a: Default::default(),
@@ -488,6 +524,8 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             cls1h: Default::default(),
             beat_keep: Default::default(),
             ins_take: Default::default(),
+            first_in: Default::default(),
+            st_take: Default::default(),
             c_fmask: Constant::new(((frames - 1) as u64).to_bits()),
             c_ksh: Constant::new((K.trailing_zeros() as u64).to_bits()),
             c_b55: Constant::new((55usize.div_ceil(K) as u64).to_bits()),
@@ -512,10 +550,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         dff_setup!(
             self, clock, bi, t1_r, t2_r, nbt, e1_v, e1_nb, e1_cnt, e1_v2, e2_v, e2_w, next, head, acked, acked_v, used, paused_r, dummies,
             quiet, ka_due, ka, ka_ev, c_ka, since, due_r, hp_go_r, ev_d1, ev_d2, ld_v, ld_loss, ld_s, ld_first, ld_hole, calm, rb5,
-            ring_room, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_retx,
-            cp_left, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft, t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole,
-            k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy, c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx,
-            c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
+            ring_room, fits_r, tagg_r, dqv_r, hs, h_len, h_end, h_first, h_behind, h_inside, h_valid, rf_n, os, a_op, a_slot, o_last,
+            cp_left, fl_n, fl_first, imid, fv, f_slot, lc_v, lc_slot, rq_pend, dq_pop, rq_pop, fq_pop, rq_n, tag_r, skip_r, tpl, tleft,
+            t_last, t60, ev_r, ch_r, k_pause, k_first, k_hole, k_latest, k_ack, k_data, k_untag, k_piggy, ev_n, c_data, c_retx, c_dummy,
+            c_ack_x, c_ack_p, c_loss, c_pfc, c_ack_rx, c_loss_rx, c_stale, c_freed, c_untag, c_rframes, c_paused, c_high
         );
         self.bi.reset.next = self.reset.val();
         self.nbt.reset.next = self.reset.val();
@@ -545,6 +583,11 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.rf_n.reset.next = self.reset.val();
         self.os.reset.next = self.reset.val();
         self.cp_left.reset.next = self.reset.val();
+        self.fl_n.reset.next = self.reset.val();
+        self.fl_first.reset.next = self.reset.val();
+        self.imid.reset.next = self.reset.val();
+        self.fv.reset.next = self.reset.val();
+        self.lc_v.reset.next = self.reset.val();
         self.rq_n.reset.next = self.reset.val();
         self.rq_pend.reset.next = self.reset.val();
         self.dq_pop.reset.next = self.reset.val();
@@ -708,7 +751,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.rq.s_data.next = self.head.q.val();
         self.fq.s_valid.next = false;
         self.fq.s_data.next = self.head.q.val().get_bits::<15>(0) & self.c_fmask.val();
-        if (self.hs.q.val() == Ht::Idle) & self.hp_go_r.q.val() & !self.ev_d1.q.val() & !self.ev_d2.q.val() {
+        // (Not while a pick's action waits for the store: a frame is let go
+        // only once the store has taken its SEND_KEEP, whatever the peer
+        // acknowledges.)
+        if (self.hs.q.val() == Ht::Idle)
+            & self.hp_go_r.q.val()
+            & !self.ev_d1.q.val()
+            & !self.ev_d2.q.val()
+            & (self.os.q.val() != Ot::Dec)
+            & (self.os.q.val() != Ot::Act)
+        {
             self.lens.read_enable.next = true;
             self.hs.d.next = Ht::Read;
         }
@@ -762,13 +814,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             (self.hs.q.val() == Ht::Idle) & !self.hp_go_r.q.val() & !self.ev_d1.q.val() & !self.ev_d2.q.val() & !self.ev_now.val();
         // (Not beside a peer's event either: the event then meets the state
         // before any pick, as the pick meets the state before the event.)
-        self.can_pick.next = (self.os.q.val() == Ot::Idle)
-            & self.calm.q.val()
-            & !self.ev_now.val()
-            & !self.pre.m.tvalid.val()
-            & (self.hs.q.val() == Ht::Idle)
-            & !self.hp_go_r.q.val()
-            & (self.rq.m_valid.val() | !self.rq_pend.q.val());
         self.due_r.d.next = self.tcfg.tx_en.val()
             & self.tcfg.rx_en.val()
             & self.tcfg.ack_every.val().any()
@@ -778,6 +823,21 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         // (The model's `pick`: with the sender side on, a frame waits for a
         // pause or the ring's bytes whether or not it can carry a tag.)
         self.send_ok.next = !self.tcfg.tx_en.val() | (!self.paused_r.q.val() & self.fits_r.q.val());
+        // While a ring frame still streams out of the store only a pick
+        // that will be a ring frame (RETX, a normal frame) may come: a
+        // template's beats would meet the frame's.
+        self.ring_ok.next = !self.note.p_valid.val()
+            & !self.note.l_valid.val()
+            & (self.rq.m_valid.val()
+                | (!(self.due_r.q.val() & self.note.ack_valid.val()) & self.dq.m_valid.val() & self.dqv_r.q.val() & self.send_ok.val()));
+        self.can_pick.next = (self.os.q.val() == Ot::Idle)
+            & self.calm.q.val()
+            & !self.ev_now.val()
+            & !self.fl_first.q.val()
+            & (self.hs.q.val() == Ht::Idle)
+            & !self.hp_go_r.q.val()
+            & (self.rq.m_valid.val() | !self.rq_pend.q.val())
+            & (!self.fl_n.q.val().any() | self.ring_ok.val());
         // Templates: destination, this port's MAC, EtherType.
         self.macl.mac.next = self.tcfg.mac.val();
         self.base.next = self.c_dst_ctl.val() | (bit_cast::<512, 48>(self.macl.lanes.val()) << 48) | self.c_et_ctl.val();
@@ -822,10 +882,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             } else if self.rq.m_valid.val() {
                 // A copy of the oldest requested frame.
                 self.ch.next = 3.into();
-            } else if self.fq.m_valid.val() {
-                // A frame let go (no output; after the retransmissions, which
-                // wait for no space).
-                self.ch.next = 7.into();
             } else if self.due_r.q.val() & self.note.ack_valid.val() {
                 // Decision 15: both sides on, the ACK waited `ack_every`
                 // normal frames.
@@ -845,11 +901,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.ch_r.d.next = self.ch.val();
             if self.ch.val().any() {
                 self.os.d.next = Ot::Dec;
+                self.fl_first.d.next = true;
             }
-            // What was picked (not a FREE), for test benches.
-            if self.ch.val() != 7 {
-                self.ev_r.d.next = self.ch.val();
-            }
+            // What was picked, for test benches.
+            self.ev_r.d.next = self.ch.val();
         }
         // Decision 16 (the model's `ProtegoPort::pick_at`): quiet since the
         // last frame picked other than a dummy (a registered pick: a cycle
@@ -881,14 +936,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.tleft.d.next = self.c_b55.val();
             self.t_last.d.next = self.c_b55.val() == 1;
             self.t60.d.next = false;
-            if self.ch_r.q.val() == 7 {
-                // A frame let go (no output).
-                self.fq_pop.d.next = true;
-                self.a_op.d.next = 6.into();
-                self.a_slot.d.next = self.fq.m_data.val();
-                self.o_retx.d.next = false;
-                self.os.d.next = Ot::Act;
-            } else if self.ch_r.q.val() == 1 {
+            self.o_last.d.next = false;
+            if self.ch_r.q.val() == 1 {
                 self.note.p_ready.next = true;
                 self.c_pfc.d.next = self.c_pfc.q.val() + 1;
                 self.skip_r.d.next = true;
@@ -927,9 +976,17 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.tag_r.d.next = ((bit_cast::<24, 17>(self.rq.m_data.val()) & 0x1_0000) << 5)
                     | (bit_cast::<24, 17>(self.rq.m_data.val()) & 0xFFFF)
                     | 0x40_0000;
-                self.o_retx.d.next = true;
+                // Its copies counted as they are picked: the last one takes
+                // it off the queue (the pop registered: the next pick comes
+                // after this one's first beat) and lets it go once the store
+                // has taken its REPLAY.
+                self.cp_left.d.next = self.cp_left.q.val() - 1;
                 if !self.cp_left.q.val().any() {
-                    self.cp_left.d.next = self.tcfg.copies.val();
+                    self.cp_left.d.next = self.tcfg.copies.val() - 1;
+                }
+                if (self.cp_left.q.val() == 1) | (!self.cp_left.q.val().any() & (self.tcfg.copies.val() == 1)) {
+                    self.rq_pop.d.next = true;
+                    self.o_last.d.next = true;
                 }
                 self.os.d.next = Ot::Act;
             } else if self.ch_r.q.val() == 4 {
@@ -937,7 +994,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 if self.since.q.val() != 255 {
                     self.since.d.next = self.since.q.val() + 1;
                 }
-                self.o_retx.d.next = false;
                 self.a_op.d.next = 0.into();
                 self.skip_r.d.next = true;
                 if self.k_data.q.val() {
@@ -991,14 +1047,44 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             self.c_high.d.next = bit_cast::<32, 24>(self.used.q.val());
         }
         // ================================================= the output
-        // The store's action, then its frame; or the template's beats.
-        self.st.a_valid.next = self.os.q.val() == Ot::Act;
+        // The store's actions: a FREE first (the head processor's, a RETX's
+        // last copy's; the store takes it between frames), then the pick's
+        // (SEND_KEEP, DELIVER, REPLAY), whose frame then streams out on its
+        // own while the next pick is made; or the template's beats.
+        if !self.fv.q.val() {
+            if self.lc_v.q.val() {
+                self.fv.d.next = true;
+                self.f_slot.d.next = self.lc_slot.q.val();
+                self.lc_v.d.next = false;
+            } else if self.fq.m_valid.val() & !self.fq_pop.q.val() {
+                self.fv.d.next = true;
+                self.f_slot.d.next = self.fq.m_data.val();
+                self.fq_pop.d.next = true;
+            }
+        }
+        self.st.a_valid.next = self.fv.q.val() | (self.os.q.val() == Ot::Act);
         self.st.a_op.next = self.a_op.q.val();
         self.st.a_slot.next = self.a_slot.q.val();
-        if (self.os.q.val() == Ot::Act) & self.st.a_ready.val() {
-            self.os.d.next = Ot::Frame;
-            if self.a_op.q.val() == 6 {
-                self.os.d.next = Ot::Idle;
+        if self.fv.q.val() {
+            self.st.a_op.next = 6.into();
+            self.st.a_slot.next = self.f_slot.q.val();
+        }
+        self.st_take.next = self.st.m.tvalid.val() & self.pre.s.tready.val() & (self.os.q.val() != Ot::Tpl);
+        if self.st_take.val() & self.st.m.tlast.val() {
+            self.fl_n.d.next = self.fl_n.q.val() - 1;
+        }
+        if self.fv.q.val() & self.st.a_ready.val() {
+            self.fv.d.next = false;
+        }
+        if !self.fv.q.val() & (self.os.q.val() == Ot::Act) & self.st.a_ready.val() {
+            self.os.d.next = Ot::Idle;
+            self.fl_n.d.next = self.fl_n.q.val() + 1;
+            if self.st_take.val() & self.st.m.tlast.val() {
+                self.fl_n.d.next = self.fl_n.q.val();
+            }
+            if self.o_last.q.val() {
+                self.lc_v.d.next = true;
+                self.lc_slot.d.next = self.a_slot.q.val();
             }
         }
         self.ins.s_tag.next = self.tag_r.q.val();
@@ -1014,8 +1100,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
         self.pre.s.tkeep.next = self.st.m.tkeep.val();
         self.pre.s.tlast.next = self.st.m.tlast.val();
         self.pre.s.tuser.next = self.st.m.tuser.val();
-        self.pre.s.tvalid.next = self.st.m.tvalid.val() & (self.os.q.val() == Ot::Frame);
-        self.st.m.tready.next = self.pre.s.tready.val() & (self.os.q.val() == Ot::Frame);
+        self.pre.s.tvalid.next = self.st.m.tvalid.val() & (self.os.q.val() != Ot::Tpl);
+        self.st.m.tready.next = self.pre.s.tready.val() & (self.os.q.val() != Ot::Tpl);
         if self.os.q.val() == Ot::Tpl {
             self.pre.s.tdata.next = bit_cast::<D, 512>(self.tpl.q.val());
             self.pre.s.tkeep.next = self.beat_keep.val();
@@ -1032,16 +1118,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.os.d.next = Ot::Idle;
             }
         }
-        if (self.os.q.val() == Ot::Frame) & self.ins_take.val() & self.st.m.tlast.val() {
-            self.os.d.next = Ot::Idle;
-            if self.o_retx.q.val() {
-                // A copy gone: the last one lets the frame go.
-                self.cp_left.d.next = self.cp_left.q.val() - 1;
-                if self.cp_left.q.val() == 1 {
-                    self.rq_pop.d.next = true;
-                    self.a_op.d.next = 6.into();
-                    self.os.d.next = Ot::Act;
-                }
+        // A first beat into the inserter: the next pick may set `tag_r`.
+        self.first_in.next = self.pre.m.tvalid.val() & self.ins.s.tready.val();
+        if self.first_in.val() {
+            self.imid.d.next = !self.pre.m.tlast.val();
+            if !self.imid.q.val() {
+                self.fl_first.d.next = false;
             }
         }
         if self.rf.s_valid.val() & !self.rf.m_ready.val() {
