@@ -268,9 +268,11 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         })
     };
     let mut links = [link(&s.loss_fwd, s.seed + 100)?, link(&s.loss_rev, s.seed + 101)?];
-    // Ten times the frames' time on the wire, and room for timeouts.
+    // Ten times the frames' time on the wire, and room for timeouts (at
+    // worst one a frame: a receiver dropping frames for room skips each).
     let wire_cycles: f64 = sent.iter().flatten().map(|f| (f.len() + 24) as f64 / line).sum();
-    let budget = (10.0 * wire_cycles) as u64 + 100 * timeout + 50_000;
+    let n_sent = sent.iter().map(|v| v.len() as u64).sum::<u64>();
+    let budget = (10.0 * wire_cycles) as u64 + (n_sent + 100) * timeout + 50_000;
     let (mut seen, mut last) = (0, 0);
     let mut down = false;
     for c in 0.. {
@@ -317,7 +319,13 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
             (seen, last) = (moved, c);
         }
         if c - last > 3 * timeout + 2 * s.delay_cycles + 200 {
-            break;
+            // Quiet: the end, unless an ordered receiver still holds frames
+            // or waits for a number (holes in a row are skipped a timeout
+            // each, with nothing moving between them).
+            if s.mode != Mode::Ordered || !receivers_wait(&mut b)? {
+                break;
+            }
+            last = c;
         }
     }
     let cycles = b[0].tb.cycle() - start;
@@ -355,6 +363,23 @@ pub fn run_pair(cfgs: &[Config; 2], s: &PairSetup) -> Result<PairOutcome> {
         clock_mhz: cfgs[0].target.clock_mhz,
         gbps: cfgs[0].datapath.port_gbps,
     })
+}
+
+/// An ordered receiver on the link port holds frames or waits for a
+/// number (`rx_held`, `rx_ack_no` against `rx_expected`). The reads run
+/// each switch's clock on; the two are lined up again after them.
+fn receivers_wait(b: &mut [SwitchBench; 2]) -> Result<bool> {
+    let mut waiting = false;
+    for x in b.iter_mut() {
+        let w = x.map.window(&format!("protego{LINK}")).clone();
+        let held = x.read(w.addr("RX_HELD", 0))?;
+        let (ack, exp) = (x.read(w.addr("RX_ACK_NO", 0))?, x.read(w.addr("RX_EXPECTED", 0))?);
+        waiting |= held > 0 || ack != exp;
+    }
+    let (c0, c1) = (b[0].tb.cycle(), b[1].tb.cycle());
+    b[0].run(c1.saturating_sub(c0));
+    b[1].run(c0.saturating_sub(c1));
+    Ok(waiting)
 }
 
 impl PairOutcome {
