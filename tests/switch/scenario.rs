@@ -665,6 +665,8 @@ fn bad_protego_scenarios_name_file_key_and_reason() {
         ("b2b_unknown_key", format!("{ok}speed = 3\n"), "speed"),
         ("b2b_senders", ok.replace("packets = 100\n", "packets = 100\nsenders = [1, 2]\n"), "senders"),
         ("b2b_ports", ok.replace("packets = 100\n", "packets = 100\nports = 8\n"), "ports"),
+        ("b2b_bias", format!("{ok}bias = [0.05, 1.0]\n"), "protego.bias"),
+        ("b2b_bias_ber", format!("{ok}loss = \"ber\"\nber = 1e-12\nbias = [0.05, 0.5]\n"), "protego.bias"),
     ];
     for (name, text, key) in cases {
         let e = error_in(name, &text, true);

@@ -418,6 +418,7 @@ impl PairOutcome {
             s1_queue_high_water: 0,
             trimmed: self.got[1].len() as u64 - d,
             cycles: self.cycles,
+            effective_loss_is: None,
         }
     }
 }

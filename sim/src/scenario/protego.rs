@@ -28,6 +28,7 @@
 //! ring_kb = 128
 //! rx_buffer_kb = 256
 //! reverse_traffic = false # host B -> host A at the same load (ACKs ride on it)
+//! bias = [0.05, 0.5]      # model engine: importance sampling of rare losses
 //! ```
 use super::Scenario;
 use crate::model::lossy::LossModel;
@@ -107,6 +108,12 @@ pub struct ProtegoScenario {
     pub rx_buffer_kb: f64,
     #[serde(default)]
     pub reverse_traffic: bool,
+    /// Importance sampling (model engine, Bernoulli link): host A's DATA
+    /// lost with `bias[0]`, its RETX copies with `bias[1]`, each frame lost
+    /// end to end weighted back to `p` (`LinkSetup::bias`): effective losses
+    /// of 1e-10 measured from 200 000 frames.
+    #[serde(default)]
+    pub bias: Option<[f64; 2]>,
 }
 
 impl ProtegoScenario {
@@ -116,6 +123,10 @@ impl ProtegoScenario {
             ensure!((0.0..1.0).contains(&v), "{f}: protego.{k} = {v}: must lie in [0, 1)");
             Ok(())
         };
+        if let Some(b) = self.bias {
+            ensure!(self.loss == "bernoulli", "{f}: protego.bias: importance sampling needs loss = \"bernoulli\"");
+            ensure!(b.iter().all(|v| *v > 0.0 && *v < 1.0), "{f}: protego.bias = {b:?}: each must lie in (0, 1)");
+        }
         Ok(match self.loss.as_str() {
             "none" => LossModel::None,
             "bernoulli" => {
@@ -153,7 +164,7 @@ impl ProtegoRun {
     pub fn summary(&self) -> String {
         let r = &self.result;
         format!(
-            "  {:<8} copies {}: A {} B {} C {} D {}{}; actual loss {:.3e}, effective {:.3e}; {:.2} Gb/s; {} lost, {} recovered, {} timeouts, {} pauses; retransmission {} ns; Tx ring {} B, Rx buffer {} B; {}\n",
+            "  {:<8} copies {}: A {} B {} C {} D {}{}; actual loss {:.3e}, effective {:.3e}{}; {:.2} Gb/s; {} lost, {} recovered, {} timeouts, {} pauses; retransmission {} ns; Tx ring {} B, Rx buffer {} B; {}\n",
             self.mode,
             self.copies,
             r.a_sent,
@@ -163,6 +174,10 @@ impl ProtegoRun {
             if r.trimmed > 0 { format!(" (and {} trimmed)", r.trimmed) } else { String::new() },
             r.actual_loss,
             r.effective_loss,
+            match r.effective_loss_is {
+                Some((m, se)) => format!(" (at the link's p, importance-sampled: {m:.3e} ± {se:.1e})"),
+                None => String::new(),
+            },
             r.effective_gbps,
             r.lost,
             r.recovered,
@@ -296,6 +311,7 @@ pub fn validate_rtl(cfg: &Config, sc: &Scenario) -> Result<()> {
     let f = sc.source.display().to_string();
     let p = sc.protego.as_ref().expect("validated");
     crate::rtl::protego::pair_configs(cfg).map_err(|e| anyhow::anyhow!("{f}: {e:#}"))?;
+    ensure!(p.bias.is_none(), "{f}: protego.bias: importance sampling is the model engine's (run with --model)");
     let kb = |x: f64| (x * 1024.0).round() as u64;
     ensure!(
         kb(p.ring_kb) <= cfg.protego.tx_ring_bytes as u64,
@@ -410,6 +426,7 @@ pub fn run_all(cfg: &Config, sc: &Scenario) -> Result<ProtegoResults> {
             loss_rev: LossModel::Bernoulli { p: p.loss_back },
             protego: sc.protego_config(cfg, &mode).map_err(|e| anyhow::anyhow!("{f}: {e}"))?,
             reverse_traffic: p.reverse_traffic,
+            bias: p.bias.map(|b| (b[0], b[1])),
             seed: sc.seed,
             // Ten times the frames' time on the wire, and room for timeouts.
             max_cycles: 10
