@@ -175,8 +175,9 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     ins: ProtegoTagIns<D, K, U>,
     skid: AxisSkid<D, K, U>,
     /// A register slice before the inserter (its `s_tready` comes from its
-    /// lanes' logic): picks wait until it is empty, so the inserter takes a
-    /// frame's first beat with the frame's `s_tag`.
+    /// lanes' logic); the next pick waits until a frame's first beat has
+    /// gone through it into the inserter (`fl_first`), so the inserter takes
+    /// each first beat with its own frame's `s_tag`.
     pre: AxisSkid<D, K, U>,
     dq: SyncFifo<Bits<18>>,
     rf: SyncFifo<Bits<25>>,
@@ -1118,7 +1119,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
                 self.os.d.next = Ot::Idle;
             }
         }
-        // A first beat into the inserter: the next pick may set `tag_r`.
+        // A beat into the inserter; a first beat (`imid` low) lets the next
+        // pick set `tag_r`.
         self.first_in.next = self.pre.m.tvalid.val() & self.ins.s.tready.val();
         if self.first_in.val() {
             self.imid.d.next = !self.pre.m.tlast.val();
