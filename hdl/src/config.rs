@@ -273,6 +273,9 @@ pub struct Protego {
     /// `"ordered"` (004 Alg. 1: reorder buffer, de-duplication) or `"nb"`
     /// (ProtegoNB: forward at once).
     pub mode: String,
+    /// A tagged frame on a port whose receiver is off (decision 7; counted
+    /// either way): `"forward"` (untagged) or `"drop"` (`CTRL.tag_drop`).
+    pub tag_off: String,
     /// RETX copies per requested frame (Eq. 1), 0..=3.
     pub copies: u32,
     /// `ackNoTimeout` in microseconds (§3.5), converted to cycles at
@@ -318,6 +321,7 @@ impl Default for Protego {
             tx_frames: 256,
             enable: false,
             mode: "ordered".into(),
+            tag_off: "forward".into(),
             copies: 1,
             ack_timeout_us: 7.0,
             buffer_bytes: 48 * 1024,
@@ -616,6 +620,9 @@ impl Config {
         }
         if p.mode != "ordered" && p.mode != "nb" {
             bail!("{f}: protego.mode = {:?}: must be \"ordered\" or \"nb\"", p.mode);
+        }
+        if p.tag_off != "forward" && p.tag_off != "drop" {
+            bail!("{f}: protego.tag_off = {:?}: must be \"forward\" or \"drop\"", p.tag_off);
         }
         for (key, v, lo, hi) in [
             ("copies", p.copies, 0, 3),
@@ -1050,6 +1057,7 @@ nexthop = 1
             ),
             ("tx_frames = 8", "x.toml: protego.tx_frames = 8: must be a power of two in 16..=32768"),
             ("mode = \"fast\"", "x.toml: protego.mode = \"fast\": must be \"ordered\" or \"nb\""),
+            ("tag_off = \"keep\"", "x.toml: protego.tag_off = \"keep\": must be \"forward\" or \"drop\""),
             ("copies = 4", "x.toml: protego.copies = 4: must be in 0..=3"),
             ("pfc_class = 8", "x.toml: protego.pfc_class = 8: must be in 0..=7"),
             ("dummy_max = 256", "x.toml: protego.dummy_max = 256: must be in 0..=255"),

@@ -410,7 +410,12 @@ fn off_is_a_plain_link() -> Result<()> {
             ensure!(*v == 0 || may.contains(n), "{n} = {v} with Protego off");
         }
     }
-    // The registers' reset values: the configuration's.
+    // The registers' reset values: the configuration's (`tag_off = "drop"`
+    // sets CTRL.tag_drop, `mode = "nb"` CTRL.nb).
+    let mut c = cfg()?;
+    c.protego.tag_off = "drop".into();
+    c.protego.mode = "nb".into();
+    ensure!(PortRegs::rw_reset(&c)[0] == PortRegs::CTRL_TAG_DROP | PortRegs::CTRL_NB, "CTRL {:#x}", PortRegs::rw_reset(&c)[0]);
     let mut x = End::new(&lib()?, 9)?;
     let want = PortRegs::rw_reset(&cfg()?);
     ensure!(want[(PortRegs::ACKNO_TIMEOUT / 4) as usize] == 600, "3 us at 200 MHz");

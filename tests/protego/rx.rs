@@ -155,6 +155,7 @@ fn run(r: &Run, seed: u64, frames: Vec<(u64, Vec<u8>)>) -> Result<(BTreeMap<&'st
         ("tx_en", r.tx as u64),
         ("cfg_rx_en", s.rx as u64),
         ("cfg_nb", s.nb as u64),
+        ("cfg_tag_drop", s.tag_drop as u64),
         ("cfg_ack_timeout", s.ack_timeout),
         ("cfg_buf_bytes", s.buf_bytes as u64),
         ("cfg_pause_bytes", s.pause as u64),
@@ -279,6 +280,8 @@ fn modes_and_backpressure() -> Result<()> {
     ensure!(run(&nb, 81, frames.clone())?.0["stats_n_recovered"] > 0);
     let off = Run { setup: Setup { rx: false, ..setup() }, ..base(512) };
     ensure!(run(&off, 82, frames.clone())?.0["stats_n_tag_off"] > 200);
+    let drop = Run { setup: Setup { rx: false, tag_drop: true, ..setup() }, ..base(64) };
+    ensure!(run(&drop, 84, frames.clone())?.0["stats_n_tag_off"] > 200);
     run(&Run { tx: false, ..base(256) }, 83, frames.clone())?;
     let mut s = 0;
     for_matrix(|cell| {

@@ -56,6 +56,8 @@ pub struct Setup {
     pub miss: usize,
     pub nb: bool,
     pub rx: bool,
+    /// With the receiver off, tagged frames dropped (CTRL.tag_drop).
+    pub tag_drop: bool,
     pub ack_timeout: u64,
     pub buf_bytes: u32,
     pub pause: u32,
@@ -70,6 +72,7 @@ impl Setup {
             tx: false,
             rx: self.rx,
             nb: self.nb,
+            tag_off_drop: self.tag_drop,
             ack_timeout: self.ack_timeout,
             pause_bytes: self.pause,
             resume_bytes: self.resume,
@@ -292,6 +295,7 @@ fn bench(setup: Setup, seed: u64) -> Result<(Tb, Harness)> {
     for (n, v) in [
         ("cfg_rx_en", setup.rx as u64),
         ("cfg_nb", setup.nb as u64),
+        ("cfg_tag_drop", setup.tag_drop as u64),
         ("cfg_ack_timeout", setup.ack_timeout),
         ("cfg_buf_bytes", setup.buf_bytes as u64),
         ("cfg_pause_bytes", setup.pause as u64),
@@ -497,6 +501,7 @@ pub fn setup() -> Setup {
         miss: 256,
         nb: false,
         rx: true,
+        tag_drop: false,
         ack_timeout: 400,
         buf_bytes: 24_000,
         pause: 12_000,
@@ -581,7 +586,8 @@ fn max_hole_and_small_tables() -> Result<()> {
 }
 
 /// The peer restarting (its numbers start over) and a receiver that is
-/// off (tags counted, frames forwarded).
+/// off (tags counted, frames forwarded untagged, or dropped with
+/// `tag_drop`).
 #[test]
 fn restart_and_receiver_off() -> Result<()> {
     let s = setup();
@@ -590,7 +596,10 @@ fn restart_and_receiver_off() -> Result<()> {
     frames.extend(traffic(&mut rng, &s, Seq { era: false, seq: 20 }, 300, 0.1, 1));
     let c = run(s, 11, frames.clone(), 0.8)?;
     ensure!(c.iter().any(|x| x.0 == "stats_n_resync" && x.1 == 1), "{c:?}");
-    let c = run(Setup { rx: false, ..s }, 12, frames, 0.8)?;
+    let c = run(Setup { rx: false, ..s }, 12, frames.clone(), 0.8)?;
+    ensure!(c.iter().any(|x| x.0 == "stats_n_tag_off" && x.1 > 500), "{c:?}");
+    // (The frames delivered, none here, are held to the model's.)
+    let c = run(Setup { rx: false, tag_drop: true, ..s }, 13, frames, 0.8)?;
     ensure!(c.iter().any(|x| x.0 == "stats_n_tag_off" && x.1 > 500), "{c:?}");
     Ok(())
 }

@@ -44,7 +44,7 @@ pub const PORT_REG_BITS: usize = 8;
 ///
 /// | offset | name | bits |
 /// |---|---|---|
-/// | 0x00 | `CTRL` | 0 tx (sender side on), 1 rx (receiver side on), 2 NB (ProtegoNB) |
+/// | 0x00 | `CTRL` | 0 tx (sender side on), 1 rx (receiver side on), 2 NB (ProtegoNB), 3 tag_drop (receiver off: a tagged frame dropped, not forwarded untagged; counted either way) |
 /// | 0x04 | `COPIES` | \[1:0\] RETX copies per requested frame (Eq. 1) |
 /// | 0x08 | `ACKNO_TIMEOUT` | `ackNoTimeout` in cycles (§3.5) |
 /// | 0x0C | `BUF_BYTES` | \[23:0\] reordering buffer bytes (a frame that does not fit is dropped and counted) |
@@ -83,6 +83,7 @@ impl PortRegs {
     pub const CTRL_TX: u32 = 1;
     pub const CTRL_RX: u32 = 2;
     pub const CTRL_NB: u32 = 4;
+    pub const CTRL_TAG_DROP: u32 = 8;
     /// Read/write registers.
     pub const N_RW: usize = 13;
     /// The read-only registers from [`PortRegs::RO_BASE`], in order: the
@@ -202,7 +203,9 @@ impl PortRegs {
     pub fn rw_reset(cfg: &Config) -> Vec<u32> {
         let p = &cfg.protego;
         let mac = parse_mac(&cfg.ingress.router_mac).expect("validated router_mac");
-        let ctrl = if p.enable { Self::CTRL_TX | Self::CTRL_RX } else { 0 } | if p.mode == "nb" { Self::CTRL_NB } else { 0 };
+        let ctrl = if p.enable { Self::CTRL_TX | Self::CTRL_RX } else { 0 }
+            | if p.mode == "nb" { Self::CTRL_NB } else { 0 }
+            | if p.tag_off == "drop" { Self::CTRL_TAG_DROP } else { 0 };
         vec![
             ctrl,
             p.copies,
@@ -285,6 +288,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoPort<D, K,
         self.rx.tx_en.next = self.regs.rw[0].val().get_bit(0);
         self.rx.cfg.rx_en.next = self.regs.rw[0].val().get_bit(1);
         self.rx.cfg.nb.next = self.regs.rw[0].val().get_bit(2);
+        self.rx.cfg.tag_drop.next = self.regs.rw[0].val().get_bit(3);
         self.tx.tcfg.tx_en.next = self.regs.rw[0].val().get_bit(0);
         self.tx.tcfg.rx_en.next = self.regs.rw[0].val().get_bit(1);
         self.tx.tcfg.copies.next = self.regs.rw[1].val().get_bits::<2>(0);

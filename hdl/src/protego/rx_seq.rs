@@ -116,13 +116,16 @@ enum St {
 }
 
 /// The receiver's run-time settings (`cfg_*` ports; the port's registers,
-/// B.7): `rx_en` (CTRL.rx), `nb` (CTRL.nb: ProtegoNB), `ack_timeout`
+/// B.7): `rx_en` (CTRL.rx), `nb` (CTRL.nb: ProtegoNB), `tag_drop`
+/// (CTRL.tag_drop: with the receiver off a tagged frame is dropped, not
+/// forwarded untagged; counted either way, decision 7), `ack_timeout`
 /// (cycles), `buf_bytes` (the reordering buffer), `pause_bytes` and
 /// `resume_bytes` (Alg. 2), `max_hole` (the most numbers a LOSS requests).
 #[derive(Clone, Debug, Default, LogicInterface)]
 pub struct RxConfig {
     pub rx_en: Signal<In, Bit>,
     pub nb: Signal<In, Bit>,
+    pub tag_drop: Signal<In, Bit>,
     pub ack_timeout: Signal<In, Bits<32>>,
     pub buf_bytes: Signal<In, Bits<24>>,
     pub pause_bytes: Signal<In, Bits<24>>,
@@ -765,7 +768,7 @@ impl Logic for ProtegoRxSeq {
                     }
                 } else if !self.cfg.rx_en.val() {
                     self.c_off.d.next = self.c_off.q.val() + 1;
-                    if !self.q_ctrl.q.val() {
+                    if !self.q_ctrl.q.val() & !self.cfg.tag_drop.val() {
                         self.a_o.d.next = 0.into();
                     }
                 } else if self.sync.q.val() & self.q_kind.q.val().get_bit(0) {

@@ -296,7 +296,7 @@ pub fn protego_regs(cfg: &Config) -> Vec<Reg> {
     use Access::*;
     let rw = PortRegs::rw_reset(cfg);
     let docs: [(&str, u32, &str); PortRegs::N_RW] = [
-        ("CTRL", PortRegs::CTRL, "bit 0 sender side on (tag, ring, retransmit), bit 1 receiver side on (detect, reorder, LOSS/ACK/PFC), bit 2 ProtegoNB (else ordered, Alg. 1)"),
+        ("CTRL", PortRegs::CTRL, "bit 0 sender side on (tag, ring, retransmit), bit 1 receiver side on (detect, reorder, LOSS/ACK/PFC), bit 2 ProtegoNB (else ordered, Alg. 1), bit 3 tag_drop (receiver off: a tagged frame dropped, else forwarded untagged; counted either way)"),
         ("COPIES", PortRegs::COPIES, "RETX copies per requested frame [1:0] (Eq. 1)"),
         ("ACKNO_TIMEOUT", PortRegs::ACKNO_TIMEOUT, "ackNoTimeout in cycles (004 §3.5): a hole older than this is skipped and counted"),
         ("BUF_BYTES", PortRegs::BUF_BYTES, "reordering buffer bytes [23:0] (a frame that does not fit is dropped and counted)"),

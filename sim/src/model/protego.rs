@@ -262,6 +262,9 @@ pub struct ProtegoConfig {
     pub rx: bool,
     /// ProtegoNB: forward at once, no buffer, PFC or timeout (`CTRL.nb`).
     pub nb: bool,
+    /// With the receiver off, a tagged frame is dropped instead of
+    /// forwarded untagged (`CTRL.tag_drop`; counted either way, decision 7).
+    pub tag_off_drop: bool,
     /// RETX copies per requested frame (Eq. 1; 0: a request frees the frame
     /// without retransmitting it).
     pub copies: u8,
@@ -310,6 +313,7 @@ impl Default for ProtegoConfig {
             tx: true,
             rx: true,
             nb: false,
+            tag_off_drop: false,
             copies: 1,
             ack_timeout: 2256,
             pause_bytes: 37 * 1024 + 2 * 1538,
@@ -1020,10 +1024,10 @@ impl ProtegoPort {
             }
             _ if !self.cfg.rx => {
                 // **Decision:** a tag on a port whose receiver is off is
-                // counted and the frame forwarded untagged (a dummy ends
-                // here).
+                // counted and the frame forwarded untagged, or dropped with
+                // `tag_off_drop` (a dummy ends here).
                 self.rx.counters.tag_while_off += 1;
-                if control {
+                if control || self.cfg.tag_off_drop {
                     RxOut::default()
                 } else {
                     RxOut { deliver: vec![strip_tag(f, at)] }
