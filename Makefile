@@ -64,12 +64,12 @@ check:
 # tests of every block, lint and synthesis checks. cargo-nextest runs test
 # binaries in parallel processes and prints one summary line; plain
 # `cargo test` is the fallback. The tests' Verilator models are compiled at
-# -O1 (TS_MODEL_OPT_LEVEL): most simulate a few thousand cycles, so build
+# -Og (TS_MODEL_OPT_LEVEL): most simulate a few thousand cycles, so build
 # time counts more than speed (docs/toolchain.md); `make` and `make sim`
 # keep -O3. Each test runs its own tool jobs one at a time (TS_JOBS=1: model
 # builds, synthesis, place-and-route, formal): nextest already runs a test per
 # core, and more processes than cores cost CPU time (docs/toolchain.md).
-test: export TS_MODEL_OPT_LEVEL ?= -O1
+test: export TS_MODEL_OPT_LEVEL ?= -Og
 test: export TS_JOBS ?= 1
 test: toolchain check
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \

@@ -514,6 +514,7 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
     key.feed(top.as_bytes());
     key.feed(&[opts.trace as u8]);
     key.feed(model_opt()?.as_bytes());
+    key.feed(model_opt_slow()?.as_bytes());
     for arg in &opts.extra_args {
         key.feed(arg.as_bytes());
     }
@@ -560,12 +561,13 @@ pub fn build_model(verilog_files: &[PathBuf], top: &str, opts: &BuildOptions) ->
 /// callgrind, which runs such code), plus [`NO_COMBINE`] where the compiler
 /// takes it. Part of the cache key.
 ///
-/// `TS_MODEL_OPT_LEVEL` (`-O0` to `-O3`, or `-Os`) replaces only the level,
-/// keeping the rest: `make test` sets `-O1`, which builds the whole switch's
-/// model about 2.7 times faster (netfpga-sume: 20 s against 55 s on 2 idle
-/// cores) and simulates it about 30% slower (190 against 270 k cycles/s, the
-/// incast), a gain for tests that simulate a few thousand cycles per model;
-/// `make`, `trimswitch sim` and the bench keep `-O3` (`docs/toolchain.md`).
+/// `TS_MODEL_OPT_LEVEL` (`-O0` to `-O3`, `-Og` or `-Os`) replaces only the
+/// level, keeping the rest: `make test` sets `-Og`, which builds the
+/// four-pipeline switch's model in 132 s instead of `-O1`'s 186 s (2 idle
+/// cores, `OPT_SLOW` at the same level) and simulates it a third slower
+/// (the incast: 18 s of simulation against 12; `docs/toolchain.md`), a gain
+/// for tests that simulate a few thousand cycles per model; `make`, `trimswitch sim` and the bench
+/// keep `-O3`.
 fn model_opt() -> Result<String> {
     if let Some(v) = std::env::var("TS_MODEL_OPT").ok().filter(|v| !v.trim().is_empty()) {
         return Ok(v);
@@ -578,6 +580,9 @@ fn model_opt() -> Result<String> {
     Ok(with_no_combine(base))
 }
 
+/// The levels `TS_MODEL_OPT_LEVEL` takes.
+const MODEL_OPT_LEVELS: [&str; 6] = ["-O0", "-O1", "-O2", "-O3", "-Og", "-Os"];
+
 /// `TS_MODEL_OPT_LEVEL` if set and non-empty ([`model_opt`]). A value that
 /// is not an optimisation level is an error naming the variable and its
 /// value, not a build with flags nobody asked for.
@@ -585,8 +590,8 @@ fn model_opt_level() -> Result<Option<String>> {
     let Some(v) = std::env::var("TS_MODEL_OPT_LEVEL").ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
-    if !["-O0", "-O1", "-O2", "-O3", "-Os"].contains(&v.as_str()) {
-        bail!("TS_MODEL_OPT_LEVEL={v:?}: expected one of -O0, -O1, -O2, -O3, -Os");
+    if !MODEL_OPT_LEVELS.contains(&v.as_str()) {
+        bail!("TS_MODEL_OPT_LEVEL={v:?}: expected one of {}", MODEL_OPT_LEVELS.join(", "));
     }
     Ok(Some(v))
 }
@@ -600,10 +605,17 @@ fn with_no_combine(flags: String) -> String {
     }
 }
 
-/// The `OPT_SLOW` flags (the model's once-only code, `-O1`), with
-/// [`NO_COMBINE`] where the compiler takes it.
-fn model_opt_slow() -> String {
-    with_no_combine("-O1".into())
+/// The `OPT_SLOW` flags (the model's once-only code: construction, the
+/// initial settle), with [`NO_COMBINE`] where the compiler takes it: `-O1`,
+/// or `TS_MODEL_OPT_LEVEL` where that compiles faster (`-O0`, `-Og`; a
+/// third of a switch model's compiler time is this code). Part of the
+/// cache key.
+fn model_opt_slow() -> Result<String> {
+    let level = match model_opt_level()? {
+        Some(l) if l == "-O0" || l == "-Og" => l,
+        _ => "-O1".into(),
+    };
+    Ok(with_no_combine(level))
 }
 
 /// Whether the C++ compiler (`CXX`, else `c++`) accepts [`NO_COMBINE`]:
@@ -704,7 +716,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         .arg(format!("TS_RUNTIME={}", if cached { "" } else { "libverilated.a" }))
         .arg(format!("-j{jobs}"))
         .arg(format!("OPT_FAST={}", model_opt()?))
-        .arg(format!("OPT_SLOW={}", model_opt_slow()))
+        .arg(format!("OPT_SLOW={}", model_opt_slow()?))
         // For the wheel's verilated.mk, configured on its build machine: it
         // leaves GCC's read-a-precompiled-header option empty (5.006 has no
         // precompiled headers) and runs verilator_includer with `python`,
