@@ -187,6 +187,12 @@ pub fn synth_all(
     two_at_a_time(&jobs, |(name, file, family)| crate::synth::synth_with(file, name, *family, workdir, yosys))?.into_iter().collect()
 }
 
+/// Stack of a thread that emits Verilog (the CLI's worker, [`two_at_a_time`]'s):
+/// rust-hdl recurses deeply over a block's hierarchy, `ts_switch` needs more
+/// than 2 MiB, and the blocks' crate is built unoptimized (`Cargo.toml`),
+/// whose frames are larger. Address space only: the pages used are touched.
+pub const WORKER_STACK: usize = 64 << 20;
+
 /// Runs `f` on every job in job order, on as many threads as
 /// [`trimswitch_sim::harness::jobs`] allows (the cores, or `TS_JOBS`), at
 /// most two (Yosys, nextpnr and the solvers are single-threaded), and returns
@@ -196,9 +202,11 @@ pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     let workers = trimswitch_sim::harness::jobs()?.clamp(1, 2);
-    std::thread::scope(|s| {
+    std::thread::scope(|s| -> Result<()> {
         for _ in 0..workers {
-            s.spawn(|| loop {
+            // A job may emit Verilog, which recurses deeply: the stack does
+            // not depend on `RUST_MIN_STACK`.
+            std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(s, || loop {
                 let i = {
                     let mut n = next.lock().unwrap();
                     *n += 1;
@@ -207,9 +215,10 @@ pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -
                 let Some(job) = jobs.get(i) else { break };
                 let r = f(job);
                 results.lock().unwrap()[i] = Some(r);
-            });
+            })?;
         }
-    });
+        Ok(())
+    })?;
     Ok(results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect())
 }
 

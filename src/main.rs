@@ -264,7 +264,7 @@ fn main() {
     // on the shell's `ulimit -s`.
     let worker = std::thread::Builder::new()
         .name("trimswitch".into())
-        .stack_size(64 << 20)
+        .stack_size(flows::WORKER_STACK)
         .spawn(move || run(cli))
         .expect("cannot start the worker thread");
     match worker.join() {

@@ -107,7 +107,7 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 26] = [
     ("ts_parser", 6, 6),
     ("ts_trimmer", 6, 6),
     ("ts_axis_arb_mux", 7, 7),
-    ("ts_rx_fcs", 7, 6),
+    ("ts_rx_fcs", 6, 6),
     ("ts_fabric", 9, 8),
     // Issue 15 (docs/resources.md, "PL2 ALU"): 9, then 6 in session 32
     // (the op's ports one-hot from the PL2 stage's op register).

@@ -43,6 +43,8 @@ use rust_hdl::prelude::*;
 ///   bytes as sent, counted at the last beat out), `drop_empty`, `drop_runt`,
 ///   `drop_oversize`, `drop_fcs`, `drop_overflow` (good frames the FIFO had no
 ///   room for). Each has a `clr_<name>` input that zeroes it (clear-on-write).
+///   The four verdict counters count a frame two cycles after its last beat
+///   reached the hold register (the verdict, then the registered event).
 /// - `occ_bytes`, `occ_pkts` out: the receive FIFO's occupancy (see [`PktFifo`]).
 #[derive(LogicBlock)]
 pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> {
@@ -120,6 +122,14 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     n_runt: DffR<Bits<32>>,
     n_over: DffR<Bits<32>>,
     n_fcs: DffR<Bits<32>>,
+    /// A frame's drop, by reason, registered before its counter adds it (the
+    /// FCS verdict is a 32-bit equality: it and the counter's increment in
+    /// one cycle were 7 Xilinx LUT levels; issue 14). The counters lag the
+    /// verdict by a cycle.
+    e_empty: DffR<Bit>,
+    e_runt: DffR<Bit>,
+    e_over: DffR<Bit>,
+    e_fcs: DffR<Bit>,
     beat_in: Signal<Local, Bit>,
     nb_in: Signal<Local, Bits<M>>,
     strip_n: Signal<Local, Bits<M>>,
@@ -216,6 +226,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             n_runt: Default::default(),
             n_over: Default::default(),
             n_fcs: Default::default(),
+            e_empty: Default::default(),
+            e_runt: Default::default(),
+            e_over: Default::default(),
+            e_fcs: Default::default(),
             beat_in: Default::default(),
             nb_in: Default::default(),
             strip_n: Default::default(),
@@ -235,7 +249,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     fn update(&mut self) {
         dff_setup!(
             self, clock, i_valid, i_data, i_last, i_nb, i_few, i_now, h_now, f_now, first, len, big, over, h_valid, h_last, h_data, h_nb,
-            v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs
+            v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs, e_empty,
+            e_runt, e_over, e_fcs
         );
         self.f_valid.reset.next = self.reset.val();
         self.i_valid.reset.next = self.reset.val();
@@ -251,6 +266,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.n_runt.reset.next = self.reset.val();
         self.n_over.reset.next = self.reset.val();
         self.n_fcs.reset.next = self.reset.val();
+        self.e_empty.reset.next = self.reset.val();
+        self.e_runt.reset.next = self.reset.val();
+        self.e_over.reset.next = self.reset.val();
+        self.e_fcs.reset.next = self.reset.val();
         self.fcs_crc.clock.next = self.clock.val();
         self.fcs_crc.reset.next = self.reset.val();
         self.fifo.clock.next = self.clock.val();
@@ -367,16 +386,22 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.fifo.s_abort.next = self.f_abort.q.val();
         self.fifo.clear_drops.next = self.clr_drop_overflow.val();
         self.verdict.next = self.out_valid.val() & self.h_last.q.val();
-        if self.verdict.val() {
-            if self.v_empty.q.val() {
-                self.n_empty.d.next = self.n_empty.q.val() + 1;
-            } else if self.v_runt.q.val() {
-                self.n_runt.d.next = self.n_runt.q.val() + 1;
-            } else if self.v_over.q.val() {
-                self.n_over.d.next = self.n_over.q.val() + 1;
-            } else if !self.fcs_crc.residue_ok.val() {
-                self.n_fcs.d.next = self.n_fcs.q.val() + 1;
-            }
+        self.e_empty.d.next = self.verdict.val() & self.v_empty.q.val();
+        self.e_runt.d.next = self.verdict.val() & !self.v_empty.q.val() & self.v_runt.q.val();
+        self.e_over.d.next = self.verdict.val() & !self.v_empty.q.val() & !self.v_runt.q.val() & self.v_over.q.val();
+        self.e_fcs.d.next =
+            self.verdict.val() & !self.v_empty.q.val() & !self.v_runt.q.val() & !self.v_over.q.val() & !self.fcs_crc.residue_ok.val();
+        if self.e_empty.q.val() {
+            self.n_empty.d.next = self.n_empty.q.val() + 1;
+        }
+        if self.e_runt.q.val() {
+            self.n_runt.d.next = self.n_runt.q.val() + 1;
+        }
+        if self.e_over.q.val() {
+            self.n_over.d.next = self.n_over.q.val() + 1;
+        }
+        if self.e_fcs.q.val() {
+            self.n_fcs.d.next = self.n_fcs.q.val() + 1;
         }
 
         // ---- output ----
