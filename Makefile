@@ -14,7 +14,7 @@ TS     := target/debug/trimswitch
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build emit lint synth synth-top timing smoke regs sim formal clean
+.PHONY: all test check toolchain build emit lint synth synth-top timing timing-record smoke regs sim formal clean
 
 all: toolchain build
 	$(TS) emit  --config $(CONFIG)
@@ -44,6 +44,13 @@ synth-top: toolchain build
 # make timing [BLOCK=ts_parser] [SET="--set datapath.data_width=64"]
 timing: toolchain build
 	$(TS) timing --config $(CONFIG) $(if $(BLOCK),--block $(BLOCK)) $(SET)
+
+# The CI timing gate's record (tests/fixtures/timing_record.json): each
+# block's place-and-route result by its netlist, so the gate places and routes
+# only blocks whose netlists changed (docs/toolchain.md, "The timing gate's
+# record"). Run after changing a block the gate times; commit the file.
+timing-record: toolchain
+	TS_TIMING_RECORD=1 TS_JOBS=$${TS_JOBS:-1} $(CARGO) test --locked --test tools -- --exact timing::leaf_blocks_keep_their_clock --nocapture
 
 # One scenario on the Verilated switch: make sim SCENARIO=incast_window
 sim: toolchain build

