@@ -14,9 +14,9 @@ TS     := target/debug/trimswitch
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build emit lint synth synth-top timing timing-record smoke regs sim formal clean
+.PHONY: all test check toolchain build py emit lint synth synth-top timing timing-record smoke regs sim formal clean
 
-all: toolchain build
+all: toolchain build py
 	$(TS) emit  --config $(CONFIG)
 	$(TS) lint  --config $(CONFIG)
 	$(TS) synth --config $(CONFIG) $(if $(FAMILY),--family $(FAMILY))
@@ -78,12 +78,17 @@ check:
 # core, and more processes than cores cost CPU time (docs/toolchain.md).
 test: export TS_MODEL_OPT_LEVEL ?= -Og
 test: export TS_JOBS ?= 1
-test: toolchain check
+test: toolchain check py
 	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
 	  $(CARGO) nextest run --workspace --locked --no-fail-fast --profile ci; \
 	else \
 	  $(CARGO) test --workspace --locked --no-fail-fast; \
 	fi
+
+# The Python package (py/, docs/python.md): the crate built by maturin and
+# installed into .venv as `trimswitch` (editable: py/python/ is the package).
+py: toolchain
+	cd py && VIRTUAL_ENV=$(CURDIR)/.venv $(CURDIR)/.venv/bin/maturin develop --locked -q
 
 clean:
 	rm -rf build

@@ -5,5 +5,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod pl2;
+mod python;
 mod scenario;
 mod switch;

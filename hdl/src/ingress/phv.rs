@@ -81,7 +81,7 @@ pub mod malformed {
 
 /// The parsed header vector. Field meanings and the zeroing rules are in
 /// `docs/ingress.md` ("PHV").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Phv {
     /// Destination MAC, first byte on the wire in bits 47:40.
     pub dst_mac: u64,
