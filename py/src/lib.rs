@@ -15,8 +15,10 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::top::regmap::Access;
-use trimswitch_sim::agents::axis::Packet;
-use trimswitch_sim::harness::tb::Agent;
+use trimswitch_sim::agents::axil::{AxilMaster, AxilResult};
+use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
+use trimswitch_sim::harness::dut::model_of_verilog;
+use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::model::IngressModel;
 use trimswitch_sim::packet::crc::append_fcs;
 use trimswitch_sim::rtl::switch::{line_bytes_per_cycle, SwitchBench, QUIET_CYCLES};
@@ -323,6 +325,353 @@ impl Switch {
     }
 }
 
+/// One block of the catalogue (`ts_axis_skid`, `ts_trimmer`, ... `trimswitch
+/// emit` lists them) in Verilator, with agents attached by port prefix: the
+/// base of `trimswitch.Block` and of the cocotb-style layer. Handshakes run
+/// in the Rust agents; Python queues frames and transactions and runs cycles.
+///
+/// Agents are numbered in the order they are attached, per kind.
+#[pyclass(unsendable, module = "trimswitch._native")]
+struct Block {
+    tb: Tb,
+    name: String,
+    srcs: Vec<AxisSource>,
+    sinks: Vec<AxisSink>,
+    masters: Vec<AxilMaster>,
+    /// Agents' seeds are derived from it.
+    seed: u64,
+}
+
+impl Block {
+    fn agents(&mut self) -> (&mut Tb, Vec<&mut dyn Agent>) {
+        let Block { tb, srcs, sinks, masters, .. } = self;
+        let agents = srcs
+            .iter_mut()
+            .map(|s| s as &mut dyn Agent)
+            .chain(sinks.iter_mut().map(|s| s as &mut dyn Agent))
+            .chain(masters.iter_mut().map(|s| s as &mut dyn Agent))
+            .collect();
+        (tb, agents)
+    }
+
+    fn port(&self, name: &str) -> PyResult<trimswitch_sim::harness::verilator::Port> {
+        self.tb.model.port(name).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{}: no port {name:?}; its ports are {:?}",
+                self.name,
+                self.tb.model.ports().iter().map(|p| p.name.as_str()).collect::<Vec<_>>()
+            ))
+        })
+    }
+
+    /// The AXI4-Stream ports of prefix `prefix` this block has (`tkeep`,
+    /// `tuser` optional).
+    fn axis_ports(&self, prefix: &str) -> PyResult<AxisPorts> {
+        let has = |sig: &str| self.tb.model.port(&format!("{prefix}_{sig}")).is_ok();
+        if !has("tdata") || !has("tvalid") || !has("tready") || !has("tlast") {
+            return Err(PyValueError::new_err(format!(
+                "{}: no AXI4-Stream interface {prefix:?} (`{prefix}_tdata`, `_tvalid`, `_tready`, `_tlast`); its ports are {:?}",
+                self.name,
+                self.tb.model.ports().iter().map(|p| p.name.as_str()).collect::<Vec<_>>()
+            )));
+        }
+        let mut p = AxisPorts::slave(prefix);
+        if !has("tkeep") {
+            p = p.without_tkeep();
+        }
+        if !has("tuser") {
+            p = p.without_tuser();
+        }
+        Ok(p)
+    }
+
+    fn index<T>(v: &[T], i: usize, what: &str) -> PyResult<()> {
+        if i >= v.len() {
+            return Err(PyIndexError::new_err(format!("{what} {i}: {} attached", v.len())));
+        }
+        Ok(())
+    }
+
+    /// Runs until one of `conds` holds (checked before each cycle) or
+    /// `max_cycles` have run; returns the cycles run.
+    fn step_until(&mut self, conds: &[Cond], max_cycles: u64) -> u64 {
+        let mut n = 0;
+        loop {
+            if conds.iter().any(|c| self.holds_cond(c)) || n >= max_cycles {
+                return n;
+            }
+            let (tb, mut agents) = self.agents();
+            tb.step(&mut agents);
+            n += 1;
+        }
+    }
+
+    fn holds_cond(&self, c: &Cond) -> bool {
+        match *c {
+            Cond::SourceIdle(i) => self.srcs[i].idle(),
+            Cond::SinkFrames(i, n) => self.sinks[i].packets.len() >= n,
+            Cond::MasterIdle(i) => self.masters[i].idle(),
+            Cond::MasterResults(i, n) => self.masters[i].results.len() >= n,
+        }
+    }
+
+    /// A condition from its Python form `(kind, i, n)`.
+    fn cond(&self, kind: &str, i: usize, n: usize) -> PyResult<Cond> {
+        Ok(match kind {
+            "source_idle" => {
+                Block::index(&self.srcs, i, "source")?;
+                Cond::SourceIdle(i)
+            }
+            "sink_frames" => {
+                Block::index(&self.sinks, i, "sink")?;
+                Cond::SinkFrames(i, n)
+            }
+            "master_idle" => {
+                Block::index(&self.masters, i, "master")?;
+                Cond::MasterIdle(i)
+            }
+            "master_results" => {
+                Block::index(&self.masters, i, "master")?;
+                Cond::MasterResults(i, n)
+            }
+            _ => return Err(PyValueError::new_err(format!("condition {kind:?}: source_idle, sink_frames, master_idle or master_results"))),
+        })
+    }
+}
+
+/// A condition the scheduler of the cocotb-style layer waits on.
+#[derive(Clone, Copy, Debug)]
+enum Cond {
+    /// Source `i` has sent every queued frame.
+    SourceIdle(usize),
+    /// Sink `i` holds at least `n` frames.
+    SinkFrames(usize, usize),
+    /// Master `i` has finished every queued transaction.
+    MasterIdle(usize),
+    /// Master `i` holds at least `n` results not yet taken.
+    MasterResults(usize, usize),
+}
+
+#[pymethods]
+impl Block {
+    /// `Block(name, config, set=None, seed=1)`: block `name` of the
+    /// configuration's catalogue, emitted and Verilated (cached under
+    /// `build/`), its clock at 0. Call `reset()` to reset it.
+    #[new]
+    #[pyo3(signature = (name, config, set = None, seed = 1))]
+    fn new(py: Python<'_>, name: &str, config: &str, set: Option<&Bound<'_, PyDict>>, seed: u64) -> PyResult<Self> {
+        let cfg = load_config(config, set)?;
+        let all = trimswitch_hdl::gen::catalog::blocks();
+        if !all.contains(&name) {
+            return Err(PyValueError::new_err(format!("block {name:?}: not in the catalogue {all:?}")));
+        }
+        let (n, c) = (name.to_string(), cfg.clone());
+        let lib = py
+            .detach(move || -> anyhow::Result<_> {
+                let v = trimswitch_hdl::gen::catalog::emit_block(&c, &n)?;
+                model_of_verilog(&v.verilog, &n, &c.hash())
+            })
+            .map_err(|e| value_err(&format!("block {name}"), e))?;
+        let m = lib.instantiate();
+        let has_reset = m.port("reset").is_ok();
+        let tb = Tb::new(m, "clock", has_reset.then_some("reset")).map_err(|e| value_err(&format!("block {name}"), e))?;
+        Ok(Block { tb, name: name.to_string(), srcs: vec![], sinks: vec![], masters: vec![], seed })
+    }
+
+    /// `(name, "in" | "out", bits)` of every top-level port.
+    fn ports(&self) -> Vec<(String, &'static str, u32)> {
+        use trimswitch_sim::harness::verilator::Direction;
+        self.tb
+            .model
+            .ports()
+            .iter()
+            .map(|p| (p.name.clone(), if p.direction == Direction::Input { "in" } else { "out" }, p.width))
+            .collect()
+    }
+
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.tb.cycle()
+    }
+
+    /// Holds `reset` high for `cycles` clock edges (no agents run).
+    #[pyo3(signature = (cycles = 4))]
+    fn reset(&mut self, cycles: u64) -> PyResult<()> {
+        if self.tb.model.port("reset").is_err() {
+            return Err(PyValueError::new_err(format!("{}: no reset port", self.name)));
+        }
+        self.tb.reset(cycles);
+        Ok(())
+    }
+
+    /// The value of a port (inputs as last set), as an integer of its width.
+    fn get<'py>(&self, py: Python<'py>, port: &str) -> PyResult<Bound<'py, PyAny>> {
+        let p = self.port(port)?;
+        let mut bytes = vec![0u8; p.bytes()];
+        self.tb.model.get_bytes(&p, &mut bytes);
+        let int = py.get_type::<pyo3::types::PyInt>();
+        int.call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
+    }
+
+    /// Sets an input port to `value` (it holds until set again; an agent on
+    /// the port drives it every cycle).
+    fn set(&mut self, port: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        use trimswitch_sim::harness::verilator::Direction;
+        let p = self.port(port)?;
+        if self.tb.model.port_info(&p).direction != Direction::Input {
+            return Err(PyValueError::new_err(format!("{}: port {port} is an output", self.name)));
+        }
+        let width = p.width();
+        let bits: u32 = value
+            .call_method0("bit_length")
+            .and_then(|b| b.extract())
+            .map_err(|_| PyValueError::new_err(format!("{port}: {value} is not an integer")))?;
+        if value.lt(0)? || bits > width {
+            return Err(PyValueError::new_err(format!("{port}: {value} does not fit its {width} bits unsigned")));
+        }
+        let b: Vec<u8> = value.call_method1("to_bytes", (p.bytes(), "little"))?.extract()?;
+        self.tb.model.set_bytes(&p, &b);
+        self.tb.model.eval();
+        Ok(())
+    }
+
+    /// Attaches an AXI4-Stream source to the input interface `prefix`
+    /// (`prefix_tdata`, ...); returns its number.
+    fn add_axis_source(&mut self, prefix: &str) -> PyResult<usize> {
+        let p = self.axis_ports(prefix)?;
+        let s = AxisSource::new(&self.tb.model, &p, self.seed + 10 + self.srcs.len() as u64).map_err(|e| value_err(prefix, e))?;
+        self.srcs.push(s);
+        Ok(self.srcs.len() - 1)
+    }
+
+    /// Attaches an AXI4-Stream sink to the output interface `prefix`.
+    fn add_axis_sink(&mut self, prefix: &str) -> PyResult<usize> {
+        let p = self.axis_ports(prefix)?;
+        let s = AxisSink::new(&self.tb.model, &p, self.seed + 20 + self.sinks.len() as u64).map_err(|e| value_err(prefix, e))?;
+        self.sinks.push(s);
+        Ok(self.sinks.len() - 1)
+    }
+
+    /// Attaches an AXI4-Lite master to the slave interface `prefix`
+    /// (`prefix_awaddr`, ...).
+    fn add_axil_master(&mut self, prefix: &str) -> PyResult<usize> {
+        let m = AxilMaster::new(&self.tb.model, prefix, self.seed + 30 + self.masters.len() as u64)
+            .map_err(|e| value_err(&format!("{}: AXI4-Lite interface {prefix:?}", self.name), e))?;
+        self.masters.push(m);
+        Ok(self.masters.len() - 1)
+    }
+
+    /// Queues a frame (`tuser` constant over it) on source `i`.
+    #[pyo3(signature = (i, data, user = 0))]
+    fn axis_send(&mut self, i: usize, data: &[u8], user: u128) -> PyResult<()> {
+        Block::index(&self.srcs, i, "source")?;
+        if data.is_empty() {
+            return Err(PyValueError::new_err("frame: empty"));
+        }
+        let s = &mut self.srcs[i];
+        let uw = s.user_width();
+        if uw < 128 && user >> uw != 0 {
+            return Err(PyValueError::new_err(format!("tuser {user:#x}: wider than the interface's {uw} bits")));
+        }
+        s.push(Packet::new(data.to_vec(), user));
+        Ok(())
+    }
+
+    /// The frames sink `i` received since the last call: `(bytes, tuser,
+    /// cycle of the last beat)`.
+    fn axis_recv<'py>(&mut self, py: Python<'py>, i: usize) -> PyResult<Vec<(Bound<'py, PyBytes>, u128, u64)>> {
+        Block::index(&self.sinks, i, "sink")?;
+        let s = &mut self.sinks[i];
+        if let Some(e) = s.errors.first() {
+            return Err(PyValueError::new_err(format!("sink {i}: AXI4-Stream protocol error: {e}")));
+        }
+        s.first_cycles.clear();
+        Ok(s.packets.drain(..).zip(s.last_cycles.drain(..)).map(|(p, c)| (PyBytes::new(py, &p.data), p.user, c)).collect())
+    }
+
+    /// Frames waiting in sink `i`.
+    fn axis_pending(&self, i: usize) -> PyResult<usize> {
+        Block::index(&self.sinks, i, "sink")?;
+        Ok(self.sinks[i].packets.len())
+    }
+
+    /// Sets sink `i`'s probability of `tready` per cycle (back-pressure) and
+    /// source `i`'s of an idle cycle between beats.
+    fn axis_sink_ready_prob(&mut self, i: usize, p: f64) -> PyResult<()> {
+        Block::index(&self.sinks, i, "sink")?;
+        self.sinks[i].ready_prob = p;
+        Ok(())
+    }
+
+    fn axis_source_idle_prob(&mut self, i: usize, p: f64) -> PyResult<()> {
+        Block::index(&self.srcs, i, "source")?;
+        self.srcs[i].idle_prob = p;
+        Ok(())
+    }
+
+    /// Queues an AXI4-Lite write (all byte lanes, or `strb`) on master `i`.
+    #[pyo3(signature = (i, addr, data, strb = 0xf))]
+    fn axil_write(&mut self, i: usize, addr: u64, data: u32, strb: u8) -> PyResult<()> {
+        Block::index(&self.masters, i, "master")?;
+        self.masters[i].write_strb(addr, data, strb);
+        Ok(())
+    }
+
+    /// Queues an AXI4-Lite read on master `i`.
+    fn axil_read(&mut self, i: usize, addr: u64) -> PyResult<()> {
+        Block::index(&self.masters, i, "master")?;
+        self.masters[i].read(addr);
+        Ok(())
+    }
+
+    /// Completed transactions of master `i`, oldest first: `("w", addr,
+    /// resp, 0)` or `("r", addr, resp, data)`.
+    fn axil_results(&mut self, i: usize) -> PyResult<Vec<(&'static str, u64, u8, u32)>> {
+        Block::index(&self.masters, i, "master")?;
+        let m = &mut self.masters[i];
+        if let Some(e) = m.errors.first() {
+            return Err(PyValueError::new_err(format!("master {i}: AXI4-Lite protocol error: {e}")));
+        }
+        Ok(m.results
+            .drain(..)
+            .map(|r| match r {
+                AxilResult::Write { addr, resp } => ("w", addr, resp, 0),
+                AxilResult::Read { addr, data, resp } => ("r", addr, resp, data),
+            })
+            .collect())
+    }
+
+    /// Runs `cycles` cycles with every agent (the GIL released).
+    fn run(&mut self, py: Python<'_>, cycles: u64) {
+        let b = OnThisThread(self);
+        py.detach(move || {
+            let b = b;
+            let (tb, mut agents) = b.0.agents();
+            tb.run(&mut agents, cycles);
+        });
+    }
+
+    /// Whether condition `(kind, i, n)` holds now (see `run_until_any`).
+    #[pyo3(signature = (kind, i, n = 0))]
+    fn holds(&self, kind: &str, i: usize, n: usize) -> PyResult<bool> {
+        Ok(self.holds_cond(&self.cond(kind, i, n)?))
+    }
+
+    /// Runs until one of `conds` holds or `max_cycles` ran; returns the
+    /// cycles run. A condition `(kind, i, n)`: `("source_idle", i, 0)`,
+    /// `("sink_frames", i, n)`: at least `n` frames waiting, `("master_idle",
+    /// i, 0)`, `("master_results", i, n)`: at least `n` results waiting. The scheduler of `trimswitch.cocotb` calls
+    /// this once per wake-up of its coroutines.
+    fn run_until_any(&mut self, py: Python<'_>, conds: Vec<(String, usize, usize)>, max_cycles: u64) -> PyResult<u64> {
+        let cs = conds.iter().map(|(k, i, n)| self.cond(k, *i, *n)).collect::<PyResult<Vec<_>>>()?;
+        let b = OnThisThread(self);
+        Ok(py.detach(move || {
+            let b = b;
+            b.0.step_until(&cs, max_cycles)
+        }))
+    }
+}
+
 /// The golden model of one ingress pipeline set (`IngressModel`) of a
 /// configuration: what the switch does with a frame when nothing congests.
 #[pyclass(unsendable, module = "trimswitch._native")]
@@ -395,6 +744,7 @@ fn write_pcap(path: PathBuf, frames: Vec<(u64, Vec<u8>)>) -> PyResult<()> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Switch>()?;
     m.add_class::<IngressModelPy>()?;
+    m.add_class::<Block>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(read_pcap, m)?)?;
     m.add_function(wrap_pyfunction!(write_pcap, m)?)?;

@@ -18,10 +18,10 @@ go idle, ``OSError`` for files.
 """
 from os import PathLike as _PathLike
 
-from . import _native, model
+from . import _native, cocotb, model
 from ._native import read_pcap, write_pcap
 
-__all__ = ["Switch", "Registers", "model", "read_pcap", "write_pcap"]
+__all__ = ["Switch", "Block", "Registers", "model", "read_pcap", "write_pcap"]
 
 
 class Registers:
@@ -105,3 +105,118 @@ class Switch:
         """Every counter and gauge of the register map, read through the
         host (the names of ``counters.json``)."""
         return self._n.counters()
+
+
+class _Source:
+    def __init__(self, n, i):
+        self._n, self._i = n, i
+
+    def send(self, data: bytes, user: int = 0) -> None:
+        """Queues a frame; ``user`` is its ``tuser``."""
+        self._n.axis_send(self._i, bytes(data), user)
+
+    def idle(self) -> bool:
+        return self._n.holds("source_idle", self._i, 0)
+
+    def idle_prob(self, p: float) -> None:
+        """Probability of an idle cycle before each beat (0 by default)."""
+        self._n.axis_source_idle_prob(self._i, p)
+
+
+class _Sink:
+    def __init__(self, n, i):
+        self._n, self._i = n, i
+
+    def recv(self) -> list[tuple[bytes, int, int]]:
+        """Frames received since the last call: ``(bytes, tuser, cycle of the last beat)``."""
+        return self._n.axis_recv(self._i)
+
+    def pending(self) -> int:
+        return self._n.axis_pending(self._i)
+
+    def ready_prob(self, p: float) -> None:
+        """Probability of ``tready`` per cycle (1 by default)."""
+        self._n.axis_sink_ready_prob(self._i, p)
+
+
+class _Master:
+    def __init__(self, n, i, max_cycles):
+        self._n, self._i, self._max = n, i, max_cycles
+
+    def _one(self):
+        ran = self._n.run_until_any([("master_results", self._i, 1)], self._max)
+        got = self._n.axil_results(self._i)
+        if not got:
+            raise TimeoutError(f"AXI4-Lite transaction not answered within {ran} cycles")
+        return got[0]
+
+    def read(self, addr: int) -> int:
+        """Reads a 32-bit register (runs the block until the answer; the
+        other agents keep running). ``ValueError`` on an error response."""
+        self._n.axil_read(self._i, addr)
+        _, _, resp, data = self._one()
+        if resp:
+            raise ValueError(f"read {addr:#x}: response {resp}")
+        return data
+
+    def write(self, addr: int, value: int) -> None:
+        self._n.axil_write(self._i, addr, value)
+        _, _, resp, _ = self._one()
+        if resp:
+            raise ValueError(f"write {addr:#x}: response {resp}")
+
+
+class Block:
+    """One block of the catalogue (``trimswitch emit`` lists them) in
+    Verilator, with agents attached by port prefix::
+
+        b = ts.Block("ts_axis_skid", config="configs/netfpga-sume.toml")
+        b.reset()
+        src, snk = b.source("s"), b.sink("m")     # s_tdata..., m_tdata...
+        src.send(b"x" * 100, user=5)
+        b.run_until_frames(snk, 1)
+        [(data, user, cycle)] = snk.recv()
+
+    ``trimswitch.cocotb`` runs cocotb-style coroutines on it."""
+
+    def __init__(self, name: str, config, set: dict | None = None, seed: int = 1):
+        if isinstance(config, _PathLike):
+            config = str(config)
+        self._n = _native.Block(name, config, set, seed)
+        self.name = name
+
+    def ports(self) -> list[tuple[str, str, int]]:
+        """``(name, "in" | "out", bits)`` of every port."""
+        return self._n.ports()
+
+    @property
+    def cycle(self) -> int:
+        return self._n.cycle
+
+    def reset(self, cycles: int = 4) -> None:
+        self._n.reset(cycles)
+
+    def run(self, cycles: int) -> None:
+        self._n.run(cycles)
+
+    def get(self, port: str) -> int:
+        return self._n.get(port)
+
+    def set(self, port: str, value: int) -> None:
+        self._n.set(port, value)
+
+    def source(self, prefix: str) -> _Source:
+        return _Source(self._n, self._n.add_axis_source(prefix))
+
+    def sink(self, prefix: str) -> _Sink:
+        return _Sink(self._n, self._n.add_axis_sink(prefix))
+
+    def axil(self, prefix: str = "s_axil", max_cycles: int = 10_000) -> _Master:
+        return _Master(self._n, self._n.add_axil_master(prefix), max_cycles)
+
+    def run_until_frames(self, sink: _Sink, n: int, max_cycles: int = 1_000_000) -> int:
+        """Runs until ``sink`` holds ``n`` frames; returns the cycles run."""
+        ran = self._n.run_until_any([("sink_frames", sink._i, n)], max_cycles)
+        if sink.pending() < n:
+            raise TimeoutError(f"{sink.pending()} of {n} frames after {ran} cycles")
+        return ran

@@ -243,6 +243,11 @@ impl AxisSource {
         self.not_before.push_back(0);
     }
 
+    /// Width of the interface's `tuser` in bits (0 without one).
+    pub fn user_width(&self) -> u32 {
+        self.bus.user_width()
+    }
+
     /// Queues a packet that may not start before cycle `cycle` (a sender's
     /// schedule: start offsets and gaps); pacing still applies. Panics as
     /// [`AxisSource::push`].
