@@ -14,7 +14,7 @@ TS     := target/debug/trimswitch
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build py emit lint synth synth-top timing timing-record smoke regs sim formal clean
+.PHONY: all test check toolchain build py bench-python emit lint synth synth-top timing timing-record smoke regs sim formal clean
 
 all: toolchain build py
 	$(TS) emit  --config $(CONFIG)
@@ -84,6 +84,12 @@ test: toolchain check py
 	else \
 	  $(CARGO) test --workspace --locked --no-fail-fast; \
 	fi
+
+# The Python package against cocotb 1.9.2 + cocotbext-axi 0.1.28 (installed
+# into build/bench-python/venv only): py/bench/run.py, docs/python.md
+# ("Benchmark"). Not part of `make test`: minutes of simulation per run.
+bench-python: py
+	.venv/bin/python py/bench/run.py $(BENCH_ARGS)
 
 # The Python package (py/, docs/python.md): the crate built by maturin and
 # installed into .venv as `trimswitch` (editable: py/python/ is the package).

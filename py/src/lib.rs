@@ -722,6 +722,33 @@ fn parse(py: Python<'_>, frame: &[u8]) -> PyResult<Py<PyAny>> {
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
+/// The register writes that load a configuration's ingress tables and
+/// registers into every ingress pipeline, as `(byte address, value)` on the
+/// switch's AXI4-Lite port: what `Switch` does after reset, for a testbench
+/// that drives the port itself (the cocotb benchmark).
+#[pyfunction]
+#[pyo3(signature = (config, set = None))]
+fn config_writes(config: &str, set: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(u32, u32)>> {
+    let cfg = load_config(config, set)?;
+    let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
+    let writes = trimswitch_sim::rtl::ingress::register_writes(&cfg, &trimswitch_sim::model::Settings::from_config(&cfg));
+    let mut out = vec![];
+    for n in 0..cfg.datapath.pipelines {
+        let base = map.window(&format!("ingress{n}")).base;
+        out.extend(writes.iter().map(|&(a, v)| (base + a, v)));
+    }
+    Ok(out)
+}
+
+/// `(verilator_args, opt_fast, opt_slow)`: the flags the harness builds a
+/// model with (Verilator's arguments besides top, directory, tracing and
+/// files; the makefile's `OPT_FAST` and `OPT_SLOW`), so another testbench
+/// can build the same Verilog the same way.
+#[pyfunction]
+fn model_flags() -> PyResult<(Vec<String>, String, String)> {
+    trimswitch_sim::harness::verilator::model_flags().map_err(|e| value_err("model flags", e))
+}
+
 /// The frames of a pcap file as `(time_ns, bytes)`.
 #[pyfunction]
 fn read_pcap<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Vec<(u64, Bound<'py, PyBytes>)>> {
@@ -746,6 +773,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IngressModelPy>()?;
     m.add_class::<Block>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(config_writes, m)?)?;
+    m.add_function(wrap_pyfunction!(model_flags, m)?)?;
     m.add_function(wrap_pyfunction!(read_pcap, m)?)?;
     m.add_function(wrap_pyfunction!(write_pcap, m)?)?;
     Ok(())

@@ -5,8 +5,10 @@
 (the frame with its FCS) gives ``(out_port, bytes)`` as the frame leaves the
 switch when nothing congests (the egress rewrite applied; ``egress=False``:
 as it leaves the ingress), or ``None`` for a frame the ingress drops.
+``config_writes(config)`` lists the AXI4-Lite writes (address, value) that
+load the configuration's ingress tables, as ``Switch`` does after reset.
 """
 from ._native import IngressModelPy as Ingress
-from ._native import parse
+from ._native import config_writes, parse
 
-__all__ = ["Ingress", "parse"]
+__all__ = ["Ingress", "parse", "config_writes"]

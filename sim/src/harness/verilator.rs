@@ -644,6 +644,27 @@ fn model_opt_base() -> String {
     }
 }
 
+/// The flags a model is built with, for a testbench that builds the same
+/// Verilog its own way (the cocotb benchmark, `py/bench/run.py`): Verilator's
+/// arguments (besides the top, the output directory, tracing and the files)
+/// and the generated makefile's `OPT_FAST` and `OPT_SLOW`.
+pub fn model_flags() -> Result<(Vec<String>, String, String)> {
+    let args = [
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "fast",
+        "--noassert",
+        "-Wno-fatal",
+        "-Wno-lint",
+        "-Wno-style",
+        "--output-split-cfuncs",
+        SPLIT_CFUNCS,
+    ];
+    Ok((args.iter().map(|s| s.to_string()).collect(), model_opt()?, model_opt_slow()?))
+}
+
 /// Builds the model in a temporary directory beside `dir` and renames it
 /// into place. A failed build's temporary directory is removed.
 fn build_into(dir: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts: &BuildOptions) -> Result<()> {
@@ -681,9 +702,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
     verilator
         .args(["--cc", "--top-module", top, "-Mdir"])
         .arg(&obj)
-        .args(["-O3", "--x-assign", "fast", "--x-initial", "fast", "--noassert"])
-        .args(["-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--output-split-cfuncs", SPLIT_CFUNCS])
+        .args(model_flags()?.0)
         // Everything, libverilated included, is compiled through the
         // generated makefile, which adds these to every compile line.
         .args(["-CFLAGS", "-fPIC", "-CFLAGS", "-fno-gnu-unique"]);

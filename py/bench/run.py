@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""`make bench-python`: the Python package against cocotb (issue 17).
+
+The same emitted `ts_switch` (netfpga-sume: 4 ports, 256 bits), the same
+Verilator (Debian's 5.006, which cocotb 1.9.2 supports) and the same flags
+(the harness's own, `trimswitch._native.model_flags`), one core (`make -j1`
+builds, nothing else running), the same seeded workload (py/bench/workload.py:
+4 x PER_PORT frames of 64 and 1500 bytes, every port, each frame checked
+against the golden model as it leaves), median of RUNS runs:
+
+- trimswitch: `trimswitch.Switch` in transaction mode (py/bench/bench_ts.py);
+- cocotb 1.9.2 + cocotbext-axi 0.1.28 (installed into build/bench-python/venv
+  only), built with cocotb's `--public-flat-rw` and without it
+  (py/bench/bench_cocotb.py).
+
+Both sides write one pcap per output port; the files must be identical (the
+proof of equal work). Writes build/bench-python/result.json and prints a
+Markdown table."""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+OUT = ROOT / "build" / "bench-python"
+VENV = OUT / "venv"
+CONFIG = ROOT / "configs" / "netfpga-sume.toml"
+PY = ROOT / ".venv" / "bin" / "python"
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, text=True, capture_output=True, **kw)
+    if r.returncode:
+        sys.exit(f"bench-python: {' '.join(map(str, cmd))} failed ({r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r.stdout
+
+
+def bench_venv() -> Path:
+    req = HERE / "requirements.txt"
+    stamp = VENV / "requirements.sha256"
+    want = hashlib.sha256(req.read_bytes()).hexdigest()
+    if not stamp.is_file() or stamp.read_text() != want:
+        shutil.rmtree(VENV, ignore_errors=True)
+        sh([sys.executable, "-m", "venv", str(VENV)])
+        sh([str(VENV / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "-r", str(req)])
+        stamp.write_text(want)
+    return VENV / "bin"
+
+
+def emitted_switch() -> Path:
+    ts = ROOT / "target" / "debug" / "trimswitch"
+    sh(["cargo", "build", "--locked", "-q", "--bin", "trimswitch"], cwd=ROOT)
+    sh([str(ts), "emit", "--config", str(CONFIG)], cwd=ROOT)
+    return ROOT / "build" / "netfpga-sume" / "verilog" / "ts_switch.v"
+
+
+def wrapper(switch_v: Path) -> str:
+    """`bench_top`: `ts_switch` with its stream ports renamed as cocotbext-axi's
+    buses name them (`s_tdata_0` -> `s0_tdata`); no logic."""
+    text = switch_v.read_text()
+    head = re.search(r"module ts_switch\(([^)]*)\);", text).group(1).split(",")
+    decl = dict((m.group(3), (m.group(1), m.group(2) or "")) for m in re.finditer(r"^\s*(input|output)\s*(?:wire|reg)?\s*(\[\d+:0\])?\s*(\w+)\s*;", text, re.M))
+    ports, conns = [], []
+    for p in head:
+        d, w = decl[p]
+        m = re.fullmatch(r"([sm])_(t\w+)_(\d+)", p)
+        outer = f"{m.group(1)}{m.group(3)}_{m.group(2)}" if m else p
+        ports.append(f"    {d} wire {w} {outer}")
+        conns.append(f"        .{p}({outer})")
+    return "// The benchmark's top: ts_switch, its stream ports renamed (py/bench/run.py).\nmodule bench_top(\n" + ",\n".join(ports) + "\n);\n    ts_switch dut(\n" + ",\n".join(conns) + "\n    );\nendmodule\n"
+
+
+def build_cocotb(bin_dir: Path, work: Path, variant: str, flags):
+    vargs, opt_fast, opt_slow = flags
+    libdir = sh([str(bin_dir / "cocotb-config"), "--lib-dir"]).strip()
+    public = " --public-flat-rw" if variant == "public" else ""
+    compile_args = (f"--timescale 1ns/1ps --vpi{public} --prefix Vtop -o Vtop "
+                    f"-LDFLAGS \"-Wl,-rpath,{libdir} -L{libdir} -lcocotbvpi_verilator\" " + " ".join(vargs))
+    return ["make", "-C", str(work), f"SIM_BUILD=sim_build_{variant}", f"COMPILE_ARGS={compile_args}",
+            f'BUILD_ARGS=OPT_FAST="{opt_fast}" OPT_SLOW="{opt_slow}" -j1'], compile_args
+
+
+def env_for(bin_dir: Path, **extra):
+    e = dict(os.environ)
+    e["PATH"] = f"{bin_dir}:{e['PATH']}"
+    e["PYTHONPATH"] = f"{HERE}:{ROOT / 'py' / 'python'}"
+    e.pop("TS_MODEL_OPT_LEVEL", None)
+    e["TRIMSWITCH_VERILATOR"] = "verilator"
+    e.update({k: str(v) for k, v in extra.items()})
+    return e
+
+
+def pcaps(d: Path):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.glob("port*.pcap"))}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--per-port", type=int, default=5000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variants", default="public,plain")
+    a = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    bin_dir = bench_venv()
+    switch_v = emitted_switch()
+    work = OUT / "cocotb"
+    work.mkdir(exist_ok=True)
+    shutil.copy(switch_v, work / "ts_switch.v")
+    (work / "bench_top.v").write_text(wrapper(switch_v))
+    (work / "Makefile").write_text(
+        "# Written by py/bench/run.py.\nSIM = verilator\nTOPLEVEL_LANG = verilog\n"
+        "VERILOG_SOURCES = $(PWD)/bench_top.v $(PWD)/ts_switch.v\nTOPLEVEL = bench_top\nMODULE = bench_cocotb\n"
+        "include $(shell cocotb-config --makefiles)/Makefile.sim\n")
+    flags = json.loads(sh([str(PY), "-c", "import json, trimswitch._native as n; print(json.dumps(n.model_flags()))"], env=env_for(bin_dir)))
+    total = 4 * a.per_port
+    results = {"per_port": a.per_port, "frames": total, "runs": a.runs, "seed": a.seed, "flags": flags,
+               "verilator": sh(["verilator", "--version"]).strip(), "sides": {}}
+
+    # trimswitch: a first run builds (or finds) the model; then the timed runs.
+    ts_dir = OUT / "trimswitch"
+    ts_dir.mkdir(exist_ok=True)
+    runs = []
+    for i in range(a.runs + 1):
+        t = time.perf_counter()
+        line = sh([str(PY), str(HERE / "bench_ts.py"), str(CONFIG), str(ts_dir), str(a.per_port), str(a.seed)], env=env_for(bin_dir), cwd=ROOT)
+        r = json.loads(line.strip().splitlines()[-1])
+        r["process_s"] = time.perf_counter() - t
+        assert r["checked"] == total, r
+        if i:
+            runs.append(r)
+        print(f"bench-python: trimswitch run {i}: {r}", file=sys.stderr)
+    results["sides"]["trimswitch"] = runs
+    want = pcaps(ts_dir)
+    src = sorted(ROOT.glob("build/verilator-src/ts_switch-*.v"), key=lambda p: p.stat().st_mtime)
+    results["same_verilog"] = any(p.read_bytes() == switch_v.read_bytes() for p in src)
+
+    for variant in [v for v in a.variants.split(",") if v]:
+        cmd, compile_args = build_cocotb(bin_dir, work, variant, flags)
+        out = OUT / f"cocotb-{variant}"
+        out.mkdir(exist_ok=True)
+        runs = []
+        for i in range(a.runs + 1):
+            for f in out.glob("*"):
+                f.unlink()
+            t = time.perf_counter()
+            r = subprocess.run(cmd, text=True, capture_output=True, cwd=work,
+                               env=env_for(bin_dir, BENCH_CONFIG=CONFIG, BENCH_OUT=out, BENCH_PER_PORT=a.per_port, BENCH_SEED=a.seed))
+            wall = time.perf_counter() - t
+            res = out / "result.json"
+            if r.returncode or not res.is_file():
+                runs.append({"error": (r.stdout + r.stderr)[-2000:]})
+                print(f"bench-python: cocotb ({variant}) failed:\n{(r.stdout + r.stderr)[-2000:]}", file=sys.stderr)
+                break
+            d = json.loads(res.read_text())
+            d["process_s"] = wall
+            assert d["checked"] == total, d
+            assert pcaps(out) == want, f"cocotb ({variant}) wrote other pcaps than trimswitch"
+            if i:  # run 0 includes the model's build
+                runs.append(d)
+            else:
+                results.setdefault("cocotb_build_s", {})[variant] = wall - d["run_s"] - d["startup_s"]
+            print(f"bench-python: cocotb ({variant}) run {i}: {d}", file=sys.stderr)
+        results["sides"][f"cocotb-{variant}"] = runs
+        results.setdefault("cocotb_compile_args", {})[variant] = compile_args
+
+    rows = []
+    base = None
+    for side, runs in results["sides"].items():
+        ok = [r for r in runs if "error" not in r]
+        if not ok:
+            rows.append(f"| {side} | did not run | | | | |")
+            continue
+        run_s = statistics.median(r["run_s"] for r in ok)
+        pps = total / run_s
+        cps = statistics.median(r["cycles"] / r["run_s"] for r in ok)
+        start = statistics.median(r["process_s"] - r["run_s"] for r in ok)
+        base = base or pps
+        rows.append(f"| {side} | {pps:,.0f} | {cps:,.0f} | {run_s:.2f} | {start:.2f} | {base / pps:.1f}x |")
+    table = ("| side | checked packets/s | cycles/s | run (s) | start-up (s) | trimswitch is |\n|---|---:|---:|---:|---:|---:|\n"
+             + "\n".join(rows))
+    results["table"] = table
+    (OUT / "result.json").write_text(json.dumps(results, indent=1))
+    print(table)
+    print(f"\nidentical output pcaps: yes ({len(want)} ports); same Verilog as the model: {results['same_verilog']}")
+
+
+if __name__ == "__main__":
+    main()
