@@ -271,8 +271,9 @@ impl Switch {
     }
 
     /// The frames that left `port` since the last call, as `(bytes, cycle)`
-    /// with the cycle of each frame's first beat, oldest first. The bytes
-    /// are what the MAC would send before appending its FCS.
+    /// with the cycle of each frame's first beat, oldest first. With
+    /// `ingress.strip_fcs` (the configurations' default) the bytes have no
+    /// FCS: the transmitting MAC appends it.
     fn recv<'py>(&mut self, py: Python<'py>, port: i64) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
         let p = self.port(port)?;
         let sink = &mut self.bench.sinks[p];

@@ -34,6 +34,41 @@ fn skid_buffer_is_placed_routed_and_timed() {
     assert!(r.log.is_file());
 }
 
+/// The place-and-route record (`trimswitch::timing`, "Record"): a block
+/// whose netlist is recorded takes the recorded result without running
+/// nextpnr; one placed and routed to verify it must reproduce it exactly,
+/// and a forged result fails it naming the block.
+#[test]
+fn record_is_used_and_a_forged_one_fails() {
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("record");
+    let _ = std::fs::remove_dir_all(&work);
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
+    let sets: Vec<String> = ["datapath.data_width=64", "tm.queue_d_words=1200", "fifo.depth=2048"].iter().map(|s| s.to_string()).collect();
+    let block = vec!["ts_axis_skid".to_string()];
+    let (first, e) = flows::timing(&config, &sets, &block, &work.join("a"), &Flow::default(), |_| {}).unwrap();
+    assert!(e.is_empty(), "{e:?}");
+    let r = &first[0];
+    assert!(!r.recorded && r.pnr_seconds > 0.0 && r.key.len() == 64, "{r:?}");
+    let record = Record::of(&first);
+    // Recorded: the same result, nextpnr not run.
+    let flow = Flow { record: Some(record.clone()), ..Flow::default() };
+    let (again, e) = flows::timing(&config, &sets, &block, &work.join("b"), &flow, |_| {}).unwrap();
+    assert!(e.is_empty(), "{e:?}");
+    assert!(again[0].recorded && again[0].pnr_seconds == 0.0 && again[0].key == r.key, "{:?}", again[0]);
+    assert_eq!((again[0].fmax_mhz, &again[0].path), (r.fmax_mhz, &r.path));
+    assert!(!work.join("b").join("ts_axis_skid-0").join("ts_axis_skid.pnr.json").exists(), "nextpnr ran");
+    // Verified: placed and routed again, the record reproduced.
+    let verify = Flow { record: Some(record.clone()), verify: block.clone(), ..Flow::default() };
+    let (v, e) = flows::timing(&config, &sets, &block, &work.join("c"), &verify, |_| {}).unwrap();
+    assert!(e.is_empty() && !v[0].recorded && v[0].fmax_mhz == r.fmax_mhz, "{e:?} {:?}", v[0]);
+    // Forged: 1 MHz more than nextpnr gives.
+    let mut forged = record;
+    forged.results[0].fmax_mhz += 1.0;
+    let flow = Flow { record: Some(forged), verify: block.clone(), ..Flow::default() };
+    let (_, e) = flows::timing(&config, &sets, &block, &work.join("d"), &flow, |_| {}).unwrap();
+    assert!(e.len() == 1 && e[0].contains("ts_axis_skid") && e[0].contains("not this tool's result"), "{e:?}");
+}
+
 /// A bad block name is an error naming the blocks there are.
 #[test]
 fn unknown_block_is_an_error() {

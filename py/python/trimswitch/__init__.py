@@ -98,7 +98,8 @@ class Switch:
 
     def recv(self, port: int) -> list[tuple[bytes, int]]:
         """Frames that left ``port`` since the last call: ``(bytes, cycle of
-        the first beat)``, without FCS (the MAC appends it)."""
+        the first beat)``; with ``ingress.strip_fcs`` (the configurations'
+        default) without FCS, which the transmitting MAC appends."""
         return self._n.recv(port)
 
     def counters(self) -> dict[str, int]:
