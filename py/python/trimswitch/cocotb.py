@@ -134,6 +134,7 @@ class _Scheduler:
         self.dut, self.block = dut, dut._block
         self.tasks: list[_Task] = []
         self.limit = self.block.cycle + max_cycles
+        self.max_cycles = max_cycles
         self.period_ns = None
 
     def spawn(self, coro, name: str = "") -> _Task:
@@ -204,7 +205,7 @@ class _Scheduler:
                 raise RuntimeError(f"deadlock: {waiting} wait on one another and nothing else")
             until = min(timers) if timers else self.limit
             if now >= self.limit:
-                raise TimeoutError(f"the test ran {self.limit - now} cycles past its limit (max_cycles); waiting: {[t.name for t in self.tasks]}")
+                raise TimeoutError(f"the test ran its {self.max_cycles} cycles (max_cycles) and still waits: {[t.name for t in self.tasks]}")
             self.block.run_until_any(conds, min(until, self.limit) - now)
         return main.result
 
