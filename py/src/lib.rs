@@ -129,11 +129,6 @@ impl Switch {
         Ok((w.base + r.at(i), r.access))
     }
 
-    fn agents(bench: &mut SwitchBench) -> (&mut trimswitch_sim::harness::tb::Tb, Vec<&mut dyn Agent>) {
-        let SwitchBench { tb, srcs, sinks, .. } = bench;
-        let agents = srcs.iter_mut().map(|s| s as &mut dyn Agent).chain(sinks.iter_mut().map(|s| s as &mut dyn Agent)).collect();
-        (tb, agents)
-    }
 }
 
 #[pymethods]
@@ -236,8 +231,7 @@ impl Switch {
         let b = OnThisThread(&mut self.bench);
         py.detach(move || {
             let b = b;
-            let (tb, mut agents) = Switch::agents(b.0);
-            tb.run(&mut agents, cycles);
+            b.0.run(cycles);
         });
     }
 
@@ -256,8 +250,7 @@ impl Switch {
                 if bench.tb.cycle() - start >= max_cycles {
                     return Err(bench.tb.cycle() - start);
                 }
-                let (tb, mut agents) = Switch::agents(bench);
-                tb.run(&mut agents, 16);
+                bench.run(16);
                 let now: u64 = bench.sinks.iter().map(|s| s.beats()).sum();
                 if now != beats || bench.srcs.iter().any(|s| !s.idle()) {
                     (beats, quiet) = (now, 0);
