@@ -128,7 +128,6 @@ impl Switch {
         };
         Ok((w.base + r.at(i), r.access))
     }
-
 }
 
 #[pymethods]
