@@ -63,6 +63,44 @@ struct OnThisThread<T>(T);
 // calling thread, the only thread an `unsendable` pyclass is used from.
 unsafe impl<T> Send for OnThisThread<T> {}
 
+/// `frame` as a MAC source sends it (`Switch.send`'s `fcs` and `oversize`),
+/// or a `ValueError` naming the argument.
+fn wire_frame(cfg: &Config, frame: &[u8], fcs: &str, oversize: bool) -> PyResult<Vec<u8>> {
+    let mut f = frame.to_vec();
+    match fcs {
+        "append" => append_fcs(&mut f),
+        "none" => {}
+        "bad" => {
+            append_fcs(&mut f);
+            let n = f.len();
+            f[n - 1] ^= 0xff;
+        }
+        _ => return Err(PyValueError::new_err(format!("fcs {fcs:?}: one of \"append\", \"none\", \"bad\""))),
+    }
+    if f.is_empty() {
+        return Err(PyValueError::new_err("frame: empty"));
+    }
+    let max = cfg.ingress.max_frame as usize;
+    if f.len() > max && !oversize {
+        return Err(PyValueError::new_err(format!(
+                "frame: {} bytes with its FCS, above the configuration's ingress.max_frame ({max}); oversize=True sends it to be dropped and counted",
+                f.len()
+            )));
+    }
+    if f.len() > 65_535 {
+        return Err(PyValueError::new_err(format!("frame: {} bytes, above 65 535 (what a source can send)", f.len())));
+    }
+    Ok(f)
+}
+
+/// The port index `port` of a switch of `n` ports, or an `IndexError`.
+fn port_index(port: i64, n: usize) -> PyResult<usize> {
+    if port < 0 || port as usize >= n {
+        return Err(PyIndexError::new_err(format!("port {port}: the switch has ports 0..{n}")));
+    }
+    Ok(port as usize)
+}
+
 /// The whole switch (`ts_switch` of a configuration) in Verilator, with a MAC
 /// source and sink per port and a host on its AXI4-Lite port.
 ///
@@ -83,11 +121,7 @@ struct Switch {
 
 impl Switch {
     fn port(&self, port: i64) -> PyResult<usize> {
-        let n = self.cfg.datapath.ports;
-        if port < 0 || port as usize >= n {
-            return Err(PyIndexError::new_err(format!("port {port}: the switch has ports 0..{n}")));
-        }
-        Ok(port as usize)
+        port_index(port, self.cfg.datapath.ports)
     }
 
     /// (window, register, element) of a name `window.REG` or `window.REG[i]`.
@@ -136,7 +170,9 @@ impl Switch {
     #[pyo3(signature = (config, engine = "rtl", set = None, seed = 1, line_rate = true))]
     fn new(py: Python<'_>, config: &str, engine: &str, set: Option<&Bound<'_, PyDict>>, seed: u64, line_rate: bool) -> PyResult<Self> {
         if engine != "rtl" {
-            return Err(PyValueError::new_err(format!("engine {engine:?}: the engines are \"rtl\" (the Verilated switch)")));
+            return Err(PyValueError::new_err(format!(
+                "engine {engine:?}: the engines are \"rtl\" (the Verilated switch) and \"model\" (the golden models, trimswitch.Switch)"
+            )));
         }
         let cfg = load_config(config, set)?;
         let c = cfg.clone();
@@ -193,30 +229,7 @@ impl Switch {
     #[pyo3(signature = (port, frame, at_cycle = None, fcs = "append", oversize = false))]
     fn send(&mut self, port: i64, frame: &[u8], at_cycle: Option<u64>, fcs: &str, oversize: bool) -> PyResult<()> {
         let p = self.port(port)?;
-        let mut f = frame.to_vec();
-        match fcs {
-            "append" => append_fcs(&mut f),
-            "none" => {}
-            "bad" => {
-                append_fcs(&mut f);
-                let n = f.len();
-                f[n - 1] ^= 0xff;
-            }
-            _ => return Err(PyValueError::new_err(format!("fcs {fcs:?}: one of \"append\", \"none\", \"bad\""))),
-        }
-        if f.is_empty() {
-            return Err(PyValueError::new_err("frame: empty"));
-        }
-        let max = self.cfg.ingress.max_frame as usize;
-        if f.len() > max && !oversize {
-            return Err(PyValueError::new_err(format!(
-                "frame: {} bytes with its FCS, above the configuration's ingress.max_frame ({max}); oversize=True sends it to be dropped and counted",
-                f.len()
-            )));
-        }
-        if f.len() > 65_535 {
-            return Err(PyValueError::new_err(format!("frame: {} bytes, above 65 535 (what a source can send)", f.len())));
-        }
+        let f = wire_frame(&self.cfg, frame, fcs, oversize)?;
         let src = &mut self.bench.srcs[p];
         match at_cycle {
             Some(c) => src.push_at(Packet::new(f, 0), c),
@@ -315,6 +328,92 @@ impl Switch {
             b.0.read_counters()
         })
         .map_err(|e| value_err("counters", e))
+    }
+}
+
+/// The whole switch on the golden models, frame by frame
+/// (`trimswitch_sim::model::switch`): `Switch(config, engine="model")`.
+/// The same calls as the Verilated switch; its timing is a model of the
+/// RTL's (paced MACs, the pipelines' input arbiters, a fixed `latency` from
+/// the arbiter to admission), its decisions the models' own.
+#[pyclass(unsendable, module = "trimswitch._native")]
+struct ModelSwitch {
+    model: trimswitch_sim::model::switch::SwitchModel,
+    cfg: Config,
+}
+
+#[pymethods]
+impl ModelSwitch {
+    #[new]
+    #[pyo3(signature = (config, set = None, line_rate = true, latency = None))]
+    fn new(config: &str, set: Option<&Bound<'_, PyDict>>, line_rate: bool, latency: Option<u64>) -> PyResult<Self> {
+        let cfg = load_config(config, set)?;
+        let latency = latency.unwrap_or(trimswitch_sim::model::switch::DEFAULT_LATENCY);
+        let model = trimswitch_sim::model::switch::SwitchModel::new(&cfg, line_rate, latency)
+            .map_err(|e| value_err(&format!("config {config}"), e))?;
+        Ok(ModelSwitch { model, cfg })
+    }
+
+    #[getter]
+    fn ports(&self) -> usize {
+        self.model.ports()
+    }
+
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.model.cycle()
+    }
+
+    #[getter]
+    fn max_frame(&self) -> u32 {
+        self.cfg.ingress.max_frame
+    }
+
+    #[pyo3(signature = (port, frame, at_cycle = None, fcs = "append", oversize = false))]
+    fn send(&mut self, port: i64, frame: &[u8], at_cycle: Option<u64>, fcs: &str, oversize: bool) -> PyResult<()> {
+        let p = port_index(port, self.model.ports())?;
+        let f = wire_frame(&self.cfg, frame, fcs, oversize)?;
+        self.model.send(p, f, at_cycle);
+        Ok(())
+    }
+
+    fn run(&mut self, py: Python<'_>, cycles: u64) {
+        let m = OnThisThread(&mut self.model);
+        py.detach(move || {
+            let m = m;
+            m.0.run(cycles);
+        });
+    }
+
+    /// Runs until nothing is waiting, in flight or queued, then
+    /// `QUIET_CYCLES` more (as the RTL's); returns the cycles run.
+    #[pyo3(signature = (max_cycles = 1_000_000))]
+    fn run_until_idle(&mut self, py: Python<'_>, max_cycles: u64) -> PyResult<u64> {
+        let m = OnThisThread(&mut self.model);
+        let r = py.detach(move || {
+            let m = m;
+            let model = m.0;
+            let start = model.cycle();
+            while !model.idle() {
+                if model.cycle() - start >= max_cycles {
+                    return Err(model.cycle() - start);
+                }
+                model.run(16);
+            }
+            model.run(QUIET_CYCLES);
+            Ok(model.cycle() - start)
+        });
+        r.map_err(|n| PyTimeoutError::new_err(format!("run_until_idle: not idle after {n} cycles (max_cycles)")))
+    }
+
+    fn recv<'py>(&mut self, py: Python<'py>, port: i64) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
+        let p = port_index(port, self.model.ports())?;
+        Ok(self.model.recv(p).into_iter().map(|(f, c)| (PyBytes::new(py, &f), c)).collect())
+    }
+
+    /// The models' counters (`tm.<name>`, `pipeN.<name>`, `portP.<name>`).
+    fn counters(&self) -> std::collections::BTreeMap<String, u64> {
+        self.model.counters()
     }
 }
 
@@ -671,6 +770,7 @@ impl Block {
 struct IngressModelPy {
     model: IngressModel,
     ports: usize,
+    trim: trimswitch_sim::model::tm::TrimParams,
 }
 
 #[pymethods]
@@ -679,7 +779,11 @@ impl IngressModelPy {
     #[pyo3(signature = (config, set = None))]
     fn new(config: &str, set: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let cfg = load_config(config, set)?;
-        Ok(IngressModelPy { ports: cfg.datapath.ports, model: IngressModel::new(&cfg) })
+        Ok(IngressModelPy {
+            ports: cfg.datapath.ports,
+            model: IngressModel::new(&cfg),
+            trim: trimswitch_sim::model::tm::TrimParams::from_config(&cfg),
+        })
     }
 
     /// The frame `frame` (with its FCS) entering `port`: `(out_port, bytes)`,
@@ -689,15 +793,42 @@ impl IngressModelPy {
     /// router's); without, those that leave the ingress pipeline.
     #[pyo3(signature = (port, frame, egress = true))]
     fn process<'py>(&mut self, py: Python<'py>, port: i64, frame: &[u8], egress: bool) -> PyResult<Option<(usize, Bound<'py, PyBytes>)>> {
-        if port < 0 || port as usize >= self.ports {
-            return Err(PyIndexError::new_err(format!("port {port}: the switch has ports 0..{}", self.ports)));
-        }
+        port_index(port, self.ports)?;
         Ok(self.model.process(port as usize, frame).map(|mut o| {
             if egress {
                 trimswitch_sim::model::lookup::egress_rewrite(&mut o.frame, o.meta.routed, self.model.settings());
             }
             (o.meta.dest_port as usize, PyBytes::new(py, &o.frame))
         }))
+    }
+
+    /// The frame `frame` (with its FCS) entering `port` as the traffic
+    /// manager's trimmer would cut it (`docs/trimming.md`, "Trim length and
+    /// the trimmer"; the trim lengths and DSCP of the configuration): its
+    /// headers and at most the trim length kept, lengths and checksums
+    /// rewritten; with `rts`, returned to its sender (addresses swapped,
+    /// out of `port`). `(out_port, bytes)` as it leaves the switch (with
+    /// `egress`, the default) or the trimmer; `None` when the ingress drops
+    /// the frame or the packet may not be trimmed (not IP, or not
+    /// trimmable by its DSCP or NDP header: the switch drops it instead).
+    #[pyo3(signature = (port, frame, rts = false, egress = true))]
+    fn trim<'py>(
+        &mut self,
+        py: Python<'py>,
+        port: i64,
+        frame: &[u8],
+        rts: bool,
+        egress: bool,
+    ) -> PyResult<Option<(usize, Bound<'py, PyBytes>)>> {
+        port_index(port, self.ports)?;
+        let Some(o) = self.model.process(port as usize, frame).filter(|o| o.meta.trim_ok && !o.meta.prio) else {
+            return Ok(None);
+        };
+        let (mut f, m) = trimswitch_sim::model::tm::trim(&o.frame, &o.meta, &self.trim, rts);
+        if egress {
+            trimswitch_sim::model::lookup::egress_rewrite(&mut f, m.routed, self.model.settings());
+        }
+        Ok(Some((m.dest_port as usize, PyBytes::new(py, &f))))
     }
 
     /// The model's counters (`pipeN.<name>`, `portP.<name>`).
@@ -712,6 +843,40 @@ impl IngressModelPy {
 fn parse(py: Python<'_>, frame: &[u8]) -> PyResult<Py<PyAny>> {
     let phv = trimswitch_sim::model::parser::parse(frame, frame.len());
     let text = serde_json::to_string(&phv).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// `sim(config, scenario, engine="rtl", set=None) -> dict`: runs a scenario
+/// (`sim/scenarios/<name>.toml` by name, or a path) in every one of its
+/// modes, as `trimswitch sim` does, and returns its report: `metrics.json`
+/// (trimming scenarios), `pl2.json` (`hosts = "pl2"`) or `protego.json`
+/// (`topology = "back-to-back"`), parsed. `engine="model"` runs the
+/// event-driven model (`trimswitch sim --model`). The GIL is released
+/// while it runs.
+#[pyfunction]
+#[pyo3(signature = (config, scenario, engine = "rtl", set = None))]
+fn sim(py: Python<'_>, config: &str, scenario: &str, engine: &str, set: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    use trimswitch_sim::scenario::{self as s, Scenario};
+    let model = match engine {
+        "rtl" => false,
+        "model" => true,
+        _ => return Err(PyValueError::new_err(format!("engine {engine:?}: one of \"rtl\" (the Verilated switch), \"model\""))),
+    };
+    let cfg = load_config(config, set)?;
+    let sc = Scenario::load(scenario).map_err(|e| value_err("scenario", e))?;
+    if model { sc.validate_model(&cfg) } else { sc.validate(&cfg) }.map_err(|e| value_err("scenario", e))?;
+    let text = py
+        .detach(move || -> anyhow::Result<String> {
+            Ok(match (sc.is_back_to_back(), sc.is_pl2(), model) {
+                (true, _, true) => serde_json::to_string(&s::protego::run_all(&cfg, &sc)?)?,
+                (true, _, false) => serde_json::to_string(&s::protego::run_all_rtl(&cfg, &sc)?)?,
+                (false, true, true) => serde_json::to_string(&s::pl2::run_all(&cfg, &sc)?)?,
+                (false, true, false) => serde_json::to_string(&s::pl2::run_all_rtl(&cfg, &sc)?)?,
+                (false, false, true) => serde_json::to_string(&s::netmodel::run_all_model(&cfg, &sc)?)?,
+                (false, false, false) => serde_json::to_string(&s::run_all_rtl(&cfg, &sc, false)?)?,
+            })
+        })
+        .map_err(|e| value_err(&format!("scenario {scenario}"), e))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
@@ -763,9 +928,11 @@ fn write_pcap(path: PathBuf, frames: Vec<(u64, Vec<u8>)>) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Switch>()?;
+    m.add_class::<ModelSwitch>()?;
     m.add_class::<IngressModelPy>()?;
     m.add_class::<Block>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(sim, m)?)?;
     m.add_function(wrap_pyfunction!(config_writes, m)?)?;
     m.add_function(wrap_pyfunction!(model_flags, m)?)?;
     m.add_function(wrap_pyfunction!(read_pcap, m)?)?;

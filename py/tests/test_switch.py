@@ -39,13 +39,26 @@ def sw():
     return ts.Switch(CONFIG)
 
 
+@pytest.fixture(scope="module", params=["rtl", "model"])
+def any_sw(request, sw):
+    """The switch on either engine: the Verilated one (the module's) or the
+    golden models (`engine="model"`)."""
+    return sw if request.param == "rtl" else ts.Switch(CONFIG, engine="model")
+
+
+def counter(sw, rtl: str, model: str) -> int:
+    """A counter by its register map name (RTL) or its model name."""
+    return sw.counters()[model if isinstance(sw._n, ts._native.ModelSwitch) else rtl]
+
+
 def drain(sw):
     return {p: sw.recv(p) for p in range(sw.ports)}
 
 
-def test_uncongested_permutation_matches_the_golden_model(sw):
+def test_uncongested_permutation_matches_the_golden_model(any_sw):
     """Each port sends 12 frames of random size to the next port: every frame
     leaves where the model says, with the model's bytes, in order."""
+    sw = any_sw
     rng = random.Random(5)
     model = ts.model.Ingress(CONFIG)
     want = {p: [] for p in range(sw.ports)}
@@ -67,37 +80,82 @@ def test_uncongested_permutation_matches_the_golden_model(sw):
     assert (first.dst, first.src) == ("02:00:00:00:01:01", ROUTER)
 
 
-def test_bad_frames_are_dropped_and_counted(sw):
+def test_bad_frames_are_dropped_and_counted(any_sw):
     """A bad FCS and a runt: nothing leaves, each counted by its reason."""
-    before = sw.counters()
+    sw = any_sw
+    names = [("ingress0.RX_DROP_FCS[2]", "port2.rx_drop_fcs"), ("ingress0.RX_DROP_RUNT[2]", "port2.rx_drop_runt")]
+    before = [counter(sw, *n) for n in names]
     sw.send(2, routed(2, 3, 100, 1), fcs="bad")
     sw.send(2, bytes(Ether(dst=ROUTER, src=host_mac(2)) / Raw(b"x" * 20)))  # 38 B + FCS
     sw.run_until_idle()
     assert all(not v for v in drain(sw).values())
-    after = sw.counters()
-    assert after["ingress0.RX_DROP_FCS[2]"] - before["ingress0.RX_DROP_FCS[2]"] == 1
-    assert after["ingress0.RX_DROP_RUNT[2]"] - before["ingress0.RX_DROP_RUNT[2]"] == 1
+    assert [counter(sw, *n) - b for n, b in zip(names, before)] == [1, 1]
 
 
-def test_incast_trims_instead_of_dropping(sw):
+def test_incast_trims_instead_of_dropping(any_sw):
     """Three ports send trimmable (DSCP 10) 1500-byte frames to port 0 at
     once: the port's queue fills, later frames are trimmed to their headers
     (64 bytes, DSCP 12) instead of being dropped, and the trim counter says
-    how many."""
-    before = sw.counters()
+    how many. Every frame that leaves is the golden model's: either the
+    frame whole (`model.process`) or trimmed (`model.trim`), each input
+    exactly once."""
+    sw = any_sw
+    model = ts.model.Ingress(CONFIG)
+    name = ("tm0.TRIM_PACKETS", "tm.trim_packets")
+    before = counter(sw, *name)
     n = 20
+    whole, cut = {}, {}
     for src in (1, 2, 3):
         for i in range(n):
-            sw.send(src, routed(src, 0, 1500, i, tos=10 << 2))
+            f = routed(src, 0, 1500, i, tos=10 << 2)
+            w, t = model.process(src, with_fcs(f)), model.trim(src, with_fcs(f))
+            assert w[0] == 0 and t[0] == 0 and len(t[1]) == 64
+            whole[w[1]] = cut[t[1]] = (src, i)
+            sw.send(src, f)
     sw.run_until_idle()
-    out = [Ether(f) for f, _ in sw.recv(0)]
+    out = [f for f, _ in sw.recv(0)]
     assert len(out) == 3 * n, "every frame leaves, whole or trimmed"
-    trimmed = [f for f in out if len(bytes(f)) < 1500]
-    assert trimmed, "the incast trims"
+    seen = [whole.get(f) or cut.get(f) for f in out]
+    assert None not in seen, "a frame the model does not produce"
+    assert sorted(seen) == sorted(whole.values()), "each input once"
+    trimmed = [Ether(f) for f in out if f in cut]
+    assert trimmed and len(trimmed) < 3 * n, "the incast trims some, not all"
     for f in trimmed:
-        assert len(bytes(f)) == 64 and f[IP].tos >> 2 == 12, f.summary()
-    after = sw.counters()
-    assert after["tm0.TRIM_PACKETS"] - before["tm0.TRIM_PACKETS"] == len(trimmed)
+        assert f[IP].tos >> 2 == 12 and f[IP].len == 50 and f[UDP].len == 30, f.summary()
+    assert counter(sw, *name) - before == len(trimmed)
+
+
+def test_trim_model_cuts_headers_and_returns_to_sender():
+    """`ts.model.trim` on its own: the trim length of the configuration
+    (64 B for IPv4), the return-to-sender variant (addresses swapped, out of
+    the ingress port), and `None` where the switch would not trim."""
+    f = with_fcs(routed(2, 1, 1000, 7, tos=10 << 2))
+    port, cut = ts.model.trim(CONFIG, 2, f)
+    e = Ether(cut)
+    assert port == 1 and len(cut) == 64 and e[IP].tos >> 2 == 12 and e[UDP].sport == 1007
+    port, back = ts.model.trim(CONFIG, 2, f, rts=True)
+    e = Ether(back)
+    assert port == 2 and (e[IP].src, e[IP].dst) == ("10.0.1.1", "10.0.2.1")
+    assert ts.model.trim(CONFIG, 2, f[:-1] + bytes([f[-1] ^ 1])) is None, "bad FCS: dropped at ingress"
+    with pytest.raises(IndexError, match="port 9"):
+        ts.model.trim(CONFIG, 9, f)
+
+
+def test_sim_runs_a_scenario_and_returns_its_report():
+    """`ts.sim` on the model engine: the `incast` scenario's report (3:1 at line rate) as
+    `trimswitch sim --model` writes it, one run per mode, packets
+    conserved; a bad engine or scenario raises naming it."""
+    r = ts.sim(CONFIG, "incast", engine="model")
+    assert r["engine"] == "model" and r["scenario"]["name"] == "incast"
+    assert [m["mode"] for m in r["runs"]] == ["ideal", "meter-no-notify", "meter"]
+    for m in r["runs"]:
+        c = m["conservation"]
+        assert c["ok"] and c["sent"] == c["whole"] + c["trimmed"] + c["returned"] + c["dropped"] > 0, m["mode"]
+        assert c["trimmed"] > 0, f"{m['mode']}: a 3:1 incast at line rate trims"
+    with pytest.raises(ValueError, match="engine"):
+        ts.sim(CONFIG, "incast", engine="spice")
+    with pytest.raises(ValueError, match="no_such_scenario"):
+        ts.sim(CONFIG, "no_such_scenario", engine="model")
 
 
 def test_registers_by_name(sw):
@@ -154,3 +212,41 @@ def test_bad_configuration_raises():
         ts.Switch(CONFIG, engine="spice")
     with pytest.raises(TypeError):
         ts.Switch(42)
+
+
+def test_model_engine_keeps_the_rtl_latency_and_incast():
+    """`engine="model"` against the RTL: an unloaded 64-byte frame takes the
+    same cycles port to port, and a 3:1 incast of 1500-byte frames at line
+    rate leaves as many frames, trimming within 2 of the RTL's count
+    (the fates of a congested queue follow the cycle-level interleaving,
+    which the model approximates: sim/src/model/switch.rs)."""
+    got = {}
+    for eng in ("rtl", "model"):
+        sw = ts.Switch(CONFIG, engine=eng)
+        c0 = sw.cycle + 10
+        sw.send(0, routed(0, 1, 60, 0), at_cycle=c0)
+        sw.run_until_idle()
+        (_, c), = sw.recv(1)
+        for src in (1, 2, 3):
+            for i in range(60):
+                sw.send(src, routed(src, 0, 1500, i, tos=10 << 2))
+        sw.run_until_idle()
+        out = [f for f, _ in sw.recv(0)]
+        got[eng] = (c - c0, len(out), sum(len(f) == 64 for f in out))
+    (lat, n, trims), (mlat, mn, mtrims) = got["rtl"], got["model"]
+    assert mlat == lat and 40 < lat < 60, got
+    assert mn == n == 180 and 50 < trims and abs(mtrims - trims) <= 2, got
+
+
+def test_model_engine_refuses_what_it_does_not_model():
+    sw = ts.Switch(CONFIG, engine="model")
+    with pytest.raises(NotImplementedError, match="register map"):
+        sw.regs.read("tm0.MODE")
+    with pytest.raises(ValueError, match="tm.mode"):
+        ts.Switch(CONFIG, engine="model", set={"tm.mode": "meter"})
+    with pytest.raises(ValueError, match="tm.scheduler"):
+        ts.Switch(CONFIG, engine="model", set={"tm.scheduler": "drr"})
+    with pytest.raises(ValueError, match="latency"):
+        ts.Switch(CONFIG, latency=10)
+    with pytest.raises(IndexError, match="port 4"):
+        sw.send(4, routed(0, 1, 60, 0))

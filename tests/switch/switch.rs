@@ -309,13 +309,7 @@ type OutKey = (usize, u128, Vec<u8>);
 /// Checks a run against the golden models: see the file's doc comment.
 fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
     let ports = cfg.datapath.ports;
-    let t = &cfg.tm;
-    let tp = TrimParams {
-        len_ndp: t.trim_len_ndp as u16,
-        len_ipv4: t.trim_len_ipv4 as u16,
-        len_ipv6: t.trim_len_ipv6 as u16,
-        dscp_trimmed: (cfg.ingress.dscp_trimmed >= 0).then_some(cfg.ingress.dscp_trimmed as u8),
-    };
+    let tp = TrimParams::from_config(cfg);
     // The ingress model, and every output each of its packets may become.
     let mut ing = IngressModel::new(cfg);
     let mut cands: HashMap<OutKey, Vec<(usize, Fate)>> = HashMap::new();
@@ -438,7 +432,7 @@ fn check(cfg: &Config, inputs: &[Vec<Vec<u8>>], r: &Run) -> Result<Tally> {
         }
         // The high-water marks are the port's total, exact: every pipeline
         // saw the same, and it is within the limit.
-        for (q, limit) in [("MAX_OCC_H_BYTES", t.queue_h_bytes), ("MAX_OCC_D_BYTES", t.queue_d_bytes)] {
+        for (q, limit) in [("MAX_OCC_H_BYTES", cfg.tm.queue_h_bytes), ("MAX_OCC_D_BYTES", cfg.tm.queue_d_bytes)] {
             let hw: Vec<u64> = (0..cfg.datapath.pipelines).map(|n| r.counters[&format!("tm{n}.{q}[{p}]")]).collect();
             ensure!(hw.iter().all(|v| *v == hw[0]) && hw[0] <= limit as u64, "port {p}: {q} {hw:?} (limit {limit})");
         }

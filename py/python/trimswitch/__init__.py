@@ -21,7 +21,18 @@ from os import PathLike as _PathLike
 from . import _native, cocotb, model
 from ._native import read_pcap, write_pcap
 
-__all__ = ["Switch", "Block", "Registers", "model", "read_pcap", "write_pcap"]
+__all__ = ["Switch", "Block", "Registers", "model", "sim", "read_pcap", "write_pcap"]
+
+
+def sim(config, scenario, engine: str = "rtl", set=None) -> dict:
+    """Runs a scenario (a name of ``sim/scenarios/`` or a TOML path) in
+    every one of its modes, as ``trimswitch sim`` does, and returns its
+    report as a dict: ``metrics.json`` for trimming scenarios, ``pl2.json``
+    for PL2 hosts, ``protego.json`` for a back-to-back link.
+    ``engine="model"``: the event-driven model (``trimswitch sim
+    --model``). A bad scenario or configuration raises ``ValueError``
+    naming the file, the key and the reason."""
+    return _native.sim(str(config), str(scenario), engine, set)
 
 
 class Registers:
@@ -47,22 +58,54 @@ class Registers:
     __setitem__ = write
 
 
+class _NoRegisters:
+    """``Switch(engine="model").regs``: the models have no register map."""
+
+    def _refuse(self, *_):
+        raise NotImplementedError(
+            "engine \"model\" has no register map: the models run at the configuration's reset values "
+            "(change them with set={...}); registers are the RTL's (engine=\"rtl\")")
+
+    read = write = names = __getitem__ = __setitem__ = _refuse
+
+
 class Switch:
-    """The whole switch of a configuration in Verilator (``engine="rtl"``).
+    """The whole switch of a configuration.
+
+    ``engine="rtl"``: the Verilated ``ts_switch`` with a MAC source and sink
+    per port and a host on its AXI4-Lite port. The model is built on first
+    use of a configuration and cached under ``build/``; the switch comes out
+    of reset with its ingress tables loaded from the configuration.
+
+    ``engine="model"``: the golden models, frame by frame (ingress, the
+    ideal traffic manager with exact occupancy, strict priority egress),
+    no Verilator, 16 times faster (docs/python.md): the models' frames and decisions on
+    a model of the RTL's timing (MACs paced as the agents, the pipelines'
+    input arbiters, a fixed ``latency`` from the arbiter to admission whose
+    default gives the RTL's unloaded latency). Uncongested traffic leaves
+    as on the RTL; under congestion the fates follow the model's
+    interleaving (a 3:1 incast: 201 trims where the RTL has 200).
+    Counters by the models' names; no registers (``regs`` raises
+    ``NotImplementedError``); meter mode and the DRR egress scheduler
+    refused (``ValueError``).
 
     ``config``: a TOML file of ``configs/``; ``set``: overrides of its keys,
-    ``{"datapath.data_width": 512}``; ``seed``: the agents' random seed;
-    ``line_rate``: the MAC agents send and take frames at the port's line
-    rate, as real MACs (else as fast as the bus allows). The model is built
-    on first use of a configuration and cached under ``build/``; the switch
-    comes out of reset with its ingress tables loaded from the
-    configuration."""
+    ``{"datapath.data_width": 512}``; ``seed``: the RTL agents' random seed;
+    ``line_rate``: frames are sent and taken at the port's line rate, as
+    real MACs (else as fast as the bus allows)."""
 
-    def __init__(self, config, engine: str = "rtl", set: dict | None = None, seed: int = 1, line_rate: bool = True):
+    def __init__(self, config, engine: str = "rtl", set: dict | None = None, seed: int = 1, line_rate: bool = True,
+                 latency: int | None = None):
         if isinstance(config, _PathLike):
             config = str(config)
         if not isinstance(config, str):
             raise TypeError(f"config: a path, not {type(config).__name__}")
+        if engine == "model":
+            self._n = _native.ModelSwitch(config, set, line_rate, latency)
+            self.regs = _NoRegisters()
+            return
+        if latency is not None:
+            raise ValueError("latency: a parameter of engine=\"model\"; the RTL has its own")
         self._n = _native.Switch(config, engine, set, seed, line_rate)
         self.regs = Registers(self._n)
 
@@ -103,8 +146,9 @@ class Switch:
         return self._n.recv(port)
 
     def counters(self) -> dict[str, int]:
-        """Every counter and gauge of the register map, read through the
-        host (the names of ``counters.json``)."""
+        """RTL: every counter and gauge of the register map, read through
+        the host (the names of ``counters.json``). Model: the models'
+        counters (``tm.<name>``, ``pipeN.<name>``, ``portP.<name>``)."""
         return self._n.counters()
 
 

@@ -23,6 +23,7 @@ pub mod pl2_ingress;
 pub mod protego;
 pub mod protego_link;
 pub mod rx_fcs;
+pub mod switch;
 pub mod tm;
 
 pub use classify::{classify, Class};

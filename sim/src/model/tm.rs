@@ -34,6 +34,20 @@ impl Default for TrimParams {
     }
 }
 
+impl TrimParams {
+    /// The reset values of a configuration: `tm.trim_len_*` and
+    /// `ingress.dscp_trimmed` (-1: `None`).
+    pub fn from_config(cfg: &trimswitch_hdl::config::Config) -> TrimParams {
+        let t = &cfg.tm;
+        TrimParams {
+            len_ndp: t.trim_len_ndp as u16,
+            len_ipv4: t.trim_len_ipv4 as u16,
+            len_ipv6: t.trim_len_ipv6 as u16,
+            dscp_trimmed: (cfg.ingress.dscp_trimmed >= 0).then_some(cfg.ingress.dscp_trimmed as u8),
+        }
+    }
+}
+
 /// Largest number of bytes a trimmed packet keeps (the trimmer's buffer; the
 /// parser's window): trim lengths are at most this, and headers end within it.
 pub const MAX_KEEP: u16 = 128;
@@ -373,6 +387,12 @@ impl TmModel {
             })
             .collect();
         Err(format!("port {port} sent {} B user {user:#x}, which heads no queue ({})", frame.len(), heads.join(", ")))
+    }
+
+    /// The packet `port` sends next under strict priority: the head of its
+    /// header queue, else of its data queue.
+    pub fn head(&self, port: u8) -> Option<(&[u8], &Meta)> {
+        [Queue::H, Queue::D].iter().find_map(|q| self.queues.get(&(port, *q))?.pkts.front().map(|(f, m)| (f.as_slice(), m)))
     }
 
     /// Bytes and words in (port, q).
