@@ -1,19 +1,34 @@
 """The benchmark's cocotb side (py/bench/run.py builds and runs it): the same
 workload through the same switch with cocotbext-axi's sources, sinks and
 AXI4-Lite master, every frame checked against the same golden model
-(trimswitch.model) as it leaves, the output pcaps written."""
+(trimswitch.model) as it leaves, the output pcaps written.
+
+With BENCH_LAYER=trimswitch the same testbench runs on trimswitch's
+cocotb-style layer instead (py/bench/bench_layer.py): the imports change,
+and the stream ports are the switch's own (`s_0` for `s_tdata_0`, where
+cocotb sees the benchmark top's `s0_tdata`); nothing else."""
 import json
 import os
 import time
 from pathlib import Path
 
-t_import = time.perf_counter()
+LAYER = os.environ.get("BENCH_LAYER", "cocotb")
+# BENCH_PER_EDGE=1: the senders wait for their frames' slots edge by edge
+# (`RisingEdge` in a loop) instead of with one `ClockCycles`.
+PER_EDGE = os.environ.get("BENCH_PER_EDGE") == "1"
 
-import cocotb  # noqa: E402
-from cocotb.clock import Clock  # noqa: E402
-from cocotb.triggers import ClockCycles, Combine, RisingEdge  # noqa: E402
-from cocotb.utils import get_sim_time  # noqa: E402
-from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamSink, AxiStreamSource  # noqa: E402
+if LAYER == "trimswitch":
+    from trimswitch import cocotb  # noqa: E402
+    from trimswitch.cocotb import (AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamSink,  # noqa: E402
+                                   AxiStreamSource, Clock, ClockCycles, Combine, RisingEdge, get_sim_time)
+    SEP = "_"
+else:
+    import cocotb  # noqa: E402
+    from cocotb.clock import Clock  # noqa: E402
+    from cocotb.triggers import ClockCycles, Combine, RisingEdge  # noqa: E402
+    from cocotb.utils import get_sim_time  # noqa: E402
+    from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamSink, AxiStreamSource  # noqa: E402
+    SEP = ""
 
 import trimswitch as ts  # noqa: E402
 from workload import PORTS, workload  # noqa: E402
@@ -43,8 +58,8 @@ async def bench(dut):
     host = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axil"), dut.clock, dut.reset)
     for a, v in ts.model.config_writes(config):
         await host.write_dword(a, v)
-    srcs = [AxiStreamSource(AxiStreamBus.from_prefix(dut, f"s{p}"), dut.clock, dut.reset) for p in range(PORTS)]
-    sinks = [AxiStreamSink(AxiStreamBus.from_prefix(dut, f"m{p}"), dut.clock, dut.reset) for p in range(PORTS)]
+    srcs = [AxiStreamSource(AxiStreamBus.from_prefix(dut, f"s{SEP}{p}"), dut.clock, dut.reset) for p in range(PORTS)]
+    sinks = [AxiStreamSink(AxiStreamBus.from_prefix(dut, f"m{SEP}{p}"), dut.clock, dut.reset) for p in range(PORTS)]
     model = ts.model.Ingress(config)
     wl = workload(seed, per_port)
     t1 = time.perf_counter()
@@ -54,7 +69,10 @@ async def bench(dut):
     async def send(p):
         for f, at in wl[p]:
             now = cycle() - c0
-            if at > now:
+            if at > now and PER_EDGE:
+                for _ in range(at - now):
+                    await RisingEdge(dut.clock)
+            elif at > now:
                 await ClockCycles(dut.clock, at - now)
             await srcs[p].send(f)
 
@@ -73,5 +91,5 @@ async def bench(dut):
     t2 = time.perf_counter()
     for d in range(PORTS):
         ts.write_pcap(out / f"port{d}.pcap", [(1000 * i, f) for i, f in enumerate(got[d])])
-    (out / "result.json").write_text(json.dumps({"side": "cocotb", "checked": sum(len(g) for g in got.values()),
+    (out / "result.json").write_text(json.dumps({"side": LAYER, "checked": sum(len(g) for g in got.values()),
                                                  "cycles": cycle() - c0, "run_s": t2 - t1, "startup_s": t1 - t0}))

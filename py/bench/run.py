@@ -10,6 +10,10 @@ builds, nothing else running), the same seeded workload (py/bench/workload.py:
 against the golden model as it leaves), median of RUNS runs:
 
 - trimswitch: `trimswitch.Switch` in transaction mode (py/bench/bench_ts.py);
+- trimswitch-cocotb-layer: the cocotb side's testbench, its imports changed,
+  on `trimswitch.cocotb` and the same Verilated model (py/bench/bench_layer.py),
+  and the same with its senders waiting edge by edge (`RisingEdge` in a
+  loop: the per-cycle fallback, `-per-edge`);
 - cocotb 2.1.0 + cocotbext-axi 0.1.28 (installed into build/bench-python/venv
   only), built with cocotb's `--public-flat-rw` (every signal visible) and
   without it (a Verilator configuration file makes the top's ports alone
@@ -129,6 +133,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variants", default="public,plain")
+    ap.add_argument("--no-layer", action="store_true", help="skip the cocotb testbench on trimswitch's cocotb-style layer")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     bin_dir = bench_venv()
@@ -166,6 +171,28 @@ def main():
         print(f"bench-python: trimswitch run {i}: {r}", file=sys.stderr)
     results["sides"]["trimswitch"] = runs
     want = pcaps(ts_dir)
+
+    # cocotb's testbench, its imports changed, on trimswitch's cocotb-style
+    # layer (py/bench/bench_layer.py): the same model, the per-wake-up API.
+    layer = [] if a.no_layer else [("trimswitch-cocotb-layer", {}), ("trimswitch-cocotb-layer-per-edge", {"BENCH_PER_EDGE": 1})]
+    for side, extra in layer:
+        out = OUT / side
+        out.mkdir(exist_ok=True)
+        runs = []
+        for i in range(a.runs + 1):
+            for f in out.glob("*"):
+                f.unlink()
+            t = time.perf_counter()
+            sh([str(PY), str(HERE / "bench_layer.py"), str(CONFIG)], cwd=ROOT,
+               env=env_for(bin_dir, BENCH_CONFIG=CONFIG, BENCH_OUT=out, BENCH_PER_PORT=a.per_port, BENCH_SEED=a.seed, **extra))
+            d = json.loads((out / "result.json").read_text())
+            d["process_s"] = time.perf_counter() - t
+            assert d["checked"] == total, d
+            assert pcaps(out) == want, f"{side} wrote other pcaps than trimswitch"
+            if i:
+                runs.append(d)
+            print(f"bench-python: {side} run {i}: {d}", file=sys.stderr)
+        results["sides"][side] = runs
     src = sorted(ROOT.glob("build/verilator-src/ts_switch-*.v"), key=lambda p: p.stat().st_mtime)
     results["same_verilog"] = any(p.read_bytes() == switch_v.read_bytes() for p in src)
 

@@ -458,20 +458,27 @@ impl Block {
 
     /// The AXI4-Stream ports of prefix `prefix` this block has (`tkeep`,
     /// `tuser` optional).
+    /// The AXI4-Stream interface `prefix`: ports `<prefix>_tdata`, ... or,
+    /// for a prefix `<base>_<n>`, the indexed ports `<base>_tdata_<n>`, ...
+    /// (the switch's `s_tdata_0`: prefix `s_0`).
     fn axis_ports(&self, prefix: &str) -> PyResult<AxisPorts> {
-        let has = |sig: &str| self.tb.model.port(&format!("{prefix}_{sig}")).is_ok();
-        if !has("tdata") || !has("tvalid") || !has("tready") || !has("tlast") {
+        let port = |n: &str| self.tb.model.port(n).is_ok();
+        let indexed = prefix.rsplit_once('_').and_then(|(b, n)| Some(AxisPorts::indexed(b, n.parse().ok()?)));
+        let found = [Some(AxisPorts::slave(prefix)), indexed]
+            .into_iter()
+            .flatten()
+            .find(|p| [&p.tdata, &p.tvalid, &p.tready, &p.tlast].iter().all(|n| port(n)));
+        let Some(mut p) = found else {
             return Err(PyValueError::new_err(format!(
-                "{}: no AXI4-Stream interface {prefix:?} (`{prefix}_tdata`, `_tvalid`, `_tready`, `_tlast`); its ports are {:?}",
+                "{}: no AXI4-Stream interface {prefix:?} (`{prefix}_tdata`, `_tvalid`, `_tready`, `_tlast`, or `<base>_tdata_<n>` for a prefix `<base>_<n>`); its ports are {:?}",
                 self.name,
                 self.tb.model.ports().iter().map(|p| p.name.as_str()).collect::<Vec<_>>()
             )));
-        }
-        let mut p = AxisPorts::slave(prefix);
-        if !has("tkeep") {
+        };
+        if !p.tkeep.as_deref().is_some_and(port) {
             p = p.without_tkeep();
         }
-        if !has("tuser") {
+        if !p.tuser.as_deref().is_some_and(port) {
             p = p.without_tuser();
         }
         Ok(p)

@@ -1,4 +1,5 @@
-"""The cocotb-style layer (trimswitch.cocotb) on single blocks.
+"""The cocotb-style layer (trimswitch.cocotb) on single blocks and on the
+whole switch (the benchmark's cocotb testbench).
 
 `run_test_frames` below is written as cocotbext-axi's own FIFO testbenches
 are (a TB class with a source and a sink from bus prefixes, a reset
@@ -176,3 +177,27 @@ def test_block_without_the_cocotb_layer():
     assert [(d, u) for d, u, _ in got] == [(bytes(range(i, i + 70)), i) for i in range(3)]
     b.run(2)  # the occupancy gauges are registered
     assert b.get("occ_pkts") == 0 and b.get("occ_bytes") == 0 and b.get("drop_pkts") == 0
+
+
+def test_cocotb_layer_on_the_switch(tmp_path, monkeypatch):
+    """The benchmark's cocotb testbench (py/bench/bench_cocotb.py, written
+    for cocotb 2 and cocotbext-axi) on the cocotb-style layer and the whole
+    switch, as `make bench-python` runs it (its imports switched by
+    BENCH_LAYER): the tables loaded by an AxiLiteMaster, every port sending
+    to the next through AxiStreamSource/AxiStreamSink on the switch's
+    indexed ports (`s_0` for `s_tdata_0`), each frame checked against the
+    golden model inside the testbench, one pcap per port written."""
+    import importlib
+    import json
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "bench"))
+    env = {"BENCH_LAYER": "trimswitch", "BENCH_CONFIG": CONFIG, "BENCH_OUT": str(tmp_path), "BENCH_PER_PORT": "10", "BENCH_SEED": "3"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    import bench_cocotb
+
+    bench_cocotb = importlib.reload(bench_cocotb)
+    cocotb.run(bench_cocotb.bench, ts.Block("ts_switch", config=CONFIG))
+    r = json.loads((tmp_path / "result.json").read_text())
+    assert r["side"] == "trimswitch" and r["checked"] == 40 and r["cycles"] > 10 * 100
+    assert [len(ts.read_pcap(tmp_path / f"port{d}.pcap")) for d in range(4)] == [10] * 4

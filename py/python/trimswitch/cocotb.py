@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "test", "start_soon", "run", "Dut", "Clock", "ClockCycles", "RisingEdge", "ReadOnly", "ReadWrite", "Timer",
+    "Combine", "get_sim_time",
     "AxiStreamBus", "AxiStreamFrame", "AxiStreamSource", "AxiStreamSink", "AxiLiteBus", "AxiLiteMaster",
     "AxiLiteReadResp", "AxiLiteWriteResp",
 ]
@@ -92,10 +93,26 @@ class Timer(_Trigger):
 
     _scale = {"fs": 1e-6, "ps": 1e-3, "ns": 1.0, "us": 1e3, "ms": 1e6, "sec": 1e9}
 
-    def __init__(self, time, units: str = "ns"):
+    def __init__(self, time, units: str = "ns", unit: str | None = None):
+        units = unit or units  # cocotb 2 spells it `unit`
         if units not in self._scale:
             raise ValueError(f"Timer: units {units!r}, one of {sorted(self._scale)}")
         self.ns = float(time) * self._scale[units]
+
+
+class Combine:
+    """Resume when every one of ``triggers`` (tasks from ``start_soon``) has
+    finished, as cocotb's ``Combine``."""
+
+    def __init__(self, *triggers):
+        for t in triggers:
+            if not isinstance(t, _Task):
+                raise TypeError(f"Combine: tasks from start_soon, not {type(t).__name__}")
+        self.triggers = triggers
+
+    def __await__(self):
+        for t in self.triggers:
+            yield from t.__await__()
 
 
 class _Cond(_Trigger):
@@ -210,6 +227,17 @@ class _Scheduler:
         return main.result
 
 
+def get_sim_time(unit: str = "ns", units: str | None = None) -> float:
+    """The simulated time: the cycles run times the period a ``Clock`` was
+    started with, in ``unit`` (cocotb's ``cocotb.utils.get_sim_time``)."""
+    unit = units or unit
+    if _current is None or _current.period_ns is None:
+        raise RuntimeError("get_sim_time: no test with a started Clock is running")
+    if unit not in Timer._scale:
+        raise ValueError(f"get_sim_time: unit {unit!r}, one of {sorted(Timer._scale)}")
+    return _current.block.cycle * _current.period_ns / Timer._scale[unit]
+
+
 def start_soon(coro) -> _Task:
     """Runs ``coro`` beside the test (cocotb.start_soon)."""
     if _current is None:
@@ -297,8 +325,8 @@ class Clock:
     """cocotb's ``Clock``: the Rust testbench drives ``clock``; ``start()``
     records the period (for ``Timer``) and returns at once."""
 
-    def __init__(self, signal, period, units: str = "step"):
-        self.period_ns = float(period) * Timer._scale.get(units, 1.0)
+    def __init__(self, signal, period, units: str = "step", unit: str | None = None):
+        self.period_ns = float(period) * Timer._scale.get(unit or units, 1.0)
 
     def start(self, start_high: bool = True):
         """The period counts from this call (``Timer`` right after
