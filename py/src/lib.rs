@@ -83,9 +83,9 @@ fn wire_frame(cfg: &Config, frame: &[u8], fcs: &str, oversize: bool) -> PyResult
     let max = cfg.ingress.max_frame as usize;
     if f.len() > max && !oversize {
         return Err(PyValueError::new_err(format!(
-                "frame: {} bytes with its FCS, above the configuration's ingress.max_frame ({max}); oversize=True sends it to be dropped and counted",
-                f.len()
-            )));
+            "frame: {} bytes with its FCS, above the configuration's ingress.max_frame ({max}); oversize=True sends it to be dropped and counted",
+            f.len()
+        )));
     }
     if f.len() > 65_535 {
         return Err(PyValueError::new_err(format!("frame: {} bytes, above 65 535 (what a source can send)", f.len())));

@@ -79,10 +79,10 @@ class Switch:
 
     ``engine="model"``: the golden models, frame by frame (ingress, the
     ideal traffic manager with exact occupancy, strict priority egress),
-    no Verilator, 16 times faster (docs/python.md): the models' frames and decisions on
-    a model of the RTL's timing (MACs paced as the agents, the pipelines'
-    input arbiters, a fixed ``latency`` from the arbiter to admission whose
-    default gives the RTL's unloaded latency). Uncongested traffic leaves
+    no Verilator, 16 times faster (docs/python.md): the models' frames and
+    decisions on a model of the RTL's timing (MACs paced as the agents, the
+    pipelines' input arbiters, a fixed ``latency`` from the arbiter to
+    admission whose default gives the RTL's unloaded latency). Uncongested traffic leaves
     as on the RTL; under congestion the fates follow the model's
     interleaving (a 3:1 incast: 201 trims where the RTL has 200).
     Counters by the models' names; no registers (``regs`` raises
