@@ -172,57 +172,51 @@ def main():
     results["sides"]["trimswitch"] = runs
     want = pcaps(ts_dir)
 
-    # cocotb's testbench, its imports changed, on trimswitch's cocotb-style
-    # layer (py/bench/bench_layer.py): the same model, the per-wake-up API.
-    layer = [] if a.no_layer else [("trimswitch-cocotb-layer", {}), ("trimswitch-cocotb-layer-per-edge", {"BENCH_PER_EDGE": 1})]
-    for side, extra in layer:
-        out = OUT / side
+    def timed(side, out, cmd, cwd, **extra):
+        """Runs `cmd` RUNS + 1 times, each writing result.json and the pcaps
+        into `out` (emptied first); checks every run's count and pcaps;
+        returns the timed runs (after run 0, which builds) and run 0, or a
+        run with the error that stopped them."""
         out.mkdir(exist_ok=True)
-        runs = []
+        runs, first = [], None
         for i in range(a.runs + 1):
             for f in out.glob("*"):
                 f.unlink()
             t = time.perf_counter()
-            sh([str(PY), str(HERE / "bench_layer.py"), str(CONFIG)], cwd=ROOT,
-               env=env_for(bin_dir, BENCH_CONFIG=CONFIG, BENCH_OUT=out, BENCH_PER_PORT=a.per_port, BENCH_SEED=a.seed, **extra))
-            d = json.loads((out / "result.json").read_text())
-            d["process_s"] = time.perf_counter() - t
+            r = subprocess.run(cmd, text=True, capture_output=True, cwd=cwd,
+                               env=env_for(bin_dir, BENCH_CONFIG=CONFIG, BENCH_OUT=out, BENCH_PER_PORT=a.per_port,
+                                           BENCH_SEED=a.seed, **extra))
+            wall = time.perf_counter() - t
+            res = out / "result.json"
+            if r.returncode or not res.is_file():
+                runs.append({"error": (r.stdout + r.stderr)[-2000:]})
+                print(f"bench-python: {side} failed:\n{(r.stdout + r.stderr)[-2000:]}", file=sys.stderr)
+                break
+            d = json.loads(res.read_text())
+            d["process_s"] = wall
             assert d["checked"] == total, d
             assert pcaps(out) == want, f"{side} wrote other pcaps than trimswitch"
             if i:
                 runs.append(d)
+            else:
+                first = d
             print(f"bench-python: {side} run {i}: {d}", file=sys.stderr)
-        results["sides"][side] = runs
+        return runs, first
+
+    # cocotb's testbench, its imports changed, on trimswitch's cocotb-style
+    # layer (py/bench/bench_layer.py): the same model, the per-wake-up API.
+    layer = [] if a.no_layer else [("trimswitch-cocotb-layer", {}), ("trimswitch-cocotb-layer-per-edge", {"BENCH_PER_EDGE": 1})]
+    for side, extra in layer:
+        results["sides"][side], _ = timed(side, OUT / side, [str(PY), str(HERE / "bench_layer.py"), str(CONFIG)], ROOT, **extra)
     src = sorted(ROOT.glob("build/verilator-src/ts_switch-*.v"), key=lambda p: p.stat().st_mtime)
     results["same_verilog"] = any(p.read_bytes() == switch_v.read_bytes() for p in src)
 
     for variant in [v for v in a.variants.split(",") if v]:
         cmd, compile_args = build_cocotb(bin_dir, work, variant, flags)
-        out = OUT / f"cocotb-{variant}"
-        out.mkdir(exist_ok=True)
-        runs = []
-        for i in range(a.runs + 1):
-            for f in out.glob("*"):
-                f.unlink()
-            t = time.perf_counter()
-            r = subprocess.run(cmd, text=True, capture_output=True, cwd=work,
-                               env=env_for(bin_dir, BENCH_CONFIG=CONFIG, BENCH_OUT=out, BENCH_PER_PORT=a.per_port, BENCH_SEED=a.seed))
-            wall = time.perf_counter() - t
-            res = out / "result.json"
-            if r.returncode or not res.is_file():
-                runs.append({"error": (r.stdout + r.stderr)[-2000:]})
-                print(f"bench-python: cocotb ({variant}) failed:\n{(r.stdout + r.stderr)[-2000:]}", file=sys.stderr)
-                break
-            d = json.loads(res.read_text())
-            d["process_s"] = wall
-            assert d["checked"] == total, d
-            assert pcaps(out) == want, f"cocotb ({variant}) wrote other pcaps than trimswitch"
-            if i:  # run 0 includes the model's build
-                runs.append(d)
-            else:
-                results.setdefault("cocotb_build_s", {})[variant] = wall - d["run_s"] - d["startup_s"]
-            print(f"bench-python: cocotb ({variant}) run {i}: {d}", file=sys.stderr)
-        results["sides"][f"cocotb-{variant}"] = runs
+        side = f"cocotb-{variant}"
+        results["sides"][side], first = timed(side, OUT / side, cmd, work)
+        if first:  # run 0 includes the model's build
+            results.setdefault("cocotb_build_s", {})[variant] = first["process_s"] - first["run_s"] - first["startup_s"]
         results.setdefault("cocotb_compile_args", {})[variant] = compile_args
 
     rows = []
