@@ -42,7 +42,7 @@
 //! fates of a congested queue follow the cycle-level interleaving of
 //! arrivals and departures, which the model approximates.
 use crate::model::lookup::egress_rewrite;
-use crate::model::tm::{Fate, Queue, TmModel, TmSettings, TrimParams};
+use crate::model::tm::{Fate, Queue, TmModel, TmSettings};
 use crate::model::IngressModel;
 use anyhow::{ensure, Result};
 use std::collections::{BTreeMap, VecDeque};
@@ -54,25 +54,6 @@ use trimswitch_hdl::config::Config;
 /// beat out for a 64-byte frame of two beats, README "Results") less the
 /// frame's second beat.
 pub const DEFAULT_LATENCY: u64 = 47;
-
-impl TmSettings {
-    /// The traffic manager of a configuration at its reset values.
-    pub fn from_config(cfg: &Config) -> TmSettings {
-        let t = &cfg.tm;
-        TmSettings {
-            ports: cfg.datapath.ports,
-            beat: cfg.datapath.data_width / 8,
-            depth_h: t.queue_h_words,
-            depth_d: t.queue_d_words,
-            limit_h: t.queue_h_bytes,
-            limit_d: t.queue_d_bytes,
-            rts: t.return_to_sender,
-            trim: TrimParams::from_config(cfg),
-            meter: t.mode == "meter",
-            depth_dod: t.dod_words,
-        }
-    }
-}
 
 /// A port's wire at its line rate, beat by beat, as the MAC agents pace
 /// them (`crate::agents::axis`): a credit earns `rate` bytes a cycle, up to

@@ -181,6 +181,25 @@ pub struct TmSettings {
     pub depth_dod: usize,
 }
 
+impl TmSettings {
+    /// The traffic manager of a configuration at its reset values.
+    pub fn from_config(cfg: &trimswitch_hdl::config::Config) -> TmSettings {
+        let t = &cfg.tm;
+        TmSettings {
+            ports: cfg.datapath.ports,
+            beat: cfg.datapath.data_width / 8,
+            depth_h: t.queue_h_words,
+            depth_d: t.queue_d_words,
+            limit_h: t.queue_h_bytes,
+            limit_d: t.queue_d_bytes,
+            rts: t.return_to_sender,
+            trim: TrimParams::from_config(cfg),
+            meter: t.mode == "meter",
+            depth_dod: t.dod_words,
+        }
+    }
+}
+
 /// What the traffic manager did with a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fate {
