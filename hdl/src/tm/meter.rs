@@ -133,23 +133,28 @@ pub struct MeterBank {
     pub not_green_pkts: Vec<Signal<Out, Bits<32>>>,
     pub clr_green_pkts: Vec<Signal<In, Bit>>,
     pub clr_not_green_pkts: Vec<Signal<In, Bit>>,
-    n_ports: Constant<Bits<PORT_BITS>>,
     c_half: Constant<Bits<2>>,
     c_opt: Constant<Bits<2>>,
-    // Rate/burst pipeline: stage 1 (inputs of the previous cycle, with the
-    // saturation threshold `max(C - R, 0)`), stage 2 (a copy of stage 1).
+    // Rate/burst pipeline: stage 1 (inputs of the previous cycle, with
+    // `C - R` and `R < C` registered apart: the compare's chain and the
+    // subtract's chain side by side, the select after the register; issue
+    // 14), stage 2 (a copy of stage 1 with the saturation threshold
+    // `max(C - R, 0)` selected).
     rate1: Vec<DFF<Bits<RATE_BITS>>>,
     burst1: Vec<DFF<Bits<BURST_BITS>>>,
-    thr1: Vec<DFF<Bits<LEVEL_BITS>>>,
+    diff1: Vec<DFF<Bits<LEVEL_BITS>>>,
+    lt1: Vec<DFF<Bit>>,
     rate2: Vec<DFF<Bits<RATE_BITS>>>,
     burst2: Vec<DFF<Bits<BURST_BITS>>>,
     thr2: Vec<DFF<Bits<LEVEL_BITS>>>,
     // Request stage (the request of the previous cycle).
     valid_q: DffR<Bit>,
-    port_q: DFF<Bits<PORT_BITS>>,
+    /// The request's port one-hot (`req_valid` and `req_port == p`; an
+    /// out-of-range port sets none), so the decision cycle has no port
+    /// decoder in front of the buckets' enables (issue 14).
+    hit_q: Vec<DffR<Bit>>,
     bytes_q: DFF<Bits<BYTES_BITS>>,
     mode_q: DFF<Bits<2>>,
-    inrange_q: DFF<Bit>,
     /// Per kind: `R - B` (mod 2^40), the change of a charged bucket.
     delta_q: Vec<DFF<Bits<LEVEL_BITS>>>,
     /// Per kind: `max(C - R, 0) + B`; a charged bucket saturates iff `L >= it`.
@@ -167,6 +172,8 @@ pub struct MeterBank {
     bytes_fx: Signal<Local, Bits<LEVEL_BITS>>,
     bytes_fx41: Signal<Local, Bits<41>>,
     rate1w: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
+    /// Stage 1's `max(C - R, 0)`, from its registers.
+    thr1: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     thr1w: Vec<Signal<Local, Bits<41>>>,
     rate2w: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
     thrb_lo: Vec<Signal<Local, Bits<LEVEL_BITS>>>,
@@ -216,20 +223,20 @@ impl MeterBank {
             not_green_pkts: vec_of(n),
             clr_green_pkts: vec_of(n),
             clr_not_green_pkts: vec_of(n),
-            n_ports: Constant::new((n as u64).to_bits()),
             c_half: Constant::new((mode::HALFTIMISTIC as u64).to_bits()),
             c_opt: Constant::new((mode::OPTIMISTIC as u64).to_bits()),
             rate1: vec_of(3),
             burst1: vec_of(3),
+            diff1: vec_of(3),
+            lt1: vec_of(3),
             thr1: vec_of(3),
             rate2: vec_of(3),
             burst2: vec_of(3),
             thr2: vec_of(3),
             valid_q: Default::default(),
-            port_q: Default::default(),
+            hit_q: vec_of(n),
             bytes_q: Default::default(),
             mode_q: Default::default(),
-            inrange_q: Default::default(),
             delta_q: vec_of(3),
             thrb_q: vec_of(3),
             level: vec_of(3 * n),
@@ -270,7 +277,7 @@ impl MeterBank {
 impl Logic for MeterBank {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid_q, port_q, bytes_q, mode_q, inrange_q, resp_valid_q, resp_green_q);
+        dff_setup!(self, clock, valid_q, bytes_q, mode_q, resp_valid_q, resp_green_q);
         self.valid_q.reset.next = self.reset.val();
         self.resp_valid_q.reset.next = self.reset.val();
         self.resp_green_q.reset.next = self.reset.val();
@@ -286,9 +293,9 @@ impl Logic for MeterBank {
         self.rate1w[0].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[0].q.val());
         self.rate1w[1].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[1].q.val());
         self.rate1w[2].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[2].q.val());
-        self.thr1w[0].next = bit_cast::<41, LEVEL_BITS>(self.thr1[0].q.val());
-        self.thr1w[1].next = bit_cast::<41, LEVEL_BITS>(self.thr1[1].q.val());
-        self.thr1w[2].next = bit_cast::<41, LEVEL_BITS>(self.thr1[2].q.val());
+        self.thr1w[0].next = bit_cast::<41, LEVEL_BITS>(self.thr1[0].val());
+        self.thr1w[1].next = bit_cast::<41, LEVEL_BITS>(self.thr1[1].val());
+        self.thr1w[2].next = bit_cast::<41, LEVEL_BITS>(self.thr1[2].val());
         self.rate2w[0].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[0].q.val());
         self.rate2w[1].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[1].q.val());
         self.rate2w[2].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[2].q.val());
@@ -302,7 +309,8 @@ impl Logic for MeterBank {
         for k in 0..3 {
             self.rate1[k].clock.next = self.clock.val();
             self.burst1[k].clock.next = self.clock.val();
-            self.thr1[k].clock.next = self.clock.val();
+            self.diff1[k].clock.next = self.clock.val();
+            self.lt1[k].clock.next = self.clock.val();
             self.rate2[k].clock.next = self.clock.val();
             self.burst2[k].clock.next = self.clock.val();
             self.thr2[k].clock.next = self.clock.val();
@@ -310,22 +318,27 @@ impl Logic for MeterBank {
             self.thrb_q[k].clock.next = self.clock.val();
             self.rate1[k].d.next = self.rate[k].val();
             self.burst1[k].d.next = self.burst[k].val();
-            self.thr1[k].d.next = 0.into();
-            if self.rate_in[k].val() < self.cap_in[k].val() {
-                self.thr1[k].d.next = self.cap_in[k].val() - self.rate_in[k].val();
+            self.diff1[k].d.next = self.cap_in[k].val() - self.rate_in[k].val();
+            self.lt1[k].d.next = self.rate_in[k].val() < self.cap_in[k].val();
+            self.thr1[k].next = 0.into();
+            if self.lt1[k].q.val() {
+                self.thr1[k].next = self.diff1[k].q.val();
             }
             self.rate2[k].d.next = self.rate1[k].q.val();
             self.burst2[k].d.next = self.burst1[k].q.val();
-            self.thr2[k].d.next = self.thr1[k].q.val();
+            self.thr2[k].d.next = self.thr1[k].val();
         }
 
         // Request stage: register the request with the arithmetic that only
         // depends on it and on stage 1 of the rate/burst pipeline.
         self.valid_q.d.next = self.req_valid.val();
-        self.port_q.d.next = self.req_port.val();
         self.bytes_q.d.next = self.req_bytes.val();
         self.mode_q.d.next = self.req_mode.val();
-        self.inrange_q.d.next = self.req_port.val() < self.n_ports.val();
+        for p in 0..self.green_pkts.len() {
+            self.hit_q[p].clock.next = self.clock.val();
+            self.hit_q[p].reset.next = self.reset.val();
+            self.hit_q[p].d.next = self.req_valid.val() & (self.req_port.val().index() == p);
+        }
         for k in 0..3 {
             self.delta_q[k].d.next = self.rate1w[k].val() - self.bytes_fx.val();
             self.thrb_q[k].d.next = self.thr1w[k].val() + self.bytes_fx41.val();
@@ -343,7 +356,7 @@ impl Logic for MeterBank {
         self.thrb_hi[2].next = self.thrb_q[2].q.val().get_bit(LEVEL_BITS);
         self.green.next = false;
         for p in 0..self.green_pkts.len() {
-            self.hit[p].next = self.valid_q.q.val() & self.inrange_q.q.val() & (self.port_q.q.val().index() == p);
+            self.hit[p].next = self.hit_q[p].q.val();
             for k in 0..3 {
                 // L >= B on whole bytes; B has 16 bits, so 16-bit compare.
                 self.conf_b[3 * p + k].next = self.level[3 * p + k].q.val().get_bits::<8>(FRAC_BITS + BYTES_BITS).any()
