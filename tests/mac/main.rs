@@ -1,0 +1,8 @@
+//! Ethernet MACs (issue 18): each against the XGMII agent of
+//! `trimswitch_sim::agents::xgmii`, written from IEEE 802.3 clause 46.
+//!
+//! One test binary per subsystem (`cargo test --test mac <module>::<test>`).
+#[path = "../common/mod.rs"]
+mod common;
+mod xgmii_rx;
+mod xgmii_tx;
