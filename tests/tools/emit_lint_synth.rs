@@ -134,9 +134,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 28] = [
     ("ts_protego_tx", 7, 7),
     // Issue 18's MACs (docs/boards.md): the transmitter 8 (its FCS's
     // zero-lane correction, an AND-OR of nine XOR networks, is the next
-    // cut), the receiver 6.
+    // cut), the receiver 5.
     ("ts_xgmii_tx", 8, 8),
-    ("ts_xgmii_rx", 6, 6),
+    ("ts_xgmii_rx", 5, 5),
 ];
 
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])

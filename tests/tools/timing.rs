@@ -176,7 +176,7 @@ const FLOORS_MHZ: [(&str, f64); 37] = [
     // pipelines, timed below; 2026-11-28).
     ("ts_ingress__pl2", 200.0),
     // Issue 18's 10G MACs, at their XGMII clock's 156.25 MHz and more: the
-    // transmitter 157.1 (its FCS's correction), the receiver 184.8
+    // transmitter 157.1 (its FCS's correction), the receiver 192.5
     // (session 42).
     ("ts_xgmii_tx", 150.0),
     ("ts_xgmii_rx", 150.0),

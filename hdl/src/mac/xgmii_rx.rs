@@ -136,7 +136,7 @@ pub struct XgmiiRx {
     q_d: DFF<Bits<64>>,
     q_k: DFF<Bits<8>>,
     q_u: DFF<Bit>,
-    crc: Crc32Beat<64, 8>,
+    fcs_chk: Crc32Beat<64, 8>,
     n_frames: DffR<Bits<32>>,
     n_bytes: DffR<Bits<32>>,
     n_fcs: DffR<Bits<32>>,
@@ -161,6 +161,7 @@ pub struct XgmiiRx {
     c_t: Constant<Bits<8>>,
     c_s: Constant<Bits<8>>,
     c_lane: Vec<Constant<Bits<4>>>,
+    c_64: Constant<Bits<7>>,
     c_below: Vec<Constant<Bits<8>>>,
 }
 
@@ -232,7 +233,7 @@ impl Default for XgmiiRx {
             q_d: Default::default(),
             q_k: Default::default(),
             q_u: Default::default(),
-            crc: Default::default(),
+            fcs_chk: Default::default(),
             n_frames: Default::default(),
             n_bytes: Default::default(),
             n_fcs: Default::default(),
@@ -253,6 +254,7 @@ impl Default for XgmiiRx {
             c_pre: Constant::new(pre.to_bits()),
             c_t: Constant::new((TERMINATE as u64).to_bits()),
             c_s: Constant::new((START as u64).to_bits()),
+            c_64: Constant::new(64u64.to_bits()),
             c_lane: (0..9u64).map(|n| Constant::new(n.to_bits())).collect(),
             c_below: (0..9u64).map(|n| Constant::new(((1u64 << n) - 1).to_bits())).collect(),
         }
@@ -294,8 +296,8 @@ impl Logic for XgmiiRx {
         self.n_runt.reset.next = self.reset.val();
         self.n_jab.reset.next = self.reset.val();
         self.n_err.reset.next = self.reset.val();
-        self.crc.clock.next = self.clock.val();
-        self.crc.reset.next = self.reset.val();
+        self.fcs_chk.clock.next = self.clock.val();
+        self.fcs_chk.reset.next = self.reset.val();
 
         // ---- the word, and where an /S/ is ----
         self.is_t.next = 0.into();
@@ -348,7 +350,7 @@ impl Logic for XgmiiRx {
         self.over.next = !self.left.q.val().get_bits::<12>(4).any() & (self.left.q.val().get_bits::<4>(0) < self.tn.val());
         // Shorter than 64 bytes: the count's low 6 bits and this word's.
         self.lo7.next = bit_cast::<7, 6>(self.cnt.q.val().get_bits::<6>(0)) + bit_cast::<7, 4>(self.tn.val());
-        self.runt.next = !self.cnt.q.val().get_bits::<10>(6).any() & !self.lo7.val().get_bit(6);
+        self.runt.next = !self.cnt.q.val().get_bits::<10>(6).any() & (self.lo7.val() < self.c_64.val());
         self.pre_ok.next = (self.z_d.q.val() == self.c_pre.val()) & (self.z_c.q.val() == 1);
 
         self.st.d.next = self.st.q.val();
@@ -399,8 +401,8 @@ impl Logic for XgmiiRx {
         }
 
         // ---- the hold: a beat's tlast is known a word later ----
-        self.crc.data.next = self.p_d.q.val();
-        self.crc.keep.next = self.p_k.q.val();
+        self.fcs_chk.data.next = self.p_d.q.val();
+        self.fcs_chk.keep.next = self.p_k.q.val();
         self.h_v.d.next = self.p_v.q.val();
         self.h_end.d.next = self.p_end.q.val();
         self.h_d.d.next = self.p_d.q.val();
@@ -409,9 +411,9 @@ impl Logic for XgmiiRx {
         self.h_runt.d.next = self.p_runt.q.val();
         self.h_jab.d.next = self.p_jab.q.val();
         self.h_len.d.next = self.p_len.q.val();
-        self.crc.valid.next = self.h_v.q.val();
+        self.fcs_chk.valid.next = self.h_v.q.val();
         self.h_first.d.next = self.p_first.q.val();
-        self.crc.start.next = self.h_first.q.val();
+        self.fcs_chk.start.next = self.h_first.q.val();
         // The held beat is the last if it ends the frame, or if the word
         // after it ends the frame with /T/ in lane 0 (a beat with no data).
         self.last.next = self.h_end.q.val() | (self.p_end.q.val() & !self.p_v.q.val());
@@ -437,7 +439,7 @@ impl Logic for XgmiiRx {
         self.q_d.d.next = self.o_d.q.val();
         self.q_k.d.next = self.o_k.q.val();
         self.q_u.d.next =
-            self.o_last.q.val() & (self.o_err.q.val() | self.o_runt.q.val() | self.o_jab.q.val() | !self.crc.residue_ok.val());
+            self.o_last.q.val() & (self.o_err.q.val() | self.o_runt.q.val() | self.o_jab.q.val() | !self.fcs_chk.residue_ok.val());
         self.n_frames.d.next = self.n_frames.q.val();
         self.n_bytes.d.next = self.n_bytes.q.val();
         self.n_fcs.d.next = self.n_fcs.q.val();
@@ -451,7 +453,7 @@ impl Logic for XgmiiRx {
                 self.n_jab.d.next = self.n_jab.q.val() + 1;
             } else if self.o_runt.q.val() {
                 self.n_runt.d.next = self.n_runt.q.val() + 1;
-            } else if !self.crc.residue_ok.val() {
+            } else if !self.fcs_chk.residue_ok.val() {
                 self.n_fcs.d.next = self.n_fcs.q.val() + 1;
             } else {
                 self.n_frames.d.next = self.n_frames.q.val() + 1;

@@ -178,7 +178,6 @@ pub struct XgmiiTx {
     start_off: Signal<Local, Bit>,
     // Stage 2's.
     fcs: Signal<Local, Bits<32>>,
-    fcs64: Signal<Local, Bits<64>>,
     /// Stage 2's lane masks (8 bits) and their 64-bit forms; FCS byte `k`
     /// in every lane.
     lane_d: Signal<Local, Bits<8>>,
@@ -204,7 +203,6 @@ pub struct XgmiiTx {
     c_idle: Constant<Bits<64>>,
     c_start: Constant<Bits<64>>,
     c_term: Constant<Bits<64>>,
-    c_ones: Constant<Bits<64>>,
     c_min7: Constant<Bits<7>>,
     c_min_fcs: Constant<Bits<16>>,
     c_abort: Constant<Bits<64>>,
@@ -307,7 +305,6 @@ impl Default for XgmiiTx {
             can_start: Default::default(),
             start_off: Default::default(),
             fcs: Default::default(),
-            fcs64: Default::default(),
             n8: Default::default(),
             gen_data: Default::default(),
             gen_ctrl: Default::default(),
@@ -318,7 +315,6 @@ impl Default for XgmiiTx {
             c_idle: Constant::new(IDLE_WORD.to_bits()),
             c_start: Constant::new(START_WORD.to_bits()),
             c_term: Constant::new(TERM_WORD.to_bits()),
-            c_ones: Constant::new(u64::MAX.to_bits()),
             c_min7: Constant::new(MIN_PAYLOAD.to_bits()),
             c_min_fcs: Constant::new((MIN_PAYLOAD + 4).to_bits()),
             c_abort: Constant::new(((TERM_WORD << 8) | ERROR as u64).to_bits()),
@@ -642,7 +638,6 @@ impl Logic for XgmiiTx {
         }
 
         // ---- stage 3: the word, an AND-OR of its parts ----
-        self.fcs64.next = bit_cast::<64, 32>(self.fcs_q.q.val());
         self.gen_data.next = (self.e_data.q.val() & self.e_md.q.val()) | self.e_lk.q.val();
         // FCS byte k in every lane (`bit_cast` is evaluated when the Verilog
         // is written, so its argument cannot use a loop index).

@@ -293,9 +293,6 @@ impl Logic for MeterBank {
         self.rate1w[0].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[0].q.val());
         self.rate1w[1].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[1].q.val());
         self.rate1w[2].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate1[2].q.val());
-        self.thr1w[0].next = bit_cast::<41, LEVEL_BITS>(self.thr1[0].val());
-        self.thr1w[1].next = bit_cast::<41, LEVEL_BITS>(self.thr1[1].val());
-        self.thr1w[2].next = bit_cast::<41, LEVEL_BITS>(self.thr1[2].val());
         self.rate2w[0].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[0].q.val());
         self.rate2w[1].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[1].q.val());
         self.rate2w[2].next = bit_cast::<LEVEL_BITS, RATE_BITS>(self.rate2[2].q.val());
@@ -328,6 +325,11 @@ impl Logic for MeterBank {
             self.burst2[k].d.next = self.burst1[k].q.val();
             self.thr2[k].d.next = self.thr1[k].val();
         }
+
+        // (After `thr1` is written: one combinational block reads it.)
+        self.thr1w[0].next = bit_cast::<41, LEVEL_BITS>(self.thr1[0].val());
+        self.thr1w[1].next = bit_cast::<41, LEVEL_BITS>(self.thr1[1].val());
+        self.thr1w[2].next = bit_cast::<41, LEVEL_BITS>(self.thr1[2].val());
 
         // Request stage: register the request with the arithmetic that only
         // depends on it and on stage 1 of the rate/burst pipeline.
