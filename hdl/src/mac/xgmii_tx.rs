@@ -18,9 +18,10 @@
 //!    spill, idles), and runs the CRC register over the word (a last word
 //!    as a whole word, its lanes past the frame zero);
 //! 2. the FCS: the CRC register after a last word, corrected for its zero
-//!    lanes ([`super::zero_bytes_inverse`]), registered;
-//! 3. the formatter makes the word: in a frame's last word the payload, the
-//!    FCS, /T/ and idles by the word's byte count;
+//!    lanes ([`super::zero_bytes_inverse`]), registered; beside it the
+//!    word's layout (which bits take payload, which FCS byte, the constant
+//!    bytes, the control flags) from its kind and byte count;
+//! 3. the formatter makes the word as an AND-OR of those parts;
 //! 4. the shifter puts the frame on lane 4 when its start says so: the
 //!    output word is the word's low half in lanes 4..7 after the previous
 //!    word's high half.
