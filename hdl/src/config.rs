@@ -104,6 +104,14 @@ pub struct Ingress {
     pub max_frame: u32,
     /// Strip the 4-byte FCS from good frames (reset value; run time).
     pub strip_fcs: bool,
+    /// Who checks the FCS (build time; issue 18): `"check"` (the default),
+    /// `rx_fcs` recomputes the CRC of frames that arrive with their FCS; or
+    /// `"mac"`, the MAC has checked and removed it and flags a bad frame in
+    /// `s_tuser` on its last beat, which `rx_fcs` drops and counts in
+    /// `rx_drop_fcs` (frames then arrive without FCS, so `strip_fcs` must
+    /// be true; `min_frame`/`max_frame` still count the 4 FCS bytes).
+    #[serde(default = "fcs_check")]
+    pub fcs: String,
     /// Drop malformed packets (`true`) or forward them untouched (reset value; run time).
     pub malformed_drop: bool,
     /// Egress port for lookup misses; 255 drops them (reset value; run time).
@@ -452,6 +460,11 @@ pub fn from_toml<T: serde::de::DeserializeOwned>(text: &str) -> std::result::Res
     })
 }
 
+/// `ingress.fcs`'s default: `rx_fcs` computes the CRC.
+fn fcs_check() -> String {
+    "check".into()
+}
+
 /// The name in backticks after `prefix` at the start of `msg`.
 fn backticked(msg: &str, prefix: &str) -> Option<String> {
     let rest = msg.strip_prefix(prefix)?.strip_prefix('`')?;
@@ -797,6 +810,12 @@ impl Config {
         let f = self.source.display();
         let err = |key: &str, value: String, why: &str| -> Result<()> { bail!("{f}: ingress.{key} = {value}: {why}") };
         let g = &self.ingress;
+        if g.fcs != "check" && g.fcs != "mac" {
+            err("fcs", format!("{:?}", g.fcs), "must be \"check\" (rx_fcs computes the CRC) or \"mac\" (the MAC did, flag in s_tuser)")?;
+        }
+        if g.fcs == "mac" && !g.strip_fcs {
+            err("strip_fcs", "false".into(), "must be true with ingress.fcs = \"mac\" (the MAC removed the FCS already)")?;
+        }
         if !(1..=16383).contains(&g.max_frame) {
             err("max_frame", g.max_frame.to_string(), "must be in 1..=16383 bytes")?;
         }
@@ -974,6 +993,8 @@ nexthop = 1
         let cases = [
             ("max_frame = 9018", "max_frame = 20000", "x.toml: ingress.max_frame = 20000: must be in 1..=16383 bytes"),
             ("min_frame = 64", "min_frame = 10000", "x.toml: ingress.min_frame = 10000: must not exceed ingress.max_frame (9018)"),
+            ("strip_fcs = true", "strip_fcs = true\nfcs = \"crc\"", "x.toml: ingress.fcs = \"crc\": must be \"check\" (rx_fcs computes the CRC) or \"mac\" (the MAC did, flag in s_tuser)"),
+            ("strip_fcs = true", "strip_fcs = false\nfcs = \"mac\"", "x.toml: ingress.strip_fcs = false: must be true with ingress.fcs = \"mac\" (the MAC removed the FCS already)"),
             ("dscp_control = 48", "dscp_control = 64", "x.toml: ingress.dscp_control = 64: must be a DSCP value 0..=63, or -1 to disable"),
             ("nexthops = 16", "nexthops = 12", "x.toml: ingress.nexthops = 12: must be a power of two in 1..=256"),
             ("prefix = \"10.0.0.0/8\"", "prefix = \"10.0.0.1/8\"", "x.toml: ingress.route[0].prefix = \"10.0.0.1/8\": must be \"a.b.c.d/len\" with len 0..=32 and zero host bits"),

@@ -11,15 +11,20 @@ use trimswitch_sim::agents::axis::{AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::{model_of, Traffic};
 use trimswitch_sim::harness::tb::Tb;
 use trimswitch_sim::harness::verilator::ModelLib;
-use trimswitch_sim::model::{rx_fcs, RxDrop, Settings};
+use trimswitch_sim::model::rx_fcs::residue_ok;
+use trimswitch_sim::model::{rx_fcs, rx_fcs_flagged, RxDrop, Settings};
 use trimswitch_sim::packet::crc::append_fcs;
 
 const PORT: u8 = 5;
 
-fn model(width: usize, depth: usize) -> Result<ModelLib> {
-    let tag = format!("d{width}_n{depth}");
-    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(&mut RxFcs::<D, K, U, M, W>::new(depth), "ts_rx_fcs", &tag))
-        .context("a tested width")?
+fn model(width: usize, depth: usize, mac: bool) -> Result<ModelLib> {
+    let tag = format!("d{width}_n{depth}{}", if mac { "_mac" } else { "" });
+    with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
+        &mut RxFcs::<D, K, U, M, W>::new(depth).with_mac_fcs(mac),
+        "ts_rx_fcs",
+        &tag
+    ))
+    .context("a tested width")?
 }
 
 struct Bench {
@@ -29,8 +34,14 @@ struct Bench {
 }
 
 fn bench(width: usize, depth: usize, min: u64, max: u64, strip: bool, seed: u64) -> Result<Bench> {
-    let m = model(width, depth)?.instantiate();
-    let src = AxisSource::new(&m, &AxisPorts::slave("s").without_tuser(), seed)?;
+    bench_of(width, depth, min, max, strip, false, seed)
+}
+
+/// [`bench`] of the block built for `ingress.fcs = "mac"` when `mac`. The
+/// source drives `s_tuser` (the MAC's flag) with each packet's `user`.
+fn bench_of(width: usize, depth: usize, min: u64, max: u64, strip: bool, mac: bool, seed: u64) -> Result<Bench> {
+    let m = model(width, depth, mac)?.instantiate();
+    let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
     let tb = Tb::new(m, "clock", Some("reset"))?;
     let mut b = Bench { tb, src, sink };
@@ -87,20 +98,57 @@ fn frames(t: &mut Traffic, n_beats: usize, beat: usize, max: usize) -> Vec<Vec<u
 /// as many as `drop_overflow` says), every drop reason is counted exactly, and
 /// `rx_pkts`/`rx_bytes` match what left.
 fn random_mix(width: usize, strip: bool, cell: Cell, seed: u64) -> Result<()> {
+    mix(width, strip, Fcs::Check, cell, seed)
+}
+
+/// Who checks the FCS in [`mix`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fcs {
+    /// The block (`ingress.fcs = "check"`); no flags.
+    Check,
+    /// The block, and the MAC flags one frame in 16 as well (an error
+    /// whose CRC holds): those are dropped as bad FCS whatever their CRC.
+    CheckFlagged,
+    /// The MAC (`ingress.fcs = "mac"`): frames without their FCS, the MAC's
+    /// flag set on those whose FCS failed and on one in 16 of the others.
+    Mac,
+}
+
+fn mix(width: usize, strip: bool, fcs: Fcs, cell: Cell, seed: u64) -> Result<()> {
     let ready_prob = cell.ready_prob;
     let beat = width / 8;
     let depth = if width == 64 { 64 } else { 16 };
     let max = depth * beat - beat - 7; // the largest frame the FIFO must hold
-    let mut b = bench(width, depth, 64, max as u64, strip, seed)?;
+    let mac = fcs == Fcs::Mac;
+    let mut b = bench_of(width, depth, 64, max as u64, strip, mac, seed)?;
     b.src.idle_prob = cell.idle_prob;
     b.sink.ready_prob = ready_prob;
     let mut t = Traffic::new(seed);
     let wire = frames(&mut t, MIN_CYCLES as usize, beat, max);
+    // What the MAC hands on: the frame (without its FCS when the MAC
+    // checks) and the flag.
+    let input: Vec<(Vec<u8>, bool)> = wire
+        .iter()
+        .map(|f| match fcs {
+            Fcs::Check => (f.clone(), false),
+            Fcs::CheckFlagged => (f.clone(), t.rng.gen_range(0..16) == 0),
+            Fcs::Mac => {
+                let bad = f.len() < 4 || !residue_ok(f) || t.rng.gen_range(0..16) == 0;
+                (f[..f.len().saturating_sub(4)].to_vec(), bad)
+            }
+        })
+        .collect();
     // The golden model's rx_fcs (`docs/ingress.md`) says what happens to each frame.
-    let s = Settings { min_frame: 64, max_frame: max as u16, strip_fcs: strip, ..Settings::default() };
-    let verdicts: Vec<Result<Vec<u8>, RxDrop>> = wire.iter().map(|f| rx_fcs(f, &s)).collect();
-    for f in &wire {
-        b.src.push(Packet::new(f.clone(), 0));
+    let s = Settings { min_frame: 64, max_frame: max as u16, strip_fcs: strip, mac_fcs: mac, ..Settings::default() };
+    let verdicts: Vec<Result<Vec<u8>, RxDrop>> = input.iter().map(|(f, flag)| rx_fcs_flagged(f, *flag, &s)).collect();
+    if fcs != Fcs::Check {
+        // The flag decides some verdicts the CRC alone would not (and, in
+        // mac mode, all of them): else the test could not see it ignored.
+        let flag_only = input.iter().filter(|(f, flag)| *flag && rx_fcs(f, &Settings { mac_fcs: false, ..s.clone() }).is_ok());
+        ensure!(fcs == Fcs::Mac || flag_only.count() > 10, "too few frames dropped by the flag alone");
+    }
+    for (f, flag) in &input {
+        b.src.push(Packet::new(f.clone(), *flag as u128));
     }
     let cycles = run_for(&mut b.tb, &mut [&mut b.src, &mut b.sink], MIN_CYCLES, 50 * MIN_CYCLES)?;
     // Drain what is still buffered.
@@ -141,7 +189,22 @@ fn random_mix(width: usize, strip: bool, cell: Cell, seed: u64) -> Result<()> {
     for (name, _) in expect {
         ensure!(b.get(name) > 0 || name == "drop_overflow", "{name} never happened: the mix lost a case");
     }
-    eprintln!("rx_fcs/{width} strip={strip}: {} frames, {cycles} cycles, {:?}", wire.len(), expect);
+    eprintln!("rx_fcs/{width} strip={strip} {fcs:?}: {} frames, {cycles} cycles, {:?}", wire.len(), expect);
+    Ok(())
+}
+
+/// `ingress.fcs = "mac"` (issue 18) at 64 and 512 bits: frames without FCS,
+/// the MAC's flag the only FCS verdict, lengths counted with the 4 bytes the
+/// MAC removed, nothing stripped whatever `strip_fcs` says; and the flag
+/// honoured in check mode too. Two cells of the matrix each.
+#[test]
+fn mac_flag() -> Result<()> {
+    let cells = [Cell { idle_prob: 0.0, ready_prob: 1.0 }, Cell { idle_prob: 0.3, ready_prob: 0.5 }];
+    for (i, (width, fcs)) in [(64, Fcs::Mac), (512, Fcs::Mac), (64, Fcs::CheckFlagged)].into_iter().enumerate() {
+        for (j, c) in cells.iter().enumerate() {
+            mix(width, (i + j) % 2 == 0, fcs, *c, 40 + 2 * i as u64 + j as u64)?;
+        }
+    }
     Ok(())
 }
 

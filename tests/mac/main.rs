@@ -4,5 +4,6 @@
 //! One test binary per subsystem (`cargo test --test mac <module>::<test>`).
 #[path = "../common/mod.rs"]
 mod common;
+mod port;
 mod xgmii_rx;
 mod xgmii_tx;

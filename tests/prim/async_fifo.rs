@@ -17,8 +17,23 @@ use trimswitch_sim::harness::dut::model_of;
 /// edge of each side. Returns (words per write cycle, words per read cycle,
 /// cycles with full, cycles with empty).
 fn run(tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f64, f64, u64, u64)> {
-    let lib = model_of(&mut AsyncFifo::<36, 4, 5>::default(), "ts_async_fifo", "w36a4")?;
+    run_mode(false, tw, tr, pw, pr, words, seed)
+}
+
+/// [`run`], in frame mode when `frames` ([`AsyncFifo::frames`]): frames of
+/// 1..=12 words (`wr_last` on each frame's last), and no word is read before
+/// its frame's last word was written.
+fn run_mode(frames: bool, tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f64, f64, u64, u64)> {
+    let lib = if frames {
+        model_of(&mut AsyncFifo::<36, 4, 5>::frames(), "ts_async_fifo", "w36a4f")?
+    } else {
+        model_of(&mut AsyncFifo::<36, 4, 5>::default(), "ts_async_fifo", "w36a4")?
+    };
     let mut m = lib.instantiate();
+    let wlast = m.port("wr_last")?;
+    // Frame mode: the words up to (not including) `committed` have had
+    // their frame's last word written; `frame_end` is the current frame's.
+    let (mut committed, mut frame_end) = (0u64, 0u64);
     let p = |n: &str| m.port(n).unwrap();
     let (wclk, wrst, wdata, wvalid, wready) = (p("wr_clock"), p("wr_reset"), p("wr_data"), p("wr_valid"), p("wr_ready"));
     let (rclk, rrst, rdata, rvalid, rready) = (p("rd_clock"), p("rd_reset"), p("rd_data"), p("rd_valid"), p("rd_ready"));
@@ -48,6 +63,9 @@ fn run(tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f
                     fulls += 1;
                 } else if wv {
                     sent.push_back(next_word);
+                    if next_word == frame_end {
+                        committed = next_word + 1;
+                    }
                     next_word += 1;
                 }
             }
@@ -58,6 +76,10 @@ fn run(tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f
             m.set(&wrst, in_reset as u64);
             wv = !in_reset && (next_word as usize) < words && rng.gen_bool(pw);
             m.set(&wvalid, wv as u64);
+            if frames && next_word > frame_end {
+                frame_end = (next_word + rng.gen_range(0..12)).min(words as u64 - 1);
+            }
+            m.set(&wlast, (!frames || next_word == frame_end) as u64);
             m.set_wide(&wdata, &[next_word.wrapping_mul(0x9E37_79B9) & 0xF_FFFF_FFFF]);
             nw += tw - tw / 50 + rng.gen_range(0..=tw / 25);
         } else {
@@ -68,6 +90,7 @@ fn run(tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f
                     empties += 1;
                 } else if rr {
                     let want = sent.pop_front().ok_or_else(|| anyhow::anyhow!("a word shown before any was written"))?;
+                    ensure!(!frames || want < committed, "word {want} read before its frame's last word ({frame_end}) was written");
                     let d = m.get(&rdata);
                     ensure!(d == want.wrapping_mul(0x9E37_79B9) & 0xF_FFFF_FFFF, "word {got}: {d:#x}, want the word {want}");
                     got += 1;
@@ -94,6 +117,17 @@ fn run(tw: u64, tr: u64, pw: f64, pr: f64, words: usize, seed: u64) -> Result<(f
 fn words_cross_in_order() -> Result<()> {
     for (i, (tw, tr)) in [(6400u64, 5000u64), (5000, 6400), (6400, 3103), (3103, 6400)].into_iter().enumerate() {
         let (_, _, fulls, empties) = run(tw, tr, 0.7, 0.6, 20_000, 10 + i as u64)?;
+        ensure!(fulls > 0 && empties > 0, "{tw}/{tr} ps: full seen {fulls} times, empty {empties}");
+    }
+    Ok(())
+}
+
+/// Frame mode: frames of 1..12 words cross whole, none shown before its last
+/// word was written, every word once and in order, both ways.
+#[test]
+fn frames_cross_whole() -> Result<()> {
+    for (i, (tw, tr)) in [(5000u64, 6400u64), (6400, 5000)].into_iter().enumerate() {
+        let (_, _, fulls, empties) = run_mode(true, tw, tr, 0.8, 0.6, 20_000, 30 + i as u64)?;
         ensure!(fulls > 0 && empties > 0, "{tw}/{tr} ps: full seen {fulls} times, empty {empties}");
     }
     Ok(())

@@ -56,7 +56,8 @@ pub struct AxisSink<const D: usize, const K: usize, const U: usize> {
     pub tready: Signal<Out, Bit>,
 }
 
-/// A stream without `tuser`, as a MAC delivers it: the source side.
+/// A stream as a MAC delivers it, `tuser` only its 1-bit bad-frame flag:
+/// the source side.
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "AxisPlainSink"]
 pub struct AxisPlainSource<const D: usize, const K: usize> {
@@ -66,14 +67,18 @@ pub struct AxisPlainSource<const D: usize, const K: usize> {
     pub tkeep: Signal<Out, Bits<K>>,
     /// The last beat of a packet.
     pub tlast: Signal<Out, Bit>,
+    /// On a last beat: the MAC found the frame bad (its FCS, or an error
+    /// inside it); 0 from a MAC without such a flag.
+    pub tuser: Signal<Out, Bit>,
     /// A beat is offered.
     pub tvalid: Signal<Out, Bit>,
     /// The sink takes the beat at the rising edge when `tvalid & tready`.
     pub tready: Signal<In, Bit>,
 }
 
-/// A stream without `tuser`, as a MAC delivers it: the sink side (the `s_`
-/// port of the FCS check, the ingress pipeline and the switch).
+/// A stream as a MAC delivers it, `tuser` only its 1-bit bad-frame flag:
+/// the sink side (the `s_` port of the FCS check, the ingress pipeline and
+/// the switch).
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "AxisPlainSource"]
 pub struct AxisPlainSink<const D: usize, const K: usize> {
@@ -83,6 +88,9 @@ pub struct AxisPlainSink<const D: usize, const K: usize> {
     pub tkeep: Signal<In, Bits<K>>,
     /// The last beat of a packet.
     pub tlast: Signal<In, Bit>,
+    /// On a last beat: the MAC found the frame bad (its FCS, or an error
+    /// inside it); 0 from a MAC without such a flag.
+    pub tuser: Signal<In, Bit>,
     /// A beat is offered.
     pub tvalid: Signal<In, Bit>,
     /// This block takes the beat at the rising edge when `tvalid & tready`.

@@ -7,3 +7,4 @@ pub mod bundle;
 pub mod demux;
 pub mod pkt_fifo;
 pub mod skid;
+pub mod width;

@@ -13,6 +13,7 @@ use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::mac::port::XgmiiPort;
 use crate::mac::xgmii_rx::XgmiiRx;
 use crate::mac::xgmii_tx::XgmiiTx;
 use crate::meta::DEST_PORT_LSB;
@@ -34,7 +35,7 @@ use crate::top::switch::Switch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 31] = [
+pub const BLOCKS: [&str; 32] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -59,6 +60,7 @@ pub const BLOCKS: [&str; 31] = [
     "ts_protego_port",
     "ts_xgmii_tx",
     "ts_xgmii_rx",
+    "ts_xgmii_port",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -89,11 +91,12 @@ pub fn blocks() -> Vec<&'static str> {
 pub const COMPOSITIONS: [&str; 4] = ["ts_protego_port", "ts_ingress", "ts_tm", "ts_switch"];
 
 /// The Ethernet MACs ([`crate::mac`], issue 18): 64-bit XGMII at every
-/// configuration (a board's top puts them between its PHYs and the
-/// switch). Emitted and linted with the rest, synthesized and timed by the
+/// configuration, and a whole port (MACs, width converters, clock-domain
+/// crossing) at the configuration's width (a board's top puts them between
+/// its PHYs and the switch). Emitted and linted with the rest, synthesized and timed by the
 /// CI gates and by `trimswitch synth --block`; `make` leaves them out of
 /// its synthesis (its 10 minutes on two cores).
-pub const MACS: [&str; 2] = ["ts_xgmii_tx", "ts_xgmii_rx"];
+pub const MACS: [&str; 3] = ["ts_xgmii_tx", "ts_xgmii_rx", "ts_xgmii_port"];
 
 /// What `trimswitch synth` synthesizes by default: every leaf block but the
 /// MACs (no composition). The flattened switch takes 20 minutes and more
@@ -246,9 +249,17 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_protego_port" => emit_verilog(&mut ProtegoPort::<D, K, U>::new(cfg), name, &prov)?,
         "ts_xgmii_tx" => emit_verilog(&mut XgmiiTx::default(), name, &prov)?,
         "ts_xgmii_rx" => emit_verilog(&mut XgmiiRx::default(), name, &prov)?,
+        // A port: its FIFO word is D + M + 2 bits, its transmit FIFO 16 KiB.
+        "ts_xgmii_port" => match D {
+            64 => emit_verilog(&mut XgmiiPort::<64, 8, 4, 70, 11, 12>::default(), name, &prov)?,
+            128 => emit_verilog(&mut XgmiiPort::<128, 16, 5, 135, 10, 11>::default(), name, &prov)?,
+            256 => emit_verilog(&mut XgmiiPort::<256, 32, 6, 264, 9, 10>::default(), name, &prov)?,
+            512 => emit_verilog(&mut XgmiiPort::<512, 64, 7, 521, 8, 9>::default(), name, &prov)?,
+            _ => bail!("ts_xgmii_port: no build at {D} bits"),
+        },
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
-        "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth), name, &prov)?,
+        "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth).with_mac_fcs(cfg.ingress.fcs == "mac"), name, &prov)?,
         "ts_fabric" => emit_verilog(
             &mut Fabric::<D, K, U, M, W>::new(ports, cfg.fifo.depth, cfg.fifo.store_forward, drr, cfg.arbiter.quantum),
             name,

@@ -360,7 +360,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             port_offs: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             now: Default::default(),
             quantum_mask: Constant::new(0xFFFFu64.to_bits()),
-            rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth)).collect(),
+            rx: (0..ports).map(|_| RxFcs::new(cfg.fifo.depth).with_mac_fcs(cfg.ingress.fcs == "mac")).collect(),
             arb: AxisArbMux::new(arb_inputs),
             parser: Parser::default().with_match(),
             classify: Default::default(),

@@ -13,6 +13,15 @@
 //! frame is discarded whole; an oversize frame is aborted as soon as it passes
 //! `max_frame`, so it never fills the FIFO. The FIFO is built
 //! [`PktFifo::with_length`]: `tuser.length` is valid from the first beat out.
+//!
+//! With [`RxFcs::with_mac_fcs`] (`ingress.fcs = "mac"`, issue 18) the MAC has
+//! checked and removed the FCS already and flags a bad frame in `s_tuser` on
+//! its last beat: the block then neither recomputes the CRC nor strips
+//! anything, drops and counts (`drop_fcs`) the flagged frames, and applies
+//! the length limits (FCS included) to the frame's length plus the 4 bytes
+//! the MAC removed. In either mode a frame whose last beat carries `s_tuser`
+//! is dropped as bad FCS (a MAC that keeps the FCS may still flag an error,
+//! e.g. an /E/ inside the frame, whose CRC happened to hold).
 use crate::axis::bundle::{AxisPlainSink, AxisSource};
 use crate::axis::pkt_fifo::PktFifo;
 use crate::meta::shift::SH_T_IN;
@@ -27,9 +36,12 @@ use rust_hdl::prelude::*;
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset
 ///   (abandons the frame in progress, empties the FIFO, zeroes the counters).
-/// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tvalid` in, `s_tready` out: frames
-///   from the MAC, FCS included. `s_tready` is high out of reset: the block
-///   never back-pressures the MAC (a full FIFO drops and counts).
+/// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tuser`, `s_tvalid` in, `s_tready`
+///   out: frames from the MAC, FCS included (without it, with
+///   [`RxFcs::with_mac_fcs`]); `s_tuser` on a last beat: the MAC's bad-frame
+///   flag (read on last beats only; tie to 0 for a MAC without one).
+///   `s_tready` is high out of reset: the block never back-pressures the
+///   MAC (a full FIFO drops and counts).
 /// - `m_tdata` … `m_tready`: good frames; `m_tuser` = `src_port` (`port_id`),
 ///   `length` (bytes as sent) and, with a 128-bit `tuser`, `t_in` (`now` when
 ///   the frame's first beat came in, [`crate::meta::T_IN_LSB`]), other fields 0. `m_bytes` out: the
@@ -38,7 +50,8 @@ use rust_hdl::prelude::*;
 /// - `port_id` in: this port's number, for `tuser.src_port`.
 /// - `now` in: the switch's cycle counter (16 bits), for `tuser.t_in`.
 /// - `min_frame`, `max_frame` in: runt and oversize limits in bytes, FCS
-///   included (run-time registers). `strip_fcs` in: remove the FCS.
+///   included (run-time registers). `strip_fcs` in: remove the FCS (ignored
+///   with [`RxFcs::with_mac_fcs`]: there is none to remove).
 /// - Counters out (32 bits, wrap): `rx_pkts`, `rx_bytes` (good frames and their
 ///   bytes as sent, counted at the last beat out), `drop_empty`, `drop_runt`,
 ///   `drop_oversize`, `drop_fcs`, `drop_overflow` (good frames the FIFO had no
@@ -75,6 +88,11 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     pub occ_bytes: Signal<Out, Bits<32>>,
     pub occ_pkts: Signal<Out, Bits<32>>,
     lanes: Constant<Bits<M>>,
+    /// `ingress.fcs = "mac"`: no CRC, no strip, lengths counted from 4.
+    mac_fcs: Constant<Bit>,
+    /// The length register's value at a frame's start: 4 with `mac_fcs`
+    /// (the FCS the MAC removed), else 0.
+    len_base: Constant<Bits<16>>,
     all_keep: Constant<Bits<K>>,
     length_lsb: Constant<Bits<16>>,
     fcs_crc: Crc32Beat<D, K>,
@@ -85,6 +103,8 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     i_valid: DffR<Bit>,
     i_data: DFF<Bits<D>>,
     i_last: DFF<Bit>,
+    /// `s_tuser` of the beat (the MAC's flag, meaningful on a last beat).
+    i_user: DFF<Bit>,
     i_nb: DFF<Bits<M>>,
     i_few: DFF<Bit>,
     /// `now` when the beat in `i_*` was at the input; then beside `h_*` and
@@ -106,6 +126,8 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     h_last: DffR<Bit>,
     h_data: DFF<Bits<D>>,
     h_nb: DFF<Bits<M>>,
+    /// The MAC's flag of the frame whose last beat is in `h_*`.
+    h_bad: DFF<Bit>,
     v_empty: DFF<Bit>,
     v_runt: DFF<Bit>,
     v_over: DFF<Bit>,
@@ -147,6 +169,9 @@ pub struct RxFcs<const D: usize, const K: usize, const U: usize, const M: usize,
     merge: Signal<Local, Bit>,
     out_valid: Signal<Local, Bit>,
     bad_last: Signal<Local, Bit>,
+    /// The frame in `h_*` fails its FCS: the CRC's residue (without
+    /// `mac_fcs`) or the MAC's flag.
+    bad_fcs: Signal<Local, Bit>,
     verdict: Signal<Local, Bit>,
     pkt_out: Signal<Local, Bit>,
 }
@@ -183,6 +208,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             occ_bytes: Default::default(),
             occ_pkts: Default::default(),
             lanes: Constant::new((K as u64).to_bits()),
+            mac_fcs: Constant::new(false),
+            len_base: Constant::new(0u64.to_bits()),
             all_keep: Constant::new(Bits::<K>::mask()),
             length_lsb: Constant::new((LENGTH_LSB as u64).to_bits()),
             fcs_crc: Default::default(),
@@ -195,6 +222,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             i_valid: Default::default(),
             i_data: Default::default(),
             i_last: Default::default(),
+            i_user: Default::default(),
             i_nb: Default::default(),
             i_few: Default::default(),
             i_now: Default::default(),
@@ -208,6 +236,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             h_last: Default::default(),
             h_data: Default::default(),
             h_nb: Default::default(),
+            h_bad: Default::default(),
             v_empty: Default::default(),
             v_runt: Default::default(),
             v_over: Default::default(),
@@ -238,9 +267,23 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             merge: Default::default(),
             out_valid: Default::default(),
             bad_last: Default::default(),
+            bad_fcs: Default::default(),
             verdict: Default::default(),
             pkt_out: Default::default(),
         }
+    }
+
+    /// For a MAC that checks and removes the FCS itself (`ingress.fcs =
+    /// "mac"`): frames arrive without it, a bad one flagged by `s_tuser` on
+    /// its last beat. No CRC is computed (Yosys removes the engine) and
+    /// nothing is stripped; `min_frame`/`max_frame` still count the FCS (the
+    /// frame's length + 4), so one configuration serves both kinds of MAC.
+    pub fn with_mac_fcs(mut self, mac: bool) -> Self {
+        self.mac_fcs = Constant::new(mac);
+        let base: u64 = if mac { 4 } else { 0 };
+        self.len_base = Constant::new(base.to_bits());
+        self.len = DffR::new(base.to_bits());
+        self
     }
 }
 
@@ -248,9 +291,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, i_valid, i_data, i_last, i_nb, i_few, i_now, h_now, f_now, first, len, big, over, h_valid, h_last, h_data, h_nb,
-            v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over, n_fcs, e_empty,
-            e_runt, e_over, e_fcs
+            self, clock, i_valid, i_data, i_last, i_user, i_nb, i_few, i_now, h_now, f_now, first, len, big, over, h_valid, h_last, h_data,
+            h_nb, h_bad, v_empty, v_runt, v_over, f_valid, f_data, f_keep, f_last, f_abort, n_pkts, n_bytes, n_empty, n_runt, n_over,
+            n_fcs, e_empty, e_runt, e_over, e_fcs
         );
         self.f_valid.reset.next = self.reset.val();
         self.i_valid.reset.next = self.reset.val();
@@ -280,6 +323,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.i_valid.d.next = self.s.tvalid.val() & !self.reset.val();
         self.i_data.d.next = self.s.tdata.val();
         self.i_last.d.next = self.s.tlast.val();
+        self.i_user.d.next = self.s.tuser.val();
         self.i_now.d.next = self.now.val();
         self.keep_count.keep.next = self.s.tkeep.val();
         self.i_nb.d.next = self.lanes.val();
@@ -289,7 +333,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // A last beat holding only (part of) the FCS folds into the beat
         // before. Its count (`keep_count`) is at most 4 iff no lane from 4 up
         // is set, and 0 iff none is.
-        if self.strip_fcs.val() {
+        if self.strip_fcs.val() & !self.mac_fcs.val() {
             self.i_few.d.next = !(self.s.tkeep.val() & self.keep_hi.val()).any();
         } else {
             self.i_few.d.next = !self.s.tkeep.val().any();
@@ -316,7 +360,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // ---- one-beat hold, FCS strip ----
         self.strip_n.next = 0.into();
-        if self.strip_fcs.val() {
+        if self.strip_fcs.val() & !self.mac_fcs.val() {
             self.strip_n.next = 4.into();
         }
         self.merge.next = self.beat_in.val() & self.i_last.q.val() & self.h_valid.q.val() & !self.h_last.q.val() & self.i_few.q.val();
@@ -327,10 +371,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.big.d.next = self.big.q.val() | self.len_next.val().get_bit(16);
             self.over.d.next = self.over_next.val();
             if self.i_last.q.val() {
-                self.len.d.next = 0.into();
+                self.len.d.next = self.len_base.val();
                 self.big.d.next = false;
                 self.over.d.next = false;
-                self.v_empty.d.next = !self.big.q.val() & !self.len_before.val().any() & !self.nb_in.val().any();
+                self.h_bad.d.next = self.i_user.q.val();
+                self.v_empty.d.next = !self.big.q.val() & (self.len.q.val() == self.len_base.val()) & !self.nb_in.val().any();
                 self.v_runt.d.next = !self.big.q.val() & (self.lt_min.sum_le.val() | self.at_most_4.sum_le.val());
                 self.v_over.d.next = self.over_next.val();
             }
@@ -363,7 +408,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.fcs_crc.keep.next = self.s.tkeep.val();
 
         // ---- verdict on the last beat, into the FIFO ----
-        self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | !self.fcs_crc.residue_ok.val();
+        self.bad_fcs.next = (!self.mac_fcs.val() & !self.fcs_crc.residue_ok.val()) | self.h_bad.q.val();
+        self.bad_last.next = self.v_empty.q.val() | self.v_runt.q.val() | self.v_over.q.val() | self.bad_fcs.val();
         self.f_data.d.next = self.h_data.q.val();
         self.f_now.d.next = self.h_now.q.val();
         self.f_keep.d.next = self.all_keep.val();
@@ -389,8 +435,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.e_empty.d.next = self.verdict.val() & self.v_empty.q.val();
         self.e_runt.d.next = self.verdict.val() & !self.v_empty.q.val() & self.v_runt.q.val();
         self.e_over.d.next = self.verdict.val() & !self.v_empty.q.val() & !self.v_runt.q.val() & self.v_over.q.val();
-        self.e_fcs.d.next =
-            self.verdict.val() & !self.v_empty.q.val() & !self.v_runt.q.val() & !self.v_over.q.val() & !self.fcs_crc.residue_ok.val();
+        self.e_fcs.d.next = self.verdict.val() & !self.v_empty.q.val() & !self.v_runt.q.val() & !self.v_over.q.val() & self.bad_fcs.val();
         if self.e_empty.q.val() {
             self.n_empty.d.next = self.n_empty.q.val() + 1;
         }

@@ -7,6 +7,7 @@
 //! Clause numbers are IEEE 802.3's: 4.2 (the MAC frame: preamble, SFD,
 //! padding to the minimum size, FCS), 46 (XGMII: lanes, control characters,
 //! the start on lane 0 or 4, the deficit idle count).
+pub mod port;
 pub mod xgmii_rx;
 pub mod xgmii_tx;
 

@@ -83,6 +83,12 @@ impl<D: Synth, const A: usize> Logic for DcRam<D, A> {
 ///   of the write side.
 /// - `wr_data` in, `wr_valid` in, `wr_ready` out (registered, "not full"):
 ///   a word is written at a rising edge with both high.
+/// - `wr_last` in: the word ends a frame. Read only when built
+///   [`AsyncFifo::frames`]: the read side then sees a frame's words only
+///   once its last is written (so a reader never waits inside a frame:
+///   what a MAC transmitter needs), and the FIFO must hold the largest
+///   frame (one larger fills it and waits for ever; the builder of the
+///   FIFO checks its depth).
 ///
 /// Read side (on `rd_clock`):
 /// - `rd_clock`, `rd_reset`: the read clock; synchronous active-high reset
@@ -102,6 +108,7 @@ pub struct AsyncFifo<const W: usize, const A: usize, const A1: usize> {
     pub wr_data: Signal<In, Bits<W>>,
     pub wr_valid: Signal<In, Bit>,
     pub wr_ready: Signal<Out, Bit>,
+    pub wr_last: Signal<In, Bit>,
     pub rd_clock: Signal<In, Clock>,
     pub rd_reset: Signal<In, Bit>,
     pub rd_data: Signal<Out, Bits<W>>,
@@ -111,10 +118,14 @@ pub struct AsyncFifo<const W: usize, const A: usize, const A1: usize> {
     // Write side: the pointer in binary and Gray (A + 1 bits: the wrap bit),
     // the read pointer's Gray code through two flip-flops, `full`.
     wbin: DffR<Bits<A1>>,
-    wgray: DffR<Bits<A1>>,
     rq1: DffR<Bits<A1>>,
     rq2: DffR<Bits<A1>>,
     full: DffR<Bit>,
+    /// The write pointer in Gray code as the read side sees it: as it
+    /// stands, or in frame mode as it stood after the last frame's last
+    /// word.
+    cgray: DffR<Bits<A1>>,
+    frame: Constant<Bit>,
     // Read side.
     rbin: DffR<Bits<A1>>,
     rgray: DffR<Bits<A1>>,
@@ -154,10 +165,12 @@ impl<const W: usize, const A: usize, const A1: usize> Default for AsyncFifo<W, A
             rd_ready: Default::default(),
             ram: Default::default(),
             wbin: Default::default(),
-            wgray: Default::default(),
             rq1: Default::default(),
             rq2: Default::default(),
             full: DffR::new(true),
+            cgray: Default::default(),
+            frame: Constant::new(false),
+            wr_last: Default::default(),
             rbin: Default::default(),
             rgray: Default::default(),
             wq1: Default::default(),
@@ -177,20 +190,27 @@ impl<const W: usize, const A: usize, const A1: usize> Default for AsyncFifo<W, A
     }
 }
 
+impl<const W: usize, const A: usize, const A1: usize> AsyncFifo<W, A, A1> {
+    /// A FIFO in frame mode (`wr_last` commits; see the ports).
+    pub fn frames() -> Self {
+        Self { frame: Constant::new(true), ..Default::default() }
+    }
+}
+
 impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, A1> {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- write side ----
         self.wbin.clock.next = self.wr_clock.val();
-        self.wgray.clock.next = self.wr_clock.val();
         self.rq1.clock.next = self.wr_clock.val();
         self.rq2.clock.next = self.wr_clock.val();
         self.full.clock.next = self.wr_clock.val();
         self.wbin.reset.next = self.wr_reset.val();
-        self.wgray.reset.next = self.wr_reset.val();
         self.rq1.reset.next = self.wr_reset.val();
         self.rq2.reset.next = self.wr_reset.val();
         self.full.reset.next = self.wr_reset.val();
+        self.cgray.clock.next = self.wr_clock.val();
+        self.cgray.reset.next = self.wr_reset.val();
         self.rq1.d.next = self.rgray.q.val();
         self.rq2.d.next = self.rq1.q.val();
         self.push.next = self.wr_valid.val() & !self.full.q.val();
@@ -200,7 +220,10 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
         }
         self.wgray_n.next = self.wbin_n.val() ^ (self.wbin_n.val() >> 1);
         self.wbin.d.next = self.wbin_n.val();
-        self.wgray.d.next = self.wgray_n.val();
+        self.cgray.d.next = self.cgray.q.val();
+        if !self.frame.val() | (self.push.val() & self.wr_last.val()) {
+            self.cgray.d.next = self.wgray_n.val();
+        }
         self.full_at.next = self.rq2.q.val() ^ self.c_top2.val();
         self.full.d.next = self.wgray_n.val() == self.full_at.val();
         self.wr_ready.next = !self.full.q.val();
@@ -222,7 +245,7 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
         self.wq2.reset.next = self.rd_reset.val();
         self.empty.reset.next = self.rd_reset.val();
         self.out_v.reset.next = self.rd_reset.val();
-        self.wq1.d.next = self.wgray.q.val();
+        self.wq1.d.next = self.cgray.q.val();
         self.wq2.d.next = self.wq1.q.val();
         // The head word leaves; the RAM's read register takes the next one
         // when there is one and it is free (or being freed).

@@ -60,9 +60,11 @@ use rust_hdl::prelude::*;
 ///   the Verilated switch such logic is evaluated at every input change:
 ///   issue 14); a reset takes effect one cycle after the pin rises and ends
 ///   one cycle after it falls.
-/// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tvalid[p]` in,
-///   `s_tready[p]` out: frames from the MAC of port `p`, FCS included
-///   (checked, then stripped or kept as `CTRL` says).
+/// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tuser[p]`, `s_tvalid[p]`
+///   in, `s_tready[p]` out: frames from the MAC of port `p`, FCS included
+///   (checked, then stripped or kept as `CTRL` says; without it with
+///   `ingress.fcs = "mac"`); `s_tuser[p]` on a last beat: the MAC's
+///   bad-frame flag (the frame is dropped, `RX_DROP_FCS`), 0 for none.
 /// - `m_tdata[p]` … `m_tvalid[p]` out, `m_tready[p]` in: frames for the MAC
 ///   of port `p`, without FCS when the ingress strips it (the MAC appends
 ///   it); `m_tuser[p]` carries the packet's metadata ([`crate::meta`]:

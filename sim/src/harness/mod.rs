@@ -1,6 +1,8 @@
 //! The Verilator harness: [`verilator`] (model build and cache, port access),
+//! [`clocks`] (two unrelated clocks),
 //! [`tb`] (cycle-based testbench and agents), [`dut`] (a rust-hdl block to a
 //! model; seeded traffic).
+pub mod clocks;
 pub mod dut;
 pub mod tb;
 pub mod verilator;

@@ -29,7 +29,7 @@ pub mod tm;
 pub use classify::{classify, Class};
 pub use lookup::{lookup, Lookup, Path, Route, L2};
 pub use parser::parse;
-pub use rx_fcs::{rx_fcs, RxDrop};
+pub use rx_fcs::{rx_fcs, rx_fcs_flagged, RxDrop};
 
 use std::collections::BTreeMap;
 use trimswitch_hdl::config::{parse_mac, parse_prefix, Config};
@@ -83,6 +83,9 @@ pub struct Settings {
     pub max_frame: u16,
     /// Remove the 4-byte FCS from good frames.
     pub strip_fcs: bool,
+    /// `ingress.fcs = "mac"` (build time): frames arrive without FCS, the
+    /// MAC's flag is the FCS verdict ([`rx_fcs_flagged`]).
+    pub mac_fcs: bool,
     /// Drop malformed packets (else forward them untouched, `tuser.malformed` set).
     pub malformed_drop: bool,
     /// Egress port of lookup misses (255 drops).
@@ -119,6 +122,7 @@ impl Default for Settings {
             min_frame: 64,
             max_frame: 9018,
             strip_fcs: true,
+            mac_fcs: false,
             malformed_drop: true,
             miss_port: 255,
             router_mac: 0x0200_0000_00fe,
@@ -171,6 +175,7 @@ impl Settings {
             min_frame: u16::try_from(g.min_frame).expect("ingress.min_frame: not validated"),
             max_frame: u16::try_from(g.max_frame).expect("ingress.max_frame: not validated"),
             strip_fcs: g.strip_fcs,
+            mac_fcs: g.fcs == "mac",
             malformed_drop: g.malformed_drop,
             miss_port: port(g.miss_port, "miss_port"),
             router_mac: mac(&g.router_mac, "router_mac"),
@@ -325,9 +330,16 @@ impl IngressModel {
     /// for forwarded malformed packets), `routed`, `malformed` (only a
     /// forwarded malformed packet has it), `nexthop` (0 unless routed).
     pub fn trace(&mut self, port: usize, wire: &[u8]) -> Trace {
+        self.trace_flagged(port, wire, false)
+    }
+
+    /// [`IngressModel::trace`] of a frame the MAC delivered with its
+    /// bad-frame flag `flag` (`s_tuser`; without FCS when
+    /// [`Settings::mac_fcs`]): the receive check is [`rx_fcs_flagged`].
+    pub fn trace_flagged(&mut self, port: usize, wire: &[u8], flag: bool) -> Trace {
         assert!(port < self.ports, "port {port} out of range (ports = {})", self.ports);
         let pipe = self.pipeline_of(port);
-        let frame = match rx_fcs(wire, &self.settings) {
+        let frame = match rx_fcs_flagged(wire, flag, &self.settings) {
             Err(d) => {
                 self.bump(format!("port{port}.{}", d.counter()), 1);
                 return Trace { fate: Fate::RxDrop(d), phv: None, class: None, lookup: None, pl2: None, out: None };

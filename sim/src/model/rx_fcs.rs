@@ -59,21 +59,34 @@ pub fn residue_ok(wire: &[u8]) -> bool {
 /// `L <= 4`), oversize (`L > max_frame`) and bad FCS that applies drops the frame;
 /// otherwise the frame is returned, without its last 4 bytes when
 /// `s.strip_fcs` is set. Never returns [`RxDrop::Overflow`] (see the module
-/// documentation). Never panics.
+/// documentation). Never panics. The frame as a MAC without an error flag
+/// delivers it: [`rx_fcs_flagged`] with the flag clear.
 pub fn rx_fcs(wire: &[u8], s: &Settings) -> Result<Vec<u8>, RxDrop> {
-    let l = wire.len();
-    if l == 0 {
+    rx_fcs_flagged(wire, false, s)
+}
+
+/// The `rx_fcs` verdict for a frame the MAC delivered with its bad-frame
+/// flag (`s_tuser` on the last beat; issue 18). With `s.mac_fcs`
+/// (`ingress.fcs = "mac"`) `frame` has no FCS (the MAC removed it): its
+/// length for the limits is `frame.len() + 4`, no CRC is checked, nothing is
+/// stripped, and a flagged frame is [`RxDrop::Fcs`]. Without it, as
+/// [`rx_fcs`], and a flagged frame is [`RxDrop::Fcs`] too. The order of the
+/// verdicts is the table's in both modes (an empty, runt or oversize frame
+/// is counted as that, flagged or not).
+pub fn rx_fcs_flagged(frame: &[u8], flag: bool, s: &Settings) -> Result<Vec<u8>, RxDrop> {
+    let l = frame.len() + if s.mac_fcs { 4 } else { 0 };
+    if frame.is_empty() {
         Err(RxDrop::Empty)
     } else if l < s.min_frame as usize || l <= 4 {
         Err(RxDrop::Runt)
     } else if l > s.max_frame as usize {
         Err(RxDrop::Oversize)
-    } else if !residue_ok(wire) {
+    } else if flag || (!s.mac_fcs && !residue_ok(frame)) {
         Err(RxDrop::Fcs)
-    } else if s.strip_fcs {
-        Ok(wire[..l - 4].to_vec())
+    } else if s.strip_fcs && !s.mac_fcs {
+        Ok(frame[..l - 4].to_vec())
     } else {
-        Ok(wire.to_vec())
+        Ok(frame.to_vec())
     }
 }
 
@@ -121,6 +134,30 @@ mod tests {
         assert_eq!(rx_fcs(&five, &settings(0, 100, false)), Ok(five.clone()));
         five[0] ^= 1;
         assert_eq!(rx_fcs(&five, &zero), Err(RxDrop::Fcs));
+    }
+
+    /// `ingress.fcs = "mac"`: lengths count the 4 bytes the MAC removed, the
+    /// flag is the only FCS verdict, nothing is stripped; a flag in check
+    /// mode drops a frame whose CRC holds.
+    #[test]
+    fn mac_mode_verdicts() {
+        let s = Settings { mac_fcs: true, ..settings(64, 100, true) };
+        let frame: Vec<u8> = (0..60u8).collect();
+        assert_eq!(rx_fcs_flagged(&frame, false, &s), Ok(frame.clone()));
+        assert_eq!(rx_fcs_flagged(&frame, true, &s), Err(RxDrop::Fcs));
+        assert_eq!(rx_fcs_flagged(&frame[..59], false, &s), Err(RxDrop::Runt));
+        assert_eq!(rx_fcs_flagged(&frame[..59], true, &s), Err(RxDrop::Runt));
+        assert_eq!(rx_fcs_flagged(&[], true, &s), Err(RxDrop::Empty));
+        let long: Vec<u8> = (0..97u8).collect();
+        assert_eq!(rx_fcs_flagged(&long[..96], false, &s).map(|v| v.len()), Ok(96));
+        assert_eq!(rx_fcs_flagged(&long, false, &s), Err(RxDrop::Oversize));
+        let zero = Settings { mac_fcs: true, ..settings(0, 100, true) };
+        assert_eq!(rx_fcs_flagged(&[7], false, &zero), Ok(vec![7]));
+        let mut good = frame.clone();
+        append_fcs(&mut good);
+        let check = settings(64, 100, true);
+        assert_eq!(rx_fcs_flagged(&good, false, &check), Ok(frame.clone()));
+        assert_eq!(rx_fcs_flagged(&good, true, &check), Err(RxDrop::Fcs));
     }
 
     #[test]
