@@ -5,5 +5,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod port;
+mod switch_loop;
 mod xgmii_rx;
 mod xgmii_tx;

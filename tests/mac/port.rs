@@ -22,8 +22,8 @@ const SWITCH_PS: u64 = 5000;
 
 fn lib(width: usize) -> Result<ModelLib> {
     match width {
-        64 => model_of(&mut XgmiiPort::<64, 8, 4, 70, 11, 12>::default(), "ts_xgmii_port", "d64"),
-        256 => model_of(&mut XgmiiPort::<256, 32, 6, 264, 9, 10>::default(), "ts_xgmii_port", "d256"),
+        64 => model_of(&mut XgmiiPort::<64, 8, 5, 71, 11, 12>::default(), "ts_xgmii_port", "d64"),
+        256 => model_of(&mut XgmiiPort::<256, 32, 7, 265, 9, 10>::default(), "ts_xgmii_port", "d256"),
         _ => anyhow::bail!("no port build at {width} bits"),
     }
 }

@@ -32,6 +32,7 @@ use crate::tm::trimmer::Trimmer;
 use crate::tm::{TmPort, TrafficManager};
 use crate::top::fabric::{Fabric, REG_ADDR_BITS};
 use crate::top::switch::Switch;
+use crate::top::xgmii_switch::XgmiiSwitch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
@@ -167,6 +168,46 @@ macro_rules! with_geometry {
     };
 }
 
+/// The switch with a 10G MAC on every port ([`crate::top::xgmii_switch`]):
+/// emitted by name for a configuration of 10G ports (a board's core), not
+/// one of [`BLOCKS`].
+pub const XGMII_SWITCH: &str = "ts_xgmii_switch";
+
+/// A port's FIFO geometry at `D` bits ([`XgmiiPort`]): the word `F = D + M
+/// + 2` bits (`M` as [`with_geometry`] has it), the transmit FIFO `2^A`
+/// words = 16 KiB, `A1 = A + 1`.
+macro_rules! with_port_fifo {
+    ($d:expr, |$F:ident, $A:ident, $A1:ident| $body:expr) => {
+        match $d {
+            64 => {
+                const $F: usize = 64 + count_bits(64 / 8) + 2;
+                const $A: usize = 11;
+                const $A1: usize = 12;
+                $body
+            }
+            128 => {
+                const $F: usize = 128 + count_bits(128 / 8) + 2;
+                const $A: usize = 10;
+                const $A1: usize = 11;
+                $body
+            }
+            256 => {
+                const $F: usize = 256 + count_bits(256 / 8) + 2;
+                const $A: usize = 9;
+                const $A1: usize = 10;
+                $body
+            }
+            512 => {
+                const $F: usize = 512 + count_bits(512 / 8) + 2;
+                const $A: usize = 8;
+                const $A1: usize = 9;
+                $body
+            }
+            other => bail!("no XGMII port build at {other} bits"),
+        }
+    };
+}
+
 /// Emits one block of the catalogue at the configuration's widths.
 pub fn emit_block(cfg: &Config, name: &str) -> Result<Emitted> {
     let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
@@ -249,14 +290,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_protego_port" => emit_verilog(&mut ProtegoPort::<D, K, U>::new(cfg), name, &prov)?,
         "ts_xgmii_tx" => emit_verilog(&mut XgmiiTx::default(), name, &prov)?,
         "ts_xgmii_rx" => emit_verilog(&mut XgmiiRx::default(), name, &prov)?,
-        // A port: its FIFO word is D + M + 2 bits, its transmit FIFO 16 KiB.
-        "ts_xgmii_port" => match D {
-            64 => emit_verilog(&mut XgmiiPort::<64, 8, 4, 70, 11, 12>::default(), name, &prov)?,
-            128 => emit_verilog(&mut XgmiiPort::<128, 16, 5, 135, 10, 11>::default(), name, &prov)?,
-            256 => emit_verilog(&mut XgmiiPort::<256, 32, 6, 264, 9, 10>::default(), name, &prov)?,
-            512 => emit_verilog(&mut XgmiiPort::<512, 64, 7, 521, 8, 9>::default(), name, &prov)?,
-            _ => bail!("ts_xgmii_port: no build at {D} bits"),
-        },
+        "ts_xgmii_port" => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiPort::<D, K, M, F, A, A1>::default(), name, &prov)?),
+        XGMII_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth).with_mac_fcs(cfg.ingress.fcs == "mac"), name, &prov)?,

@@ -150,23 +150,53 @@ pub fn rename_identifiers(text: &str, module_name: &str) -> Result<String> {
 
 /// [`rename_identifiers`] with the bundle signals of the design
 /// ([`bundle_names`]) flattened to their AXI names.
+///
+/// The renaming must be one-to-one within each module (two names of one
+/// module becoming one is an error), and across the file for the module
+/// names; one new name in two modules is fine (a module's plain `m_tdata`
+/// beside another's bundle `m$tdata`).
 pub fn rename_identifiers_with(text: &str, module_name: &str, bundles: &BundleNames) -> Result<String> {
-    let mut map: BTreeMap<String, String> = BTreeMap::new();
-    let mut originals: std::collections::BTreeSet<String> = Default::default();
-    let out = ident_re().replace_all(text, |c: &Captures| {
-        let id = &c[2];
-        originals.insert(id.to_string());
-        let new = if id.contains('$') || id == "top" { rename_one_with(id, module_name, bundles) } else { id.to_string() };
-        map.insert(id.to_string(), new.clone());
-        format!("{}{}", &c[1], new)
-    });
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for (old, new) in &map {
-        if let Some(prev) = seen.insert(new, old) {
-            bail!("renaming is not one-to-one: {prev:?} and {old:?} both become {new:?}");
+    let mut out = String::with_capacity(text.len());
+    // Module names, new to old, across the file.
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
+    for chunk in module_chunks(text) {
+        let mut map: BTreeMap<String, String> = BTreeMap::new();
+        let renamed = ident_re().replace_all(chunk, |c: &Captures| {
+            let id = &c[2];
+            let new = if id.contains('$') || id == "top" { rename_one_with(id, module_name, bundles) } else { id.to_string() };
+            map.insert(id.to_string(), new.clone());
+            format!("{}{}", &c[1], new)
+        });
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        for (old, new) in &map {
+            if let Some(prev) = seen.insert(new, old) {
+                bail!("renaming is not one-to-one: {prev:?} and {old:?} both become {new:?}");
+            }
         }
+        let name = chunk.trim_start().strip_prefix("module").and_then(|r| ident_re().captures(r)).map(|c| c[2].to_string());
+        if let Some(old) = name {
+            let new = map.get(&old).cloned().unwrap_or_else(|| old.clone());
+            if let Some(prev) = modules.insert(new.clone(), old.clone()) {
+                if prev != old {
+                    bail!("renaming is not one-to-one: modules {prev:?} and {old:?} both become {new:?}");
+                }
+            }
+        }
+        out.push_str(&renamed);
     }
-    Ok(out.into_owned())
+    Ok(out)
+}
+
+/// `text` cut before each `module` keyword that starts a line (the first
+/// piece may hold what comes before the first module).
+fn module_chunks(text: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> =
+        text.match_indices("module ").filter(|(i, _)| *i == 0 || text.as_bytes()[i - 1] == b'\n').map(|(i, _)| i).collect();
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    starts.push(text.len());
+    starts.windows(2).map(|w| &text[w[0]..w[1]]).filter(|c| !c.is_empty()).collect()
 }
 
 /// Declares, at the top of every module, a `localparam` for each of `names`
@@ -286,5 +316,16 @@ mod tests {
     fn clash_is_an_error() {
         let e = rename_identifiers("wire a$b; wire a__b;", "ts_t").unwrap_err();
         assert!(e.to_string().contains("both become"), "{e}");
+    }
+
+    /// One new name in two modules is no clash; two module names becoming
+    /// one is.
+    #[test]
+    fn clashes_are_per_module() {
+        let v = "module top$a(x);\n  wire m$b;\nendmodule\nmodule top$c(y);\n  wire m__b;\nendmodule\n";
+        let r = rename_identifiers(v, "ts_t").unwrap();
+        assert!(r.contains("module ts_t__a(x);\n  wire m__b;") && r.contains("module ts_t__c(y);\n  wire m__b;"), "{r}");
+        let e = rename_identifiers("module top$a(x);\nendmodule\nmodule ts_t__a(y);\nendmodule\n", "ts_t").unwrap_err();
+        assert!(e.to_string().contains("modules"), "{e}");
     }
 }

@@ -3,3 +3,4 @@
 pub mod fabric;
 pub mod regmap;
 pub mod switch;
+pub mod xgmii_switch;
