@@ -17,6 +17,9 @@
 //! - [`egress`]: the egress rewrite after the scheduler;
 //! - [`pl2`]: the PL2 reservation ALU and its ingress stage;
 //! - [`protego`]: Protego's sender and receiver sides around the MAC;
+//! - [`mac`]: Ethernet MACs (10G on XGMII) and a whole port with its clock
+//!   crossings;
+//! - [`board`]: board support (a start-up I2C programmer);
 //! - [`top`]: the whole switch, its register map, and the foundation's crossbar;
 //! - [`gen`]: the catalogue of emitted blocks, Verilog emission, and [`gen::unroll`],
 //!   which lets a block index vector ports of blocks in vectors (rust-hdl's writer
@@ -27,6 +30,7 @@
 //! hardware matches on.
 pub mod axil;
 pub mod axis;
+pub mod board;
 pub mod config;
 pub mod egress;
 pub mod gen;
