@@ -134,6 +134,53 @@ set_output_delay -clock clock {io:.3} [get_ports -filter {{DIRECTION == OUT}}]
     Ok(VivadoFiles { verilog, xdc, script, reports })
 }
 
+/// The boards `trimswitch vivado --board` builds: name, the board's switch
+/// (emitted for the configuration), the files of `boards/<name>/` copied
+/// beside it, the top module.
+pub const BOARDS: [(&str, &str, [&str; 3], &str); 1] =
+    [("netfpga-sume", catalog::SUME_SWITCH, ["sume_top.v", "sume_top.xdc", "build.tcl"], "sume_top")];
+
+/// The Vivado project of a board (`boards/<board>/`): writes into `out` the
+/// board's switch emitted for `cfg`, the board's top, constraints and build
+/// script, and `run_vivado.sh`, which builds the bitstream where Vivado is
+/// installed (reports and `<top>.bit` in `out/reports`; a failed timing
+/// fails the build).
+pub fn vivado_board(cfg: &Config, board: &str, out: &Path) -> Result<VivadoFiles> {
+    let Some((_, core, files, top)) = BOARDS.iter().find(|b| b.0 == board) else {
+        anyhow::bail!("--board {board:?}: boards are {:?}", BOARDS.iter().map(|b| b.0).collect::<Vec<_>>());
+    };
+    let e = catalog::emit_block(cfg, core).with_context(|| format!("the {board} switch for {}", cfg.source.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let verilog = out.join(format!("{core}.v"));
+    write_if_changed(&verilog, &e.verilog)?;
+    let src = crate::tools::repo_root().join("boards").join(board);
+    for f in files {
+        let text = std::fs::read_to_string(src.join(f)).with_context(|| format!("{}", src.join(f).display()))?;
+        write_if_changed(&out.join(f), &text)?;
+    }
+    let script = out.join("run_vivado.sh");
+    write_if_changed(
+        &script,
+        &format!(
+            "#!/bin/sh
+# The {board} bitstream ({}, config hash {}): run where Vivado is installed.
+set -e
+cd \"$(dirname \"$0\")\"
+exec vivado -mode batch -nojournal -log vivado.log -source build.tcl -tclargs {} reports
+",
+            cfg.target.part,
+            cfg.hash(),
+            cfg.target.part
+        ),
+    )?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(VivadoFiles { verilog, xdc: out.join(format!("{top}.xdc")), script, reports: out.join("reports") })
+}
+
 /// Writes `text` to `path` unless the file already holds exactly that text
 /// (keeps timestamps stable so downstream builds are not redone).
 pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {

@@ -69,7 +69,15 @@ impl std::fmt::Display for LintReport {
 /// program not found, timeout); lint findings, including Verilator errors such
 /// as an unknown top module, are reported through [`LintReport::ok`].
 pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintReport> {
-    let verilog = absolute(verilog).with_context(|| format!("lint: Verilog file {}", verilog.display()))?;
+    lint_files(&[verilog], top, waivers)
+}
+
+/// [`lint`] of a design in several files (a board's top, the vendor
+/// primitives' stand-ins, the switch), `top` their top module.
+pub fn lint_files(files: &[&Path], top: &str, waivers: Option<&Path>) -> Result<LintReport> {
+    let files: Vec<PathBuf> =
+        files.iter().map(|f| absolute(f).with_context(|| format!("lint: Verilog file {}", f.display()))).collect::<Result<_>>()?;
+    let verilog = files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(" ");
     let waivers = waivers.map(|w| absolute(w).with_context(|| format!("lint: waiver file {}", w.display()))).transpose()?;
 
     let mut args: Vec<String> = vec!["--lint-only".into(), "-Wall".into(), "--top-module".into(), top.into()];
@@ -77,11 +85,11 @@ pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintRep
     if let Some(w) = &waivers {
         args.push(w.display().to_string());
     }
-    args.push(verilog.display().to_string());
+    args.extend(files.iter().map(|f| f.display().to_string()));
 
     let command = crate::tools::command_line(VERILATOR, &args);
     let run = crate::tools::run_with_timeout(Command::new(VERILATOR).args(&args), LINT_TIMEOUT)
-        .with_context(|| format!("lint of {} (top {top}): running `{command}`", verilog.display()))?;
+        .with_context(|| format!("lint of {verilog} (top {top}): running `{command}`"))?;
 
     let output = format!("{}{}", run.stderr, run.stdout);
     let warnings: Vec<String> = output.lines().filter(|l| l.starts_with("%Warning")).map(str::to_owned).collect();

@@ -203,8 +203,13 @@ enum Cmd {
         #[command(flatten)]
         c: ConfigArgs,
         /// Block to implement [default: the top, ts_switch where it exists].
-        #[arg(long)]
+        #[arg(long, conflicts_with = "board")]
         block: Option<String>,
+        /// Instead, a board's whole design and bitstream build
+        /// (boards/<board>/: netfpga-sume): <out>/vivado-<board>/{the
+        /// board's switch, top, XDC, build.tcl, run_vivado.sh}.
+        #[arg(long)]
+        board: Option<String>,
     },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
@@ -300,7 +305,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Bench { rust_hdl_cycles, verilator_cycles, out } => cmd_bench(rust_hdl_cycles, verilator_cycles, out),
         Cmd::Formal { job, out, timeout } => cmd_formal(job, out, timeout),
         Cmd::Sim { sel, scenario, out, no_plots, model } => cmd_sim(sel, scenario, out, no_plots, model),
-        Cmd::Vivado { c, block } => cmd_vivado(c, block),
+        Cmd::Vivado { c, block, board } => cmd_vivado(c, block, board),
         Cmd::Summary(c) => cmd_summary(c),
         Cmd::Replay { sel, inputs, out_dir, model, fcs } => cmd_replay(sel, inputs, out_dir, model, fcs),
     }
@@ -687,8 +692,22 @@ fn sim_protego(
     sim_report(cfg, sc, out, model, "protego.json", &r, &summaries)
 }
 
-fn cmd_vivado(c: ConfigArgs, block: Option<String>) -> Result<()> {
+fn cmd_vivado(c: ConfigArgs, block: Option<String>, board: Option<String>) -> Result<()> {
     let (cfg, out) = c.load()?;
+    if let Some(b) = board {
+        let v = flows::vivado_board(&cfg, &b, &out.join(format!("vivado-{b}")))?;
+        println!("vivado: the {b} board for {} ({})", cfg.target.name, cfg.target.part);
+        println!(
+            "  {}
+  {}
+  {}",
+            v.verilog.display(),
+            v.xdc.display(),
+            v.script.display()
+        );
+        println!("vivado: run {} where Vivado is installed; reports and the bitstream go to {}", v.script.display(), v.reports.display());
+        return Ok(());
+    }
     let block = block.unwrap_or_else(|| trimswitch_hdl::gen::catalog::SWITCH.to_string());
     let v = flows::vivado(&cfg, &block, &out.join("vivado"))?;
     println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);

@@ -104,3 +104,32 @@ fn bad_programs_are_refused() {
     let e = I2cInit::<5>::new(&[Step::DelayUs(500_000)], 100e6, 400e3, true).err().map(|e| e.to_string());
     assert!(e.is_some_and(|e| e.contains("409.5 ms")));
 }
+
+/// The NetFPGA-SUME's start-up program (`si5324::sume_program`), run at a
+/// scaled clock (2 MHz, the bus at 100 kHz: the waits 10 times shorter in
+/// cycles than at 200 MHz): the Si5324's reset held 10 ms, then its channel
+/// selected on the I2C switch (0x74 <- 0x10), then every register of the
+/// 156.25 MHz plan written to 0x68 in order, ICAL last; `done` 50 ms later.
+#[test]
+fn sume_program_programs_the_si5324() -> Result<()> {
+    use trimswitch_hdl::board::si5324::{sume_program, Plan, SI5324_ADDR, SUME_I2C_SWITCH};
+    let plan = Plan::SUME_156M25;
+    let mut blk = I2cInit::<7>::new(&sume_program(&plan)?, 2e6, 100e3, false)?;
+    let m = model_of(&mut blk, "ts_i2c_init", "sume")?.instantiate();
+    let mut target = I2cTarget::new(&m, &[(SUME_I2C_SWITCH, usize::MAX), (SI5324_ADDR, usize::MAX)])?;
+    let mut pin = PinLog { pin: m.port("pin")?, log: vec![] };
+    let (done, nacks) = (m.port("done")?, m.port("nacks")?);
+    let mut tb = Tb::new(m, "clock", Some("reset"))?;
+    tb.reset(3);
+    let cycles = tb.run_until(&mut [&mut target, &mut pin], 1_000_000, |tb, _| tb.model.get(&done) == 1)?;
+    ensure!(target.errors.is_empty() && tb.model.get(&nacks) == 0, "{:?}", target.errors);
+    let mut want = vec![txn(SUME_I2C_SWITCH, &[0x10], true)];
+    want.extend(plan.registers()?.into_iter().map(|(r, v)| txn(SI5324_ADDR, &[r, v], true)));
+    ensure!(target.txns == want, "transactions {:?}", target.txns);
+    let low = pin.log.iter().filter(|v| !**v).count();
+    ensure!((20_000..=20_010).contains(&low), "reset held {low} cycles (10 ms at 2 MHz is 20 000)");
+    let last_scl = *target.scl_rises.last().unwrap_or(&0);
+    ensure!(cycles >= last_scl + 100_000, "done {} cycles after the last write (50 ms)", cycles - last_scl);
+    eprintln!("i2c_init/sume: {} writes, done at cycle {cycles} (2 MHz)", target.txns.len());
+    Ok(())
+}

@@ -32,8 +32,9 @@ fn ports(verilog: &str, top: &str) -> Result<Vec<String>> {
 }
 
 /// Runs `body` in tclsh after defining recording stand-ins for the Vivado
-/// commands; returns (exit code, stdout, stderr). `get_ports NAME` fails
-/// unless NAME is one of `ports`.
+/// commands; returns (exit code, stdout, stderr). `get_ports NAMES` fails
+/// unless each name (a glob, brackets literal as Vivado's bus bits) matches
+/// one of `ports`.
 fn tcl(ports: &[String], body: &str) -> Result<(i32, String, String)> {
     let stubs = format!(
         r#"set ::calls {{}}
@@ -43,8 +44,14 @@ foreach cmd {{read_verilog read_xdc synth_design report_utilization opt_design p
 }}
 proc get_ports args {{
     if {{[lindex $args 0] eq "-filter"}} {{ return [list filtered [lindex $args 1]] }}
-    foreach p $args {{ if {{[lsearch -exact $::ports $p] < 0}} {{ error "no port $p" }} }}
-    return $args
+    set names [concat {{*}}$args]
+    foreach p $names {{
+        set g [string map {{[ \\[ ] \\]}} $p]
+        set hit 0
+        foreach q $::ports {{ if {{[string match $g $q]}} {{ set hit 1 }} }}
+        if {{!$hit}} {{ error "no port $p" }}
+    }}
+    return $names
 }}
 proc get_timing_paths args {{ return path }}
 proc get_property {{name obj}} {{ return 0.250 }}
@@ -147,5 +154,197 @@ fn wrong_calls_stop_with_an_error() -> Result<()> {
     // A constraint on a port the block does not have fails.
     let (code, _, err) = tcl(&ports, "create_clock -period 5 -name clock [get_ports clk]")?;
     ensure!(code != 0 && err.contains("no port clk"), "stand-in get_ports accepted a wrong port: {err}");
+    Ok(())
+}
+
+/// Runs `trimswitch vivado --board <board>` into a fresh directory; returns it.
+fn generate_board(board: &str) -> Result<PathBuf> {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-board-{board}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch"))
+        .args(["vivado", "--board", board, "--config", "configs/netfpga-sume.toml", "--out"])
+        .arg(&out)
+        .current_dir(ROOT)
+        .output()?;
+    ensure!(r.status.success(), "trimswitch vivado --board failed: {}", String::from_utf8_lossy(&r.stderr));
+    Ok(out.join(format!("vivado-{board}")))
+}
+
+/// The ports of a hand-written Verilog module, one name per bit
+/// (`sfp_rx_p[0]`..), with their direction.
+fn port_bits(verilog: &str, top: &str) -> Result<Vec<(String, String)>> {
+    let head = verilog.split(&format!("module {top} (")).nth(1).context("no module header")?;
+    let head = head.split(");").next().unwrap_or("");
+    let mut out = vec![];
+    for line in head.lines() {
+        let code = line.split("//").next().unwrap_or("").trim().trim_end_matches(',');
+        let words: Vec<&str> = code.split_whitespace().collect();
+        let Some(dir) = words.first().filter(|d| ["input", "output", "inout"].contains(d)) else { continue };
+        let name = words.last().context("port name")?.to_string();
+        match words.iter().find(|w| w.starts_with('[')) {
+            Some(range) => {
+                let (hi, lo) = range.trim_matches(|c| c == '[' || c == ']').split_once(':').context("range")?;
+                for i in lo.parse::<usize>()?..=hi.parse::<usize>()? {
+                    out.push((format!("{name}[{i}]"), dir.to_string()));
+                }
+            }
+            None => out.push((name, dir.to_string())),
+        }
+    }
+    Ok(out)
+}
+
+/// The NetFPGA-SUME project (issue 18): every top-level port of sume_top
+/// has one package pin of its own and, unless it is a transceiver pin, an
+/// I/O standard; both clocks have their period; the constraints are valid
+/// Tcl against the real port names.
+#[test]
+fn sume_board_every_port_has_a_pin_and_every_clock_a_period() -> Result<()> {
+    let dir = generate_board("netfpga-sume")?;
+    let top = std::fs::read_to_string(dir.join("sume_top.v"))?;
+    let bits = port_bits(&top, "sume_top")?;
+    ensure!(bits.len() == 47, "{} port bits: {bits:?}", bits.len());
+    let names: Vec<String> = bits.iter().map(|b| b.0.clone()).collect();
+    let body = format!(
+        r#"proc set_property args {{
+    if {{[lindex $args 0] eq "-dict"}} {{ set d [lindex $args 1]; set objs [lindex $args 2] }} else {{ set d [list [lindex $args 0] [lindex $args 1]]; set objs [lindex $args 2] }}
+    foreach o $objs {{ foreach {{k v}} $d {{ lappend ::calls [list prop $o $k $v] }} }}
+}}
+proc current_design args {{ return design }}
+proc get_cells args {{ return cells }}
+proc set_max_delay args {{ lappend ::calls [list set_max_delay {{*}}$args] }}
+proc set_false_path args {{ lappend ::calls [list set_false_path {{*}}$args] }}
+source {{{}}}"#,
+        dir.join("sume_top.xdc").display()
+    );
+    let (code, out, err) = tcl(&names, &body)?;
+    ensure!(code == 0, "sume_top.xdc: {err}");
+    let c = calls(&out);
+    let prop = |port: &str, key: &str| -> Vec<String> {
+        c.iter()
+            .filter_map(|l| {
+                let w: Vec<&str> = l.splitn(4, ' ').collect();
+                (w.len() == 4 && w[0] == "prop" && w[1].trim_matches(|x| x == '{' || x == '}') == port && w[2] == key)
+                    .then(|| w[3].to_string())
+            })
+            .collect()
+    };
+    let mut pins = std::collections::BTreeMap::new();
+    for (name, _) in &bits {
+        let p = prop(name, "PACKAGE_PIN");
+        ensure!(p.len() == 1, "{name}: package pins {p:?}");
+        if let Some(other) = pins.insert(p[0].clone(), name.clone()) {
+            bail_dup(&p[0], &other, name)?;
+        }
+        let mgt =
+            name.starts_with("sfp_rx_") || name.starts_with("sfp_tx_p") || name.starts_with("sfp_tx_n") || name.starts_with("sfp_refclk");
+        let io = prop(name, "IOSTANDARD");
+        ensure!(mgt == io.is_empty(), "{name}: I/O standard {io:?} (transceiver pin: {mgt})");
+    }
+    for (clock, period) in [("sysclk_p", "5.000"), ("sfp_refclk_p", "6.400")] {
+        ensure!(
+            c.iter().any(|l| l.starts_with(&format!("create_clock -period {period}")) && l.ends_with(clock)),
+            "no {period} ns clock on {clock}"
+        );
+    }
+    // The pointer crossings are bounded, not cut.
+    ensure!(c.iter().filter(|l| l.starts_with("set_max_delay -datapath_only 5.000")).count() == 2, "Gray pointer constraints");
+    Ok(())
+}
+
+fn bail_dup(pin: &str, a: &str, b: &str) -> Result<()> {
+    anyhow::bail!("pin {pin} given to {a} and {b}")
+}
+
+/// The board's build script, run in tclsh against recording stand-ins: it
+/// creates the three IP cores with their settings, synthesizes sume_top for
+/// the part, implements, reports, writes the bitstream; a negative slack
+/// stops it before the bitstream, and a missing input before anything.
+#[test]
+fn sume_board_build_script() -> Result<()> {
+    let dir = generate_board("netfpga-sume")?;
+    let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
+    ensure!(sh.contains("-source build.tcl -tclargs xc7vx690tffg1761-3 reports"), "run_vivado.sh: {sh}");
+    let stubs = |slack: &str| {
+        format!(
+            r#"foreach cmd {{create_project create_ip set_property generate_target synth_ip opt_design place_design phys_opt_design route_design report_timing_summary report_utilization report_clock_interaction write_bitstream current_project}} {{
+    proc $cmd args "lappend ::calls \[list $cmd {{*}}\$args\]; return {{}}"
+}}
+proc get_ips args {{ return $args }}
+proc get_property {{name obj}} {{ return {slack} }}
+cd {{{}}}
+set argv {{xc7vx690tffg1761-3 reports}}
+source build.tcl"#,
+            dir.display()
+        )
+    };
+    let (code, out, err) = tcl(&[], &stubs("0.120"))?;
+    ensure!(code == 0, "build.tcl: {err}");
+    let c = calls(&out);
+    let ips: Vec<&String> = c.iter().filter(|l| l.starts_with("create_ip")).collect();
+    ensure!(ips.len() == 3, "{ips:?}");
+    for (ip, module) in
+        [("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_0"), ("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_1"), ("jtag_axi", "jtag_axi_0")]
+    {
+        ensure!(ips.iter().any(|l| l.contains(&format!("-name {ip} ")) && l.ends_with(&format!("-module_name {module}"))), "no {module}");
+    }
+    let cfg = |module: &str, kv: &str| c.iter().any(|l| l.starts_with("set_property -dict") && l.contains(kv) && l.ends_with(module));
+    ensure!(
+        cfg("ten_gig_eth_pcs_pma_0", "CONFIG.SupportLevel 1") && cfg("ten_gig_eth_pcs_pma_1", "CONFIG.SupportLevel 0"),
+        "PCS/PMA shared logic: {c:?}"
+    );
+    ensure!(cfg("ten_gig_eth_pcs_pma_0", "CONFIG.base_kr BASE-R") && cfg("jtag_axi_0", "CONFIG.PROTOCOL 2"), "IP settings: {c:?}");
+    let order: Vec<&str> = c
+        .iter()
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .filter(|w| !["create_ip", "set_property", "current_project"].contains(w))
+        .collect();
+    ensure!(
+        order
+            == [
+                "create_project",
+                "generate_target",
+                "synth_ip",
+                "read_verilog",
+                "read_xdc",
+                "synth_design",
+                "report_utilization",
+                "opt_design",
+                "place_design",
+                "phys_opt_design",
+                "route_design",
+                "report_timing_summary",
+                "report_utilization",
+                "report_clock_interaction",
+                "write_bitstream"
+            ],
+        "command order: {order:?}"
+    );
+    ensure!(c.iter().any(|l| l == "read_verilog {ts_sume_switch.v sume_top.v}"), "{c:?}");
+    ensure!(c.iter().any(|l| l == "synth_design -top sume_top -part xc7vx690tffg1761-3"), "{c:?}");
+    ensure!(c.iter().any(|l| l == "write_bitstream -force reports/sume_top.bit"), "{c:?}");
+    // A negative slack stops before the bitstream.
+    let (code, out, err) = tcl(&[], &stubs("-0.050"))?;
+    ensure!(
+        code == 1 && err.contains("timing not met") && !calls(&out).iter().any(|l| l.starts_with("write_bitstream")),
+        "negative slack: {code} {err}"
+    );
+    std::fs::remove_file(dir.join("sume_top.xdc"))?;
+    let (code, out, err) = tcl(&[], &stubs("0.1"))?;
+    ensure!(code == 2 && err.contains("sume_top.xdc: no such file") && calls(&out).is_empty(), "missing XDC: {code} {err}");
+    Ok(())
+}
+
+/// The board top lints clean (Verilator -Wall) with the switch it wraps and
+/// the stand-ins of the vendor primitives and IP: every instance's ports
+/// exist and are of the right widths.
+#[test]
+fn sume_board_top_lints_against_the_vendor_stubs() -> Result<()> {
+    let dir = generate_board("netfpga-sume")?;
+    let stubs = Path::new(ROOT).join("boards/stubs/xilinx.v");
+    let (top, core) = (dir.join("sume_top.v"), dir.join("ts_sume_switch.v"));
+    let waivers = Path::new(ROOT).join("hdl/lint/verilator_waivers.vlt");
+    let r = trimswitch::lint::lint_files(&[&stubs, &top, &core], "sume_top", Some(&waivers))?;
+    ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
     Ok(())
 }

@@ -118,7 +118,8 @@ impl<const A: usize> I2cInit<A> {
         let quarter = (clock_hz / scl_hz / 4.0).ceil().max(2.0) as u64;
         let unit = (clock_hz * 100e-6).ceil() as u64;
         anyhow::ensure!(quarter < 1 << 16 && unit < 1 << 16, "I2cInit: a clock of {clock_hz} Hz needs counters wider than 16 bits");
-        let rom: BTreeMap<Bits<A>, Bits<16>> = words.iter().enumerate().map(|(i, w)| ((i as u64).to_bits(), (*w as u64).to_bits())).collect();
+        let rom: BTreeMap<Bits<A>, Bits<16>> =
+            words.iter().enumerate().map(|(i, w)| ((i as u64).to_bits(), (*w as u64).to_bits())).collect();
         Ok(Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -2,5 +2,11 @@
 //! around the switch and its MACs.
 //!
 //! - [`i2c_init`]: `ts_i2c_init`, a start-up programmer of I2C devices (a
-//!   clock chip behind an I2C switch), delays and a reset pin.
+//!   clock chip behind an I2C switch), delays and a reset pin;
+//! - [`si5324`]: the Si5324 clock multiplier's frequency plan as register
+//!   writes, and the NetFPGA-SUME's start-up program;
+//! - [`sume`]: `ts_sume_switch`, the NetFPGA-SUME design but its vendor
+//!   primitives and IP.
 pub mod i2c_init;
+pub mod si5324;
+pub mod sume;
