@@ -76,39 +76,6 @@ fn lint_clean_switch_with_protego() -> Result<()> {
     Ok(())
 }
 
-/// The switch with a 10G MAC port on every port (`ts_xgmii_switch`, issue
-/// 18; not one of the catalogue's blocks, emitted by name for 10G
-/// configurations): its ports, clock crossings and the switch lint clean
-/// with the default configuration.
-#[test]
-fn lint_clean_xgmii_switch() -> Result<()> {
-    let cfg = load("netfpga-sume")?;
-    let dir = out("xgmii-switch-lint");
-    std::fs::create_dir_all(&dir)?;
-    let v = trimswitch_hdl::gen::catalog::emit_block(&cfg, catalog::XGMII_SWITCH)?;
-    let file = dir.join("ts_xgmii_switch.v");
-    std::fs::write(&file, &v.verilog)?;
-    ensure!(v.verilog.contains("module ts_xgmii_switch__port_3__tx_fifo"), "no fourth port");
-    let r = trimswitch::lint::lint(&file, catalog::XGMII_SWITCH, Some(&flows::waiver_file()))?;
-    ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
-    Ok(())
-}
-
-/// The NetFPGA-SUME's board core (`ts_sume_switch`: the XGMII switch, the
-/// start-up programmer, resets, LEDs) lints clean.
-#[test]
-fn lint_clean_sume_switch() -> Result<()> {
-    let cfg = load("netfpga-sume")?;
-    let dir = out("sume-switch-lint");
-    std::fs::create_dir_all(&dir)?;
-    let v = trimswitch_hdl::gen::catalog::emit_block(&cfg, catalog::SUME_SWITCH)?;
-    let file = dir.join("ts_sume_switch.v");
-    std::fs::write(&file, &v.verilog)?;
-    let r = trimswitch::lint::lint(&file, catalog::SUME_SWITCH, Some(&flows::waiver_file()))?;
-    ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
-    Ok(())
-}
-
 /// Blocks the CI synthesis tests leave to `make`: the compositions
 /// ([`catalog::COMPOSITIONS`]: `ts_protego_port`, `ts_ingress`, `ts_tm`, `ts_switch`), each only
 /// the wiring of blocks synthesized here one by one. Synthesizing them again

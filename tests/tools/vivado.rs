@@ -337,7 +337,9 @@ source build.tcl"#,
 
 /// The board top lints clean (Verilator -Wall) with the switch it wraps and
 /// the stand-ins of the vendor primitives and IP: every instance's ports
-/// exist and are of the right widths.
+/// exist and are of the right widths. The one lint of `ts_sume_switch` and
+/// of `ts_xgmii_switch` inside it (each a whole switch: linting them apart
+/// too costs CI 15 s each).
 #[test]
 fn sume_board_top_lints_against_the_vendor_stubs() -> Result<()> {
     let dir = generate_board("netfpga-sume")?;

@@ -164,16 +164,21 @@ pub fn rename_identifiers_with(text: &str, module_name: &str, bundles: &BundleNa
         let renamed = ident_re().replace_all(chunk, |c: &Captures| {
             let id = &c[2];
             let new = if id.contains('$') || id == "top" { rename_one_with(id, module_name, bundles) } else { id.to_string() };
-            map.insert(id.to_string(), new.clone());
+            // `.pin(` of an instance names the child's port: its own
+            // module's check covers it.
+            if &c[1] != "." {
+                map.insert(id.to_string(), new.clone());
+            }
             format!("{}{}", &c[1], new)
         });
+        let name = chunk.trim_start().strip_prefix("module").and_then(|r| ident_re().captures(r)).map(|c| c[2].to_string());
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for (old, new) in &map {
             if let Some(prev) = seen.insert(new, old) {
-                bail!("renaming is not one-to-one: {prev:?} and {old:?} both become {new:?}");
+                let m = name.as_deref().map(|n| format!(" in module {n}")).unwrap_or_default();
+                bail!("renaming is not one-to-one: {prev:?} and {old:?} both become {new:?}{m}");
             }
         }
-        let name = chunk.trim_start().strip_prefix("module").and_then(|r| ident_re().captures(r)).map(|c| c[2].to_string());
         if let Some(old) = name {
             let new = map.get(&old).cloned().unwrap_or_else(|| old.clone());
             if let Some(prev) = modules.insert(new.clone(), old.clone()) {
@@ -325,6 +330,9 @@ mod tests {
         let v = "module top$a(x);\n  wire m$b;\nendmodule\nmodule top$c(y);\n  wire m__b;\nendmodule\n";
         let r = rename_identifiers(v, "ts_t").unwrap();
         assert!(r.contains("module ts_t__a(x);\n  wire m__b;") && r.contains("module ts_t__c(y);\n  wire m__b;"), "{r}");
+        // An instance's pin is the child's name, not the parent's.
+        let v = "module top(m_x);\n  output m_x;\n  top$c c(.m$x(w));\nendmodule\n";
+        assert!(rename_identifiers(v, "ts_t").is_ok());
         let e = rename_identifiers("module top$a(x);\nendmodule\nmodule ts_t__a(y);\nendmodule\n", "ts_t").unwrap_err();
         assert!(e.to_string().contains("modules"), "{e}");
     }

@@ -14,13 +14,15 @@
 //! Transmit: the switch's `m_*` port -> an [`AsyncFifo`] in frame mode
 //! holding 16 KiB (a frame is shown to the MAC side only once whole, so the
 //! MAC never underruns; the largest frame, `ingress.max_frame` <= 16 383 B,
-//! fits) -> [`AxisDownsize`] -> [`XgmiiTx`] (padding, FCS, the gap).
+//! fits) -> a register slice -> [`AxisDownsize`] -> [`XgmiiTx`] (padding,
+//! FCS, the gap).
 //!
 //! Type parameters: `D`, `K`, `M` the data path's width, lanes and
 //! count bits (as [`crate::axis::pkt_fifo::PktFifo`]); `F` = `D + M + 2`,
 //! the FIFOs' word (data, byte count, `tlast`, `tuser`); `A`, `A1` the
 //! transmit FIFO's address bits (`16384 / (D / 8)` words) and `A + 1`.
 use crate::axis::bundle::AxisPlainSink;
+use crate::axis::skid::AxisSkid;
 use crate::axis::width::{AxisDownsize, AxisUpsize};
 use crate::mac::xgmii_rx::XgmiiRx;
 use crate::mac::xgmii_tx::XgmiiTx;
@@ -90,6 +92,10 @@ pub struct XgmiiPort<const D: usize, const K: usize, const M: usize, const F: us
     rx_fifo: AsyncFifo<F, 4, 5>,
     tx_count: KeepCount<K, M>,
     tx_fifo: AsyncFifo<F, A, A1>,
+    /// A register slice between the FIFO and the downsizer: the MAC's
+    /// ready no longer reaches the FIFO's read pointer through the
+    /// downsizer (9 Xilinx LUT levels at 256 bits before).
+    tx_skid: AxisSkid<D, K, 1>,
     down: AxisDownsize<D, K>,
     tx: XgmiiTx,
     all_keep: Constant<Bits<K>>,
@@ -141,6 +147,7 @@ impl<const D: usize, const K: usize, const M: usize, const F: usize, const A: us
             rx_fifo: Default::default(),
             tx_count: Default::default(),
             tx_fifo: AsyncFifo::frames(),
+            tx_skid: Default::default(),
             down: Default::default(),
             tx: Default::default(),
             all_keep: Constant::new(Bits::<K>::mask()),
@@ -208,14 +215,22 @@ impl<const D: usize, const K: usize, const M: usize, const F: usize, const A: us
         // ---- transmit: MAC clock ----
         self.tx_fifo.rd_clock.next = self.mac_clock.val();
         self.tx_fifo.rd_reset.next = self.mac_reset.val();
+        self.tx_skid.clock.next = self.mac_clock.val();
+        self.tx_skid.reset.next = self.mac_reset.val();
+        self.tx_skid.s.tdata.next = self.tx_fifo.rd_data.val().get_bits::<D>(0);
+        self.tx_skid.s.tkeep.next = !(self.all_keep.val() << self.tx_fifo.rd_data.val().get_bits::<M>(self.at_count.val().index()));
+        self.tx_skid.s.tlast.next = self.tx_fifo.rd_data.val().get_bit(self.at_last.val().index());
+        self.tx_skid.s.tuser.next = bit_cast::<1, 1>(self.tx_fifo.rd_data.val().get_bit(self.at_user.val().index()).into());
+        self.tx_skid.s.tvalid.next = self.tx_fifo.rd_valid.val();
+        self.tx_fifo.rd_ready.next = self.tx_skid.s.tready.val();
         self.down.clock.next = self.mac_clock.val();
         self.down.reset.next = self.mac_reset.val();
-        self.down.s.tdata.next = self.tx_fifo.rd_data.val().get_bits::<D>(0);
-        self.down.s.tkeep.next = !(self.all_keep.val() << self.tx_fifo.rd_data.val().get_bits::<M>(self.at_count.val().index()));
-        self.down.s.tlast.next = self.tx_fifo.rd_data.val().get_bit(self.at_last.val().index());
-        self.down.s.tuser.next = self.tx_fifo.rd_data.val().get_bit(self.at_user.val().index());
-        self.down.s.tvalid.next = self.tx_fifo.rd_valid.val();
-        self.tx_fifo.rd_ready.next = self.down.s.tready.val();
+        self.down.s.tdata.next = self.tx_skid.m.tdata.val();
+        self.down.s.tkeep.next = self.tx_skid.m.tkeep.val();
+        self.down.s.tlast.next = self.tx_skid.m.tlast.val();
+        self.down.s.tuser.next = self.tx_skid.m.tuser.val().any();
+        self.down.s.tvalid.next = self.tx_skid.m.tvalid.val();
+        self.tx_skid.m.tready.next = self.down.s.tready.val();
         self.tx.clock.next = self.mac_clock.val();
         self.tx.reset.next = self.mac_reset.val();
         self.tx.s.tdata.next = self.down.m_tdata.val();
