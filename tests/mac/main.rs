@@ -4,6 +4,7 @@
 //! One test binary per subsystem (`cargo test --test mac <module>::<test>`).
 #[path = "../common/mod.rs"]
 mod common;
+mod gmii;
 mod i2c_init;
 mod port;
 mod switch_loop;

@@ -14,6 +14,7 @@ use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::mac::gmii::{GmiiRx, GmiiTx};
 use crate::mac::port::XgmiiPort;
 use crate::mac::xgmii_rx::XgmiiRx;
 use crate::mac::xgmii_tx::XgmiiTx;
@@ -37,7 +38,7 @@ use crate::top::xgmii_switch::XgmiiSwitch;
 use anyhow::{bail, Result};
 
 /// Names of the blocks every configuration emits, top last.
-pub const BLOCKS: [&str; 32] = [
+pub const BLOCKS: [&str; 34] = [
     "ts_axis_skid",
     "ts_pkt_fifo",
     "ts_axis_arb_mux",
@@ -63,6 +64,8 @@ pub const BLOCKS: [&str; 32] = [
     "ts_xgmii_tx",
     "ts_xgmii_rx",
     "ts_xgmii_port",
+    "ts_gmii_tx",
+    "ts_gmii_rx",
     "ts_ingress",
     "ts_fabric",
     "ts_trimmer",
@@ -92,13 +95,13 @@ pub fn blocks() -> Vec<&'static str> {
 /// no time limit.
 pub const COMPOSITIONS: [&str; 4] = ["ts_protego_port", "ts_ingress", "ts_tm", "ts_switch"];
 
-/// The Ethernet MACs ([`crate::mac`], issue 18): 64-bit XGMII at every
-/// configuration, and a whole port (MACs, width converters, clock-domain
-/// crossing) at the configuration's width (a board's top puts them between
+/// The Ethernet MACs ([`crate::mac`], issue 18): 64-bit XGMII and 8-bit GMII
+/// at every configuration, and a whole 10G port (MACs, width converters,
+/// clock-domain crossing) at the configuration's width (a board's top puts them between
 /// its PHYs and the switch). Emitted and linted with the rest, synthesized and timed by the
 /// CI gates and by `trimswitch synth --block`; `make` leaves them out of
 /// its synthesis (its 10 minutes on two cores).
-pub const MACS: [&str; 3] = ["ts_xgmii_tx", "ts_xgmii_rx", "ts_xgmii_port"];
+pub const MACS: [&str; 5] = ["ts_xgmii_tx", "ts_xgmii_rx", "ts_xgmii_port", "ts_gmii_tx", "ts_gmii_rx"];
 
 /// What `trimswitch synth` synthesizes by default: every leaf block but the
 /// MACs (no composition). The flattened switch takes 20 minutes and more
@@ -295,6 +298,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_protego_port" => emit_verilog(&mut ProtegoPort::<D, K, U>::new(cfg), name, &prov)?,
         "ts_xgmii_tx" => emit_verilog(&mut XgmiiTx::default(), name, &prov)?,
         "ts_xgmii_rx" => emit_verilog(&mut XgmiiRx::default(), name, &prov)?,
+        "ts_gmii_tx" => emit_verilog(&mut GmiiTx::default(), name, &prov)?,
+        "ts_gmii_rx" => emit_verilog(&mut GmiiRx::default(), name, &prov)?,
         "ts_xgmii_port" => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiPort::<D, K, M, F, A, A1>::default(), name, &prov)?),
         XGMII_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         SUME_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut SumeSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
