@@ -211,7 +211,10 @@ impl Agent for Phy {
 
 const RX_COUNTERS: [&str; 6] = ["frames", "bytes", "fcs_errors", "runts", "jabbers", "errors"];
 
-fn rx(syms: Vec<Sym>, max: u64) -> Result<(Vec<(Vec<u8>, bool)>, [u64; 6])> {
+/// Packets with their verdicts, and the counters.
+type RxRun = (Vec<(Vec<u8>, bool)>, [u64; 6]);
+
+fn rx(syms: Vec<Sym>, max: u64) -> Result<RxRun> {
     let mut m = model_of(&mut GmiiRx::default(), "ts_gmii_rx", "g")?.instantiate();
     let mb = m.port("max_bytes")?;
     m.set(&mb, max);
