@@ -105,3 +105,22 @@ endmodule
 /* verilator lint_on UNDRIVEN */
 /* verilator lint_on UNUSEDSIGNAL */
 /* verilator lint_on UNUSEDPARAM */
+
+// 7-series DDR I/O (ts_rgmii_mac built for Xilinx 7-series).
+/* verilator lint_off UNUSEDSIGNAL */
+/* verilator lint_off UNDRIVEN */
+/* verilator lint_off UNUSEDPARAM */
+(* blackbox *)
+module IDDR #(parameter DDR_CLK_EDGE = "OPPOSITE_EDGE") (
+    output wire Q1, output wire Q2, input wire C, input wire CE, input wire D, input wire R, input wire S
+);
+endmodule
+
+(* blackbox *)
+module ODDR #(parameter DDR_CLK_EDGE = "OPPOSITE_EDGE") (
+    output wire Q, input wire C, input wire CE, input wire D1, input wire D2, input wire R, input wire S
+);
+endmodule
+/* verilator lint_on UNDRIVEN */
+/* verilator lint_on UNUSEDSIGNAL */
+/* verilator lint_on UNUSEDPARAM */

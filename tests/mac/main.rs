@@ -7,6 +7,7 @@ mod common;
 mod gmii;
 mod i2c_init;
 mod port;
+mod rgmii;
 mod switch_loop;
 mod xgmii_rx;
 mod xgmii_tx;
