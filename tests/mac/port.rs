@@ -29,12 +29,13 @@ fn lib(width: usize) -> Result<ModelLib> {
 }
 
 /// The PHY: drives the receive XGMII one word per MAC cycle (idles after
-/// its words), records the transmit XGMII.
-struct Phy {
-    rx: Vec<Word>,
-    next: usize,
-    ports: [Port; 4], // rxd, rxc, txd, txc
-    tx: Vec<Word>,
+/// its words), records the transmit XGMII (also the loop test's, one per
+/// port).
+pub(crate) struct Phy {
+    pub(crate) rx: Vec<Word>,
+    pub(crate) next: usize,
+    pub(crate) ports: [Port; 4], // rxd, rxc, txd, txc
+    pub(crate) tx: Vec<Word>,
 }
 
 impl Agent for Phy {

@@ -10,6 +10,7 @@
 //! MAC), in order per source, with a good FCS; and every ingress counter the switch's
 //! register map shows must be the model's, read over AXI4-Lite.
 use crate::common;
+use crate::port::Phy;
 use anyhow::{ensure, Context, Result};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -17,37 +18,15 @@ use std::collections::{BTreeMap, VecDeque};
 use trimswitch_hdl::gen::catalog::{emit_block, XGMII_SWITCH};
 use trimswitch_hdl::top::regmap::{Access, SwitchMap};
 use trimswitch_sim::agents::axil::{AxilMaster, AxilResult};
-use trimswitch_sim::agents::xgmii::{decode, Encoder, Fault, Word};
+use trimswitch_sim::agents::xgmii::{decode, Encoder, Fault};
 use trimswitch_sim::harness::clocks::TwoClocks;
 use trimswitch_sim::harness::dut::model_of_verilog;
 use trimswitch_sim::harness::tb::Agent;
-use trimswitch_sim::harness::verilator::{Model, Port};
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
 use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::packet::crc::{append_fcs, fcs_ok};
 use trimswitch_sim::rtl::ingress::register_writes;
-
-/// One port's PHY: drives its receive XGMII (idles after its words),
-/// records its transmit XGMII.
-struct Phy {
-    rx: Vec<Word>,
-    next: usize,
-    ports: [Port; 4], // rxd, rxc, txd, txc
-    tx: Vec<Word>,
-}
-
-impl Agent for Phy {
-    fn drive(&mut self, m: &mut Model, _cycle: u64) {
-        let w = self.rx.get(self.next).copied().unwrap_or(Word::IDLE);
-        self.next += 1;
-        m.set(&self.ports[0], w.data);
-        m.set(&self.ports[1], w.ctrl as u64);
-    }
-    fn sample(&mut self, m: &Model, _cycle: u64) {
-        self.tx.push(Word { data: m.get(&self.ports[2]), ctrl: m.get(&self.ports[3]) as u8 });
-    }
-}
 
 /// What the PHY sends and what the MAC hands on: the frame (FCS
 /// included), its fault, and whether the MAC flags it.

@@ -17,7 +17,7 @@ use crate::axil::bundle::AxilSlave;
 use crate::board::i2c_init::I2cInit;
 use crate::board::si5324;
 use crate::config::Config;
-use crate::prim::widgets::DffR;
+use crate::prim::widgets::{vec_of, DffR};
 use crate::top::regmap::SWITCH_ADDR_BITS;
 use crate::top::xgmii_switch::XgmiiSwitch;
 use anyhow::{ensure, Result};
@@ -107,11 +107,6 @@ pub struct SumeSwitch<
     tx_lsb: Vec<DffR<Bit>>,
     act: Vec<DffR<Bits<23>>>,
     act_full: Constant<Bits<23>>,
-}
-
-/// `n` default values.
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize, const F: usize, const A: usize, const A1: usize>

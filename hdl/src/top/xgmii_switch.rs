@@ -14,6 +14,7 @@ use crate::axil::bundle::AxilSlave;
 use crate::config::Config;
 use crate::mac::port::XgmiiPort;
 use crate::top::regmap::SWITCH_ADDR_BITS;
+use crate::prim::widgets::vec_of;
 use crate::top::switch::Switch;
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
@@ -70,11 +71,6 @@ pub struct XgmiiSwitch<
     port: Vec<XgmiiPort<D, K, M, F, A, A1>>,
     switch: Switch<D, K, U, M, W>,
     max_bytes: Constant<Bits<16>>,
-}
-
-/// `n` default values.
-fn vec_of<T: Default>(n: usize) -> Vec<T> {
-    (0..n).map(|_| T::default()).collect()
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize, const F: usize, const A: usize, const A1: usize>
