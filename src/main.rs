@@ -560,9 +560,22 @@ fn cmd_formal(job: Vec<String>, out: Option<PathBuf>, timeout: u64) -> Result<()
     Ok(())
 }
 
+/// The scenario simulator and `replay` drive frames with their FCS (a MAC
+/// that keeps it); a configuration built for a MAC that strips it is
+/// refused, naming the key, rather than run with every frame 4 bytes off.
+fn mac_fcs_unsupported(cfg: &trimswitch_hdl::config::Config, cmd: &str) -> Result<()> {
+    anyhow::ensure!(
+        cfg.ingress.fcs != "mac",
+        "{}: ingress.fcs = \"mac\": `trimswitch {cmd}` sends frames with their FCS; use \"check\" (a build for a MAC that strips the FCS is tested in tests/ingress/rx_fcs.rs)",
+        cfg.source.display()
+    );
+    Ok(())
+}
+
 fn cmd_sim(sel: ConfigSel, scenario: String, out: Option<PathBuf>, no_plots: bool, model: bool) -> Result<()> {
     use std::io::IsTerminal;
     let cfg = sel.load()?;
+    mac_fcs_unsupported(&cfg, "sim")?;
     let sc = trimswitch_sim::scenario::Scenario::load(&scenario)?;
     if sc.is_back_to_back() {
         return sim_protego(&cfg, &sc, out, model);
@@ -825,6 +838,7 @@ fn cmd_summary(c: ConfigArgs) -> Result<()> {
 
 fn cmd_replay(sel: ConfigSel, inputs: Vec<String>, out_dir: PathBuf, model: bool, fcs: Fcs) -> Result<()> {
     let cfg = sel.load()?;
+    mac_fcs_unsupported(&cfg, "replay")?;
     let inputs = replay::parse_inputs(&inputs, &cfg)?;
     let engine = if model { Engine::Model } else { Engine::Rtl };
     println!(

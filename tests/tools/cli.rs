@@ -122,5 +122,14 @@ fn bad_input_is_named() -> Result<()> {
     std::fs::write(&s, "name = \"../../../tmp/escape\"\ntraffic = \"incast\"\npackets = 10\nframe_bytes = 1500\n")?;
     let e = err(&["sim", "--model", "--no-plots", "--scenario", s.to_str().unwrap()])?;
     ensure!(e.contains("name = \"../../../tmp/escape\": must be"), "{e}");
+    // A build for a MAC that strips the FCS is not what the frame-level
+    // tools drive; an unknown board and a board the configuration does not
+    // fit are named.
+    let e = err(&["replay", "--set", "ingress.fcs=\"mac\"", "--in", "0=/dev/null", "--out", dir.join("r").to_str().unwrap()])?;
+    ensure!(e.contains("ingress.fcs = \"mac\": `trimswitch replay` sends frames with their FCS"), "{e}");
+    let e = err(&["vivado", "--board", "versa", "--out", dir.join("v").to_str().unwrap()])?;
+    ensure!(e.contains("--board \"versa\": boards are [\"netfpga-sume\"]"), "{e}");
+    let e = err(&["vivado", "--board", "netfpga-sume", "--config", "configs/alveo-u250.toml", "--out", dir.join("v").to_str().unwrap()])?;
+    ensure!(e.contains("datapath.ports = 2: the NetFPGA-SUME has 4 SFP+ ports"), "{e}");
     Ok(())
 }

@@ -13,8 +13,8 @@
 use crate::axil::bundle::AxilSlave;
 use crate::config::Config;
 use crate::mac::port::XgmiiPort;
-use crate::top::regmap::SWITCH_ADDR_BITS;
 use crate::prim::widgets::vec_of;
+use crate::top::regmap::SWITCH_ADDR_BITS;
 use crate::top::switch::Switch;
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
