@@ -38,8 +38,10 @@ enum Up {
 ///   the beat is lost and the frame's rest dropped; the frame is then ended
 ///   by an empty last beat with `tuser` set (so the switch's `rx_fcs` drops
 ///   and counts it too), and frames whose words arrive before that end is
-///   handed on are dropped whole. The output never stalls behind a full
-///   sink: it sizes the FIFO after it (the wrapper's clocks do).
+///   handed on are dropped whole. A port is built so that this does not
+///   happen in operation (`ts_xgmii_port`: the FIFO after the upsizer
+///   drains faster than words arrive); it is the defined outcome when the
+///   far side stops (held in reset).
 #[derive(LogicBlock)]
 pub struct AxisUpsize<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
