@@ -14,7 +14,7 @@ TS     := target/debug/trimswitch
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build py bench-python emit lint synth synth-top timing timing-record smoke regs sim formal clean
+.PHONY: all test check toolchain build py bench-python emit lint synth synth-top timing timing-record bitstream smoke regs sim formal clean
 
 all: toolchain build py
 	$(TS) emit  --config $(CONFIG)
@@ -51,6 +51,14 @@ timing: toolchain build
 # record"). Run after changing a block the gate times; commit the file.
 timing-record: toolchain
 	TS_TIMING_RECORD=1 TS_JOBS=$${TS_JOBS:-1} $(CARGO) test --locked --test tools -- --exact timing::leaf_blocks_keep_their_clock --nocapture
+
+# An ECP5 board's bitstream with the open tools (docs/boards.md): the board's
+# whole design, synth_ecp5, nextpnr-ecp5 with its LPF, ecppack, into
+# bitstreams/<board>.bit; the report (clocks, utilisation) in
+# build/<target>/bitstream/bitstream.md. A clock below its constraint fails
+# the build. No time limit; about 20 minutes on 2 cores for the Versa.
+bitstream: toolchain build
+	$(TS) bitstream --config $(if $(filter configs/netfpga-sume.toml,$(CONFIG)),configs/ecp5-versa.toml,$(CONFIG))
 
 # One scenario on the Verilated switch: make sim SCENARIO=incast_window
 sim: toolchain build

@@ -211,6 +211,21 @@ enum Cmd {
         #[arg(long)]
         board: Option<String>,
     },
+    /// Build an ECP5 board's bitstream with the open tools (`--config
+    /// configs/ecp5-versa.toml`): the board's design, `synth_ecp5`,
+    /// `nextpnr-ecp5` with its pin constraints, `ecppack`. Writes
+    /// bitstreams/<board>.bit and <out>/bitstream/{bitstream.md, .json,
+    /// pnr.json, logs}; a clock that misses its constraint fails the build.
+    Bitstream {
+        #[command(flatten)]
+        c: ConfigArgs,
+        /// nextpnr's placement seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Time limit of each tool run, in minutes; 0 for none.
+        #[arg(long, default_value_t = 0)]
+        timeout_min: u64,
+    },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
     /// Replay pcap captures through the ingress pipeline (RTL in Verilator, or the
@@ -306,6 +321,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Formal { job, out, timeout } => cmd_formal(job, out, timeout),
         Cmd::Sim { sel, scenario, out, no_plots, model } => cmd_sim(sel, scenario, out, no_plots, model),
         Cmd::Vivado { c, block, board } => cmd_vivado(c, block, board),
+        Cmd::Bitstream { c, seed, timeout_min } => cmd_bitstream(c, seed, timeout_min),
         Cmd::Summary(c) => cmd_summary(c),
         Cmd::Replay { sel, inputs, out_dir, model, fcs } => cmd_replay(sel, inputs, out_dir, model, fcs),
     }
@@ -726,6 +742,17 @@ fn cmd_vivado(c: ConfigArgs, block: Option<String>, board: Option<String>) -> Re
     println!("vivado: {block} for {} ({}, {} MHz)", cfg.target.name, cfg.target.part, cfg.target.clock_mhz);
     println!("  {}\n  {}\n  {}", v.verilog.display(), v.xdc.display(), v.script.display());
     println!("vivado: run {} where Vivado is installed; reports go to {}", v.script.display(), v.reports.display());
+    Ok(())
+}
+
+fn cmd_bitstream(c: ConfigArgs, seed: u64, timeout_min: u64) -> Result<()> {
+    let (cfg, out) = c.load()?;
+    let mut opts = trimswitch::bitstream::BuildOpts { seed, ..Default::default() };
+    if timeout_min > 0 {
+        opts.timeout = std::time::Duration::from_secs(60 * timeout_min);
+    }
+    let r = trimswitch::bitstream::build(&cfg, &out.join("bitstream"), &opts)?;
+    print!("{}", r.markdown());
     Ok(())
 }
 

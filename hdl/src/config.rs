@@ -48,7 +48,9 @@ pub struct Target {
     pub description: String,
     /// FPGA part number for the vendor flow.
     pub part: String,
-    /// Yosys `synth_xilinx -family` value: `xc7` or `xcup`.
+    /// The FPGA family: `xc7` or `xcup` (Yosys `synth_xilinx -family`, the
+    /// Vivado flows), or `ecp5` (Lattice ECP5: the open flow, `make
+    /// bitstream`).
     pub family: String,
     /// Datapath clock in MHz.
     pub clock_mhz: f64,
@@ -168,6 +170,14 @@ pub struct Tm {
     pub trim_len_ipv4: u32,
     /// Bytes other trimmable IPv6 traffic keeps (1..=128).
     pub trim_len_ipv6: u32,
+    /// The trimmer's window in bytes (build time; 64..=128, a multiple of
+    /// `data_width / 8`; default 128): the most a trimmed packet keeps, its
+    /// headers included (a packet whose headers end past it is cut there, as
+    /// past 128 by default). The trimmer's logic grows with it: 64 is about
+    /// half of 128 (for small parts, `docs/boards.md`). The `trim_len_*`
+    /// must not exceed it.
+    #[serde(default = "trim_window_default")]
+    pub trim_window: usize,
     /// Return a trimmed header to its sender when its header queue is full.
     pub return_to_sender: bool,
     /// Egress scheduler between the header and data queue: `"strict"` or `"drr"`.
@@ -465,6 +475,10 @@ fn fcs_check() -> String {
     "check".into()
 }
 
+fn trim_window_default() -> usize {
+    128
+}
+
 /// The name in backticks after `prefix` at the start of `msg`.
 fn backticked(msg: &str, prefix: &str) -> Option<String> {
     let rest = msg.strip_prefix(prefix)?.strip_prefix('`')?;
@@ -566,8 +580,8 @@ impl Config {
         if self.target.name.is_empty() || !self.target.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
             err("target.name", format!("{:?}", self.target.name), "must be non-empty and use only letters, digits, '-' and '_'")?;
         }
-        if !["xc7", "xcup"].contains(&self.target.family.as_str()) {
-            err("target.family", format!("{:?}", self.target.family), "must be \"xc7\" or \"xcup\"")?;
+        if !["xc7", "xcup", "ecp5"].contains(&self.target.family.as_str()) {
+            err("target.family", format!("{:?}", self.target.family), "must be \"xc7\", \"xcup\" or \"ecp5\"")?;
         }
         if !(self.target.clock_mhz > 0.0 && self.target.clock_mhz <= 1000.0) {
             err("target.clock_mhz", self.target.clock_mhz.to_string(), "must be in (0, 1000]")?;
@@ -762,9 +776,16 @@ impl Config {
         if !["strict", "drr"].contains(&t.scheduler.as_str()) {
             err("scheduler", format!("{:?}", t.scheduler), "must be \"strict\" or \"drr\"")?;
         }
+        if !(64..=128).contains(&t.trim_window) || !t.trim_window.is_multiple_of(k) {
+            err("trim_window", t.trim_window.to_string(), &format!("must be in 64..=128 bytes and a multiple of data_width / 8 ({k})"))?;
+        }
         for (key, v) in [("trim_len_ndp", t.trim_len_ndp), ("trim_len_ipv4", t.trim_len_ipv4), ("trim_len_ipv6", t.trim_len_ipv6)] {
-            if !(1..=128).contains(&v) {
-                err(key, v.to_string(), "must be in 1..=128 bytes (the trimmer keeps at most 128)")?;
+            if !(1..=t.trim_window as u32).contains(&v) {
+                err(
+                    key,
+                    v.to_string(),
+                    &format!("must be in 1..={} bytes (tm.trim_window: the trimmer keeps at most that)", t.trim_window),
+                )?;
             }
         }
         for (key, v) in [("quantum_h", t.quantum_h), ("quantum_d", t.quantum_d)] {
@@ -954,6 +975,7 @@ queue_h_words = 128
 trim_len_ndp = 80
 trim_len_ipv4 = 64
 trim_len_ipv6 = 128
+trim_window = 128
 return_to_sender = true
 scheduler = "strict"
 quantum_h = 1536
@@ -1006,6 +1028,9 @@ nexthop = 1
             ("meter_burst_bytes = 18000", "meter_burst_bytes = 9000", "x.toml: tm.meter_burst_bytes = 9000: must be in ingress.max_frame + 24 (9042)..2^24 bytes (a full bucket passes a largest frame)"),
             ("t0_us = 6.0", "t0_us = -1.0", "x.toml: tm.t0_us = -1: must be at least 0 and below 2^32 cycles at 200 MHz"),
             ("dod_words = 16", "dod_words = 2", "x.toml: tm.dod_words = 2: must be in 4..=4096 beats (at least a 128-byte header of 32 B beats)"),
+            ("trim_window = 128", "trim_window = 48", "x.toml: tm.trim_window = 48: must be in 64..=128 bytes and a multiple of data_width / 8 (32)"),
+            ("trim_window = 128", "trim_window = 80", "x.toml: tm.trim_window = 80: must be in 64..=128 bytes and a multiple of data_width / 8 (32)"),
+            ("trim_window = 128", "trim_window = 64", "x.toml: tm.trim_len_ndp = 80: must be in 1..=64 bytes (tm.trim_window: the trimmer keeps at most that)"),
         ];
         for (from, to, want) in cases {
             assert!(GOOD.contains(from), "{from}");

@@ -8,6 +8,7 @@ mod gmii;
 mod i2c_init;
 mod port;
 mod rgmii;
+mod self_test;
 mod switch_loop;
 mod xgmii_rx;
 mod xgmii_tx;

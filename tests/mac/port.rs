@@ -1,4 +1,5 @@
-//! `ts_xgmii_port` in Verilator on two unrelated clocks (the XGMII's 6.4 ns
+//! `ts_xgmii_port`, and the core of every port (`MacPort`) at the 1G MAC's
+//! byte width, in Verilator on two unrelated clocks (the XGMII's 6.4 ns
 //! against the switch's 5.0 ns, each edge jittered, random phase): frames
 //! from the clause-46 encoder cross into the switch clock as `D`-bit beats
 //! with the MAC's verdict; frames from the switch side leave on the XGMII
@@ -343,5 +344,139 @@ fn a_stalled_switch_side_costs_counted_frames() -> Result<()> {
     let tail: Vec<&Vec<u8>> = b.catch.got.iter().rev().take(500).map(|(g, _)| g).collect();
     ensure!(tail.iter().rev().zip(&sent[sent.len() - 500..]).all(|(g, s)| *g == s), "frames after the stall damaged");
     eprintln!("xgmii_port/64 stall: {whole} whole, {flagged} flagged, {over} overflows of {} frames", sent.len());
+    Ok(())
+}
+
+/// The MAC side of [`MacPort`] at GMII width (`S` = 8): drives received
+/// bytes, one per cycle while `rx` has them (`None`: an idle cycle), and
+/// takes transmitted bytes like the 1G transmit MAC: ready during a frame,
+/// then not for 20 cycles (preamble and gap). A frame that stops while the
+/// MAC is ready is an underrun.
+struct GmiiSide {
+    rx: Vec<Option<(u8, bool, bool)>>,
+    next: usize,
+    ports: [Port; 9], // rx_tdata, rx_tkeep, rx_tlast, rx_tuser, rx_tvalid, tx_tdata, tx_tlast, tx_tvalid, tx_tready
+    rest: u32,
+    in_frame: bool,
+    cur: Vec<u8>,
+    tx: Vec<Vec<u8>>,
+    underruns: u64,
+}
+
+impl Agent for GmiiSide {
+    fn drive(&mut self, m: &mut Model, _cycle: u64) {
+        let b = self.rx.get(self.next).copied().flatten();
+        self.next += 1;
+        let [d, k, l, u, v, _, _, _, r] = self.ports;
+        m.set(&d, b.map_or(0, |b| b.0 as u64));
+        m.set(&k, 1);
+        m.set(&l, b.is_some_and(|b| b.1) as u64);
+        m.set(&u, b.is_some_and(|b| b.2) as u64);
+        m.set(&v, b.is_some() as u64);
+        m.set(&r, (self.rest == 0) as u64);
+    }
+    fn sample(&mut self, m: &Model, _cycle: u64) {
+        let [_, _, _, _, _, d, l, v, _] = self.ports;
+        if self.rest > 0 {
+            self.rest -= 1;
+            return;
+        }
+        if m.get(&v) == 0 {
+            self.underruns += self.in_frame as u64;
+            return;
+        }
+        self.in_frame = true;
+        self.cur.push(m.get(&d) as u8);
+        if m.get(&l) == 1 {
+            self.tx.push(std::mem::take(&mut self.cur));
+            self.in_frame = false;
+            self.rest = 20;
+        }
+    }
+}
+
+/// [`MacPort`] at GMII width (`S` = 8, `ts_rgmii_port`'s core) on two
+/// unrelated clocks, 8 ns (the MACs' 125 MHz, receive and transmit) and
+/// 16 ns (the ECP5 board's 62.5 MHz switch clock), 64 bits: received bytes
+/// (frames 20..1 522 B back to back with 20-cycle gaps, some flagged bad
+/// on their last byte) come out as packed beats, whole, in order, flagged
+/// exactly when sent so; the switch side's packets (1..1 518 B, offered in
+/// 70% of its cycles) leave as bytes, whole, with no underrun (frame mode).
+#[test]
+fn gmii_words_cross_both_ways() -> Result<()> {
+    use trimswitch_hdl::mac::port::MacPort;
+    let m = model_of(&mut MacPort::<8, 1, 64, 8, 5, 71, 11, 12>::default(), "ts_mac_port", "s8-d64")?.instantiate();
+    let mut rng = SmallRng::seed_from_u64(41);
+    let mut gmii = GmiiSide {
+        rx: vec![],
+        next: 0,
+        ports: ["rx_tdata", "rx_tkeep", "rx_tlast", "rx_tuser", "rx_tvalid", "tx_tdata", "tx_tlast", "tx_tvalid", "tx_tready"]
+            .map(|p| m.port(p).unwrap()),
+        rest: 0,
+        in_frame: false,
+        cur: vec![],
+        tx: vec![],
+        underruns: 0,
+    };
+    let mut want_in = vec![];
+    while gmii.rx.len() < 120_000 {
+        let len = if rng.gen_bool(0.3) { 64 } else { rng.gen_range(20..=1522) };
+        let f: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let bad = rng.gen_bool(0.1);
+        for (i, b) in f.iter().enumerate() {
+            gmii.rx.push(Some((*b, i + 1 == len, bad && i + 1 == len)));
+        }
+        gmii.rx.extend(std::iter::repeat_n(None, 20));
+        want_in.push((f, bad));
+    }
+    let mut catch = Catch {
+        ports: ["m_tdata", "m_tkeep", "m_tlast", "m_tuser", "m_tvalid", "m_tready"].map(|p| m.port(p).unwrap()),
+        lanes: 8,
+        ready: true,
+        ready_prob: 1.0,
+        rng: SmallRng::seed_from_u64(42),
+        cur: vec![],
+        got: vec![],
+        errors: vec![],
+    };
+    let mut src = AxisSource::new(&m, &AxisPorts::slave("s").without_tuser(), 43)?;
+    src.idle_prob = 0.3;
+    let mut want_out = vec![];
+    for _ in 0..150 {
+        let len = if rng.gen_bool(0.3) { rng.gen_range(1..=60) } else { rng.gen_range(61..=1518) };
+        let data: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        src.push(Packet::new(data.clone(), 0));
+        want_out.push(data);
+    }
+    let mut clk = TwoClocks::new(m, ["rx_clock", "clock"], ["rx_reset", "reset"], [8000, 16000], 44)?.also(0, "tx_clock", "tx_reset")?;
+    clk.reset(4);
+    let mut edges = 0u64;
+    while gmii.next < gmii.rx.len() + 100 || gmii.tx.len() < want_out.len() || !catch.idle() {
+        clk.step(&mut [&mut gmii], &mut [&mut src, &mut catch]);
+        edges += 1;
+        ensure!(
+            edges < 3_000_000,
+            "not done: {} of {} bytes in, {} of {} packets out",
+            gmii.next,
+            gmii.rx.len(),
+            gmii.tx.len(),
+            want_out.len()
+        );
+    }
+    ensure!(catch.errors.is_empty(), "{} bad beats, first {}", catch.errors.len(), catch.errors[0]);
+    ensure!(catch.got.len() == want_in.len(), "{} packets in, {} frames sent", catch.got.len(), want_in.len());
+    for (n, ((g, gbad), (w, wbad))) in catch.got.iter().zip(&want_in).enumerate() {
+        ensure!(gbad == wbad && g == w, "packet {n} ({} B, bad {wbad}): {} B out, flagged {gbad}", w.len(), g.len());
+    }
+    ensure!(
+        gmii.tx == want_out,
+        "{} of {} packets out as sent",
+        gmii.tx.iter().zip(&want_out).filter(|(a, b)| a == b).count(),
+        want_out.len()
+    );
+    ensure!(gmii.underruns == 0, "{} underruns", gmii.underruns);
+    let over = clk.model.port("rx_overflows")?;
+    ensure!(clk.model.get(&over) == 0, "rx_overflows");
+    eprintln!("mac_port/8->64: {} frames in, {} out, {:?} cycles (MAC, switch)", want_in.len(), want_out.len(), clk.cycles);
     Ok(())
 }

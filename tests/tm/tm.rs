@@ -78,6 +78,8 @@ struct Knobs {
     /// Data width instead of the configuration's 256 bits (512: a 64-byte
     /// packet is one beat, so decisions can follow each other every cycle).
     width: Option<usize>,
+    /// Build-time `tm.trim_window` instead of the configuration's 128 bytes.
+    window: Option<usize>,
 }
 
 /// Meter-mode registers: optimistic rate (16.16 B/cycle; halftimistic and
@@ -183,11 +185,15 @@ fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64
     if let Some(w) = k.width {
         cfg.datapath.data_width = w;
     }
+    if let Some(w) = k.window {
+        cfg.tm.trim_window = w;
+    }
     let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
+    let tag = format!("netfpga-{d}-w{}", cfg.tm.trim_window);
     let m = with_geometry!(d, u, [(256, 128), (512, 128)], |D, K, U, M, W| model_of(
         &mut TrafficManager::<D, K, U, M, W>::new(&cfg),
         "ts_tm",
-        &format!("netfpga-{d}")
+        &tag
     ))
     .with_context(|| format!("the test replays 256- or 512-bit beats, not {d}"))??
     .instantiate();
@@ -274,6 +280,7 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
             len_ipv4: t.trim_len_ipv4 as u16,
             len_ipv6: t.trim_len_ipv6 as u16,
             dscp_trimmed: (dscp >= 0).then_some(dscp as u8),
+            window: t.trim_window as u16,
         },
         meter: k.meter.is_some(),
         depth_dod: t.dod_words,
@@ -355,7 +362,9 @@ fn replay(pkts: &[(Vec<u8>, Meta)], k: Knobs, cap: &Capture) -> Result<Replay> {
                             notifies += 1;
                             dod_t_in.push_back(t_in);
                         }
-                        Fate::Whole(d, _) => pending[d as usize].entry((m.pack(), f.clone())).or_default().push_back((t_in, fate)),
+                        Fate::Whole(d, _) => {
+                            pending[d as usize].entry((model.admitted(&m).pack(), f.clone())).or_default().push_back((t_in, fate))
+                        }
                         Fate::Trimmed(d) | Fate::Returned(d) => {
                             let (tf, tm) = trimswitch_sim::model::tm::trim(&f, &m, &model.settings.trim, matches!(fate, Fate::Returned(_)));
                             pending[d as usize].entry((tm.pack(), tf)).or_default().push_back((t_in, fate));
@@ -471,8 +480,16 @@ fn differential_random() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let pkts = traffic(6000, 3000, 41, &mut |_, m| (m.src_port, if rng.gen_bool(0.01) { 7 } else { rng.gen_range(0..PORTS as u8) }));
     for (k, ready, seed) in [
-        (Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: false, meter: None, dod_words: None, width: None }, [0.12, 0.2, 0.1, 0.6], 1),
-        (Knobs { limit_h: 250, limit_d: 4000, rts: false, drr: true, meter: None, dod_words: None, width: None }, [0.1, 0.15, 0.3, 0.2], 2),
+        (
+            Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: false, meter: None, dod_words: None, width: None, window: None },
+            [0.12, 0.2, 0.1, 0.6],
+            1,
+        ),
+        (
+            Knobs { limit_h: 250, limit_d: 4000, rts: false, drr: true, meter: None, dod_words: None, width: None, window: None },
+            [0.1, 0.15, 0.3, 0.2],
+            2,
+        ),
     ] {
         let o = run(&pkts, k, 0.05, &ready, seed).with_context(|| format!("{k:?}"))?;
         let c = &o.counters;
@@ -487,6 +504,26 @@ fn differential_random() -> Result<()> {
     Ok(())
 }
 
+/// A 64-byte trim window (`tm.trim_window = 64`, the ECP5 board's): every
+/// decision, departure and counter is the model's, and packets whose
+/// headers end past the window (IPv4 with options, NDP over IPv6) are never
+/// trimmed: queued whole or dropped as not trimmable.
+#[test]
+fn window_64_keeps_long_headers_whole() -> Result<()> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    let pkts = traffic(3000, 1500, 61, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
+    let long = pkts.iter().filter(|(_, m)| m.trim_ok && trimswitch_sim::model::tm::header_end(m) > 64).count();
+    ensure!(long > 50, "only {long} trimmable packets with headers past 64 bytes");
+    let k = Knobs { limit_h: 300, limit_d: 4000, rts: true, drr: false, meter: None, dod_words: None, width: None, window: Some(64) };
+    let o = run(&pkts, k, 0.05, &[0.1, 0.15, 0.3, 0.2], 9)?;
+    let c = &o.counters;
+    for name in ["trim_packets", "drop_data_pkts", "enq_d_pkts"] {
+        ensure!(c[name] > 0, "{name} never happened: {c:?}");
+    }
+    eprintln!("window 64: {long} long-header trimmable packets of {}, {c:?}", pkts.len());
+    Ok(())
+}
+
 /// The stream matrix (`common::MATRIX`: input idle gaps x egress
 /// backpressure, the same on every port) with random traffic to random
 /// ports: in every cell each decision, departure and counter is the model's.
@@ -494,7 +531,7 @@ fn differential_random() -> Result<()> {
 fn matrix() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let pkts = traffic(1500, 1500, 51, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
-    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None, width: None };
+    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None, width: None, window: None };
     let mut seed = 30;
     for_matrix(|c| {
         seed += 1;
@@ -528,6 +565,7 @@ fn incast_4_to_1() -> Result<()> {
         meter: None,
         dod_words: None,
         width: None,
+        window: None,
     };
     let meter = Knobs { meter: Some(MeterKnobs::of(&cfg)), ..ideal };
     let mut trims = vec![];
@@ -589,7 +627,7 @@ fn differential_meter() -> Result<()> {
         (m.src_port, if rng.gen_bool(0.01) { 6 } else { rng.gen_range(0..PORTS as u8) })
     });
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 3000, t0: 300, t1: 700 };
-    let k = Knobs { limit_h: 400, limit_d: 4500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: None };
+    let k = Knobs { limit_h: 400, limit_d: 4500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: None, window: None };
     let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 7)?;
     let c = &o.counters;
     eprintln!("meter mode: {} cycles, {c:?}", o.cycles);
@@ -632,13 +670,22 @@ fn differential_512_back_to_back() -> Result<()> {
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 2000, t0: 300, t1: 700 };
     for (k, ready, seed, want) in [
         (
-            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: None, dod_words: None, width: Some(512) },
+            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: None, dod_words: None, width: Some(512), window: None },
             [0.5, 0.2, 0.3, 0.6],
             21,
             &["enq_h_pkts", "enq_d_pkts", "trim_packets", "rts_packets", "drop_bad_pkts", "drop_data_pkts", "dropped_trim_packets"][..],
         ),
         (
-            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: Some(512) },
+            Knobs {
+                limit_h: 300,
+                limit_d: 1500,
+                rts: true,
+                drr: false,
+                meter: Some(mk),
+                dod_words: Some(4),
+                width: Some(512),
+                window: None,
+            },
             [0.5, 0.2, 0.3, 0.6],
             22,
             &["enq_d_pkts", "trim_packets", "dod_trim_packets", "drop_dod_pkts"][..],
@@ -665,7 +712,7 @@ fn word_limit_bounds_admission() -> Result<()> {
     let words = cfg.tm.queue_d_words as u32;
     let o = run(
         &pkts,
-        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None, width: None },
+        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None, width: None, window: None },
         0.0,
         &[1.0, 1.0, 0.05, 1.0],
         8,

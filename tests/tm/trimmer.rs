@@ -19,14 +19,14 @@ use trimswitch_sim::harness::dut::model_of;
 use trimswitch_sim::harness::tb::Tb;
 use trimswitch_sim::harness::verilator::ModelLib;
 use trimswitch_sim::model::gen::{random_frame, GenOpts};
-use trimswitch_sim::model::tm::{keep_len, trim, TrimParams};
+use trimswitch_sim::model::tm::{header_end, keep_len, trim, TrimParams};
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::packet::pcap::PcapWriter;
 
-fn model(width: usize) -> Result<ModelLib> {
-    let tag = format!("d{width}");
+fn model(width: usize, window: usize) -> Result<ModelLib> {
+    let tag = if window == 128 { format!("d{width}") } else { format!("d{width}-w{window}") };
     with_geometry!(width, 128, [(64, 128), (256, 128), (512, 128)], |D, K, U, M, W| model_of(
-        &mut Trimmer::<D, K, U>::default(),
+        &mut Trimmer::<D, K, U>::with_window(window),
         "ts_trimmer",
         &tag
     ))
@@ -45,6 +45,13 @@ struct Case {
 /// trim, or trim and return. Trim lengths are random per run, so short and
 /// long keeps and "shorter than the trim length" packets all occur.
 fn cases(n: usize, p: &TrimParams, seed: u64) -> Vec<Case> {
+    cases_asking(n, p, p, seed)
+}
+
+/// [`cases`] whose `tuser.length` is the keep length under `ask` (what
+/// admission with those parameters hands on), the output the model's under
+/// `p`: with `ask.window` above `p.window`, the trimmer's own cap is tested.
+fn cases_asking(n: usize, p: &TrimParams, ask: &TrimParams, seed: u64) -> Vec<Case> {
     let cfg = config();
     let mut ing = IngressModel::new(&cfg);
     let mut o = GenOpts::from_settings(&Settings::from_config(&cfg));
@@ -55,7 +62,8 @@ fn cases(n: usize, p: &TrimParams, seed: u64) -> Vec<Case> {
         let port = rng.gen_range(0..4);
         let Some(x) = ing.process(port, &random_frame(&mut rng, &o)) else { continue };
         let d = rng.gen_range(0..5);
-        if !x.meta.trim_ok || d < 2 {
+        // Admission never trims a packet whose headers end past the window.
+        if !x.meta.trim_ok || d < 2 || header_end(&x.meta) > p.window {
             let pk = Packet::new(x.frame, x.meta.pack());
             out.push(Case { input: pk.clone(), want: pk, trimmed: false });
             continue;
@@ -66,7 +74,7 @@ fn cases(n: usize, p: &TrimParams, seed: u64) -> Vec<Case> {
         // length in `length`, the source port as destination when returned.
         let mut m_in: Meta = x.meta;
         m_in.flags = flag::TRIMMED | if rts { flag::RETURNED } else { 0 };
-        m_in.length = keep_len(&x.meta, p);
+        m_in.length = keep_len(&x.meta, ask);
         if rts {
             m_in.dest_port = m_in.src_port;
         }
@@ -81,7 +89,7 @@ struct Run {
 }
 
 fn run(width: usize, cases: &[Case], p: &TrimParams, idle: f64, ready: f64, seed: u64) -> Result<Run> {
-    let m = model(width)?.instantiate();
+    let m = model(width, p.window as usize)?.instantiate();
     let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
     let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 1)?;
     let mut tb = Tb::new(m, "clock", Some("reset"))?;
@@ -136,6 +144,7 @@ fn random_params(seed: u64) -> TrimParams {
         len_ipv4: rng.gen_range(40..=128),
         len_ipv6: rng.gen_range(60..=128),
         dscp_trimmed: if rng.gen_bool(0.8) { Some(rng.gen_range(0..64)) } else { None },
+        window: 128,
     }
 }
 
@@ -165,6 +174,35 @@ fn against_model(width: usize, n: usize, seed: u64) -> Result<()> {
 #[test]
 fn against_model_64() -> Result<()> {
     against_model(64, 1500, 11)
+}
+
+/// A 64-byte window (`tm.trim_window = 64`, the ECP5 board's): the
+/// trimmer keeps at most 64 bytes whatever `tuser.length` asks (here up to
+/// 128: the keep lengths of a 128-byte window), headers past it cut, every
+/// packet as the model says with the window (two cells of the matrix).
+#[test]
+fn against_model_window_64() -> Result<()> {
+    let mut k = 0;
+    for_matrix(|cell| {
+        k += 1;
+        if k > 2 {
+            return Ok(());
+        }
+        let ask = if k == 1 { TrimParams { len_ndp: 128, len_ipv4: 100, ..TrimParams::default() } } else { random_params(30 + k) };
+        let p = TrimParams { window: 64, ..ask };
+        let cs = cases_asking(1200, &p, &ask, 30 + k);
+        ensure!(cs.iter().all(|c| !c.trimmed || c.want.data.len() <= 64), "the model keeps more than the window");
+        let r = run(64, &cs, &p, cell.idle_prob, cell.ready_prob, 30 + k)?;
+        compare(&cs, &r.got).with_context(|| format!("64 bits, window 64, params {p:?}"))?;
+        let asked_more = cs.iter().filter(|c| c.trimmed && Meta::unpack(c.input.user).length > 64).count();
+        ensure!(asked_more > 25, "only {asked_more} packets asked for more than the window");
+        eprintln!(
+            "window 64: {} packets, {} trimmed, {asked_more} asked for more than 64 bytes",
+            cs.len(),
+            cs.iter().filter(|c| c.trimmed).count()
+        );
+        Ok(())
+    })
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! One test binary per subsystem (`cargo test --test tools <module>::<test>`);
 //! each module is one block's or one tool's tests.
 mod cli;
+mod ecp5_board;
 mod emit_lint_synth;
 mod formal;
 mod timing;

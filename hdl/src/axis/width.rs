@@ -1,8 +1,9 @@
-//! Width converters between a MAC's 64-bit stream and the switch's
-//! `D`-bit data path (issue 18, `docs/boards.md`): [`AxisUpsize`] packs the
-//! receive MAC's words into beats, [`AxisDownsize`] unpacks beats into words
-//! for the transmit MAC. `D` is a multiple of 64 (64 to 512 bits); `tkeep`
-//! is packed (a run from lane 0) on both sides, partial only on a last beat.
+//! Width converters between a MAC's `S`-bit stream (64 for XGMII, 8 for
+//! GMII) and the switch's `D`-bit data path (issue 18, `docs/boards.md`):
+//! [`AxisUpsize`] packs the receive MAC's words into beats, [`AxisDownsize`]
+//! unpacks beats into words for the transmit MAC. `S` is 8 or 64 (`SK = S /
+//! 8` lanes), `D` a multiple of 64 (64 to 512 bits) and of `S`; `tkeep` is
+//! packed (a run from lane 0) on both sides, partial only on a last beat.
 use crate::axis::bundle::AxisPlainSink;
 use crate::prim::widgets::DffR;
 use rust_hdl::prelude::*;
@@ -22,17 +23,17 @@ enum Up {
     Drop,
 }
 
-/// 64-bit words into `D`-bit beats, for a receive MAC that cannot be held.
+/// `S`-bit words into `D`-bit beats, for a receive MAC that cannot be held.
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset.
-/// - `s_tdata` (64), `s_tkeep` (8), `s_tlast`, `s_tuser`, `s_tvalid` in:
+/// - `s_tdata` (`S`), `s_tkeep` (`SK`), `s_tlast`, `s_tuser`, `s_tvalid` in:
 ///   the MAC's words; `s_tuser` on a last word: the frame is bad.
 ///   `s_tready` out is always high (a receive MAC cannot be held).
 /// - `m_tdata` (`D`), `m_tkeep` (`K`), `m_tlast`, `m_tuser`, `m_tvalid` out
 ///   (registered), `m_tready` in: the beats, `tuser` = the MAC's flag on a
 ///   last beat.
-///   A beat is complete after `D / 64` words or the frame's last.
+///   A beat is complete after `D / S` words or the frame's last.
 /// - `overflows` out (32 bits, wraps): frames hit by a full output. When a
 ///   complete beat finds the output register still held (`m_tready` low),
 ///   the beat is lost and the frame's rest dropped; the frame is then ended
@@ -43,10 +44,10 @@ enum Up {
 ///   drains faster than words arrive); it is the defined outcome when the
 ///   far side stops (held in reset).
 #[derive(LogicBlock)]
-pub struct AxisUpsize<const D: usize, const K: usize> {
+pub struct AxisUpsize<const S: usize, const SK: usize, const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s: AxisPlainSink<64, 8>,
+    pub s: AxisPlainSink<S, SK>,
     pub m_tdata: Signal<Out, Bits<D>>,
     pub m_tkeep: Signal<Out, Bits<K>>,
     pub m_tlast: Signal<Out, Bit>,
@@ -60,6 +61,9 @@ pub struct AxisUpsize<const D: usize, const K: usize> {
     acc_keep: DFF<Bits<K>>,
     idx: DffR<Bits<8>>,
     last_idx: Constant<Bits<8>>,
+    /// log2 of `S` and of `SK`: a word's offset in bits and lanes.
+    s_shift: Constant<Bits<8>>,
+    sk_shift: Constant<Bits<8>>,
     o_v: DffR<Bit>,
     o_data: DFF<Bits<D>>,
     o_keep: DFF<Bits<K>>,
@@ -77,9 +81,17 @@ pub struct AxisUpsize<const D: usize, const K: usize> {
     in_next: Signal<Local, Bit>,
 }
 
-impl<const D: usize, const K: usize> Default for AxisUpsize<D, K> {
+/// The geometry both converters accept (module docs).
+fn check_widths(name: &str, s: usize, sk: usize, d: usize, k: usize) {
+    assert!(
+        (s == 8 || s == 64) && sk * 8 == s && d.is_multiple_of(64) && (64..=512).contains(&d) && k * 8 == d,
+        "{name}: S 8 or 64, SK = S / 8, D a multiple of 64 in 64..=512, K = D / 8"
+    );
+}
+
+impl<const S: usize, const SK: usize, const D: usize, const K: usize> Default for AxisUpsize<S, SK, D, K> {
     fn default() -> Self {
-        assert!(D.is_multiple_of(64) && (64..=512).contains(&D) && K * 8 == D, "AxisUpsize: D a multiple of 64 in 64..=512, K = D / 8");
+        check_widths("AxisUpsize", S, SK, D, K);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -94,7 +106,9 @@ impl<const D: usize, const K: usize> Default for AxisUpsize<D, K> {
             acc: Default::default(),
             acc_keep: Default::default(),
             idx: Default::default(),
-            last_idx: Constant::new((D as u64 / 64 - 1).to_bits()),
+            last_idx: Constant::new(((D / S) as u64 - 1).to_bits()),
+            s_shift: Constant::new((S.trailing_zeros() as u64).to_bits()),
+            sk_shift: Constant::new((SK.trailing_zeros() as u64).to_bits()),
             o_v: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -113,7 +127,7 @@ impl<const D: usize, const K: usize> Default for AxisUpsize<D, K> {
     }
 }
 
-impl<const D: usize, const K: usize> Logic for AxisUpsize<D, K> {
+impl<const S: usize, const SK: usize, const D: usize, const K: usize> Logic for AxisUpsize<S, SK, D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, acc, acc_keep, idx, o_v, o_data, o_keep, o_last, o_user, st, in_frame, n_over);
@@ -128,8 +142,8 @@ impl<const D: usize, const K: usize> Logic for AxisUpsize<D, K> {
         self.o_free.next = !self.o_v.q.val() | self.m_tready.val();
         self.complete.next = self.s.tlast.val() | (self.idx.q.val() == self.last_idx.val());
         // The word in its lanes of the beat.
-        self.word.next = bit_cast::<D, 64>(self.s.tdata.val()) << (bit_cast::<D, 8>(self.idx.q.val()) << 6);
-        self.wkeep.next = bit_cast::<K, 8>(self.s.tkeep.val()) << (bit_cast::<K, 8>(self.idx.q.val()) << 3);
+        self.word.next = bit_cast::<D, S>(self.s.tdata.val()) << (bit_cast::<D, 8>(self.idx.q.val()) << self.s_shift.val());
+        self.wkeep.next = bit_cast::<K, SK>(self.s.tkeep.val()) << (bit_cast::<K, 8>(self.idx.q.val()) << self.sk_shift.val());
         self.in_next.next = self.in_frame.q.val();
         if self.take.val() {
             self.in_next.next = !self.s.tlast.val();
@@ -202,7 +216,7 @@ impl<const D: usize, const K: usize> Logic for AxisUpsize<D, K> {
     }
 }
 
-/// `D`-bit beats into 64-bit words, for a transmit MAC.
+/// `D`-bit beats into `S`-bit words, for a transmit MAC.
 ///
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset.
@@ -212,16 +226,16 @@ impl<const D: usize, const K: usize> Logic for AxisUpsize<D, K> {
 ///   buffer while its words leave; `s_tready` is high when the buffer is
 ///   empty or its last word leaves this cycle (so a stream of beats leaves
 ///   one word per cycle).
-/// - `m_tdata` (64), `m_tkeep` (8), `m_tlast`, `m_tuser`, `m_tvalid` out
+/// - `m_tdata` (`S`), `m_tkeep` (`SK`), `m_tlast`, `m_tuser`, `m_tvalid` out
 ///   (registered), `m_tready` in: the words, a beat's lanes past its
 ///   `tkeep` left out.
 #[derive(LogicBlock)]
-pub struct AxisDownsize<const D: usize, const K: usize> {
+pub struct AxisDownsize<const S: usize, const SK: usize, const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s: AxisPlainSink<D, K>,
-    pub m_tdata: Signal<Out, Bits<64>>,
-    pub m_tkeep: Signal<Out, Bits<8>>,
+    pub m_tdata: Signal<Out, Bits<S>>,
+    pub m_tkeep: Signal<Out, Bits<SK>>,
     pub m_tlast: Signal<Out, Bit>,
     pub m_tuser: Signal<Out, Bit>,
     pub m_tvalid: Signal<Out, Bit>,
@@ -233,9 +247,11 @@ pub struct AxisDownsize<const D: usize, const K: usize> {
     b_user: DFF<Bit>,
     idx: DffR<Bits<8>>,
     last_idx: Constant<Bits<8>>,
+    s_shift: Constant<Bits<8>>,
+    sk_shift: Constant<Bits<8>>,
     o_v: DffR<Bit>,
-    o_data: DFF<Bits<64>>,
-    o_keep: DFF<Bits<8>>,
+    o_data: DFF<Bits<S>>,
+    o_keep: DFF<Bits<SK>>,
     o_last: DFF<Bit>,
     o_user: DFF<Bit>,
     o_load: Signal<Local, Bit>,
@@ -248,9 +264,9 @@ pub struct AxisDownsize<const D: usize, const K: usize> {
     ready: Signal<Local, Bit>,
 }
 
-impl<const D: usize, const K: usize> Default for AxisDownsize<D, K> {
+impl<const S: usize, const SK: usize, const D: usize, const K: usize> Default for AxisDownsize<S, SK, D, K> {
     fn default() -> Self {
-        assert!(D.is_multiple_of(64) && (64..=512).contains(&D) && K * 8 == D, "AxisDownsize: D a multiple of 64 in 64..=512, K = D / 8");
+        check_widths("AxisDownsize", S, SK, D, K);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -267,7 +283,9 @@ impl<const D: usize, const K: usize> Default for AxisDownsize<D, K> {
             b_last: Default::default(),
             b_user: Default::default(),
             idx: Default::default(),
-            last_idx: Constant::new((D as u64 / 64 - 1).to_bits()),
+            last_idx: Constant::new(((D / S) as u64 - 1).to_bits()),
+            s_shift: Constant::new((S.trailing_zeros() as u64).to_bits()),
+            sk_shift: Constant::new((SK.trailing_zeros() as u64).to_bits()),
             o_v: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -283,7 +301,7 @@ impl<const D: usize, const K: usize> Default for AxisDownsize<D, K> {
     }
 }
 
-impl<const D: usize, const K: usize> Logic for AxisDownsize<D, K> {
+impl<const S: usize, const SK: usize, const D: usize, const K: usize> Logic for AxisDownsize<S, SK, D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, b_v, b_data, b_keep, b_last, b_user, idx, o_v, o_data, o_keep, o_last, o_user);
@@ -292,9 +310,9 @@ impl<const D: usize, const K: usize> Logic for AxisDownsize<D, K> {
         self.o_v.reset.next = self.reset.val();
 
         self.o_load.next = !self.o_v.q.val() | self.m_tready.val();
-        self.sh_data.next = self.b_data.q.val() >> (bit_cast::<D, 8>(self.idx.q.val()) << 6);
-        self.sh_keep.next = self.b_keep.q.val() >> (bit_cast::<K, 8>(self.idx.q.val()) << 3);
-        self.rest.next = self.b_keep.q.val() >> ((bit_cast::<K, 8>(self.idx.q.val()) + 1) << 3);
+        self.sh_data.next = self.b_data.q.val() >> (bit_cast::<D, 8>(self.idx.q.val()) << self.s_shift.val());
+        self.sh_keep.next = self.b_keep.q.val() >> (bit_cast::<K, 8>(self.idx.q.val()) << self.sk_shift.val());
+        self.rest.next = self.b_keep.q.val() >> ((bit_cast::<K, 8>(self.idx.q.val()) + 1) << self.sk_shift.val());
         self.at_end.next = (self.idx.q.val() == self.last_idx.val()) | !self.rest.val().any();
         self.ready.next = !self.reset.val() & (!self.b_v.q.val() | (self.o_load.val() & self.at_end.val()));
         self.s.tready.next = self.ready.val();
@@ -303,8 +321,8 @@ impl<const D: usize, const K: usize> Logic for AxisDownsize<D, K> {
         }
         if self.b_v.q.val() & self.o_load.val() {
             self.o_v.d.next = true;
-            self.o_data.d.next = self.sh_data.val().get_bits::<64>(0);
-            self.o_keep.d.next = self.sh_keep.val().get_bits::<8>(0);
+            self.o_data.d.next = self.sh_data.val().get_bits::<S>(0);
+            self.o_keep.d.next = self.sh_keep.val().get_bits::<SK>(0);
             self.o_last.d.next = self.b_last.q.val() & self.at_end.val();
             self.o_user.d.next = self.b_user.q.val();
             self.idx.d.next = self.idx.q.val() + 1;

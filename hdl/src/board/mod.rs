@@ -6,7 +6,13 @@
 //! - [`si5324`]: the Si5324 clock multiplier's frequency plan as register
 //!   writes, and the NetFPGA-SUME's start-up program;
 //! - [`sume`]: `ts_sume_switch`, the NetFPGA-SUME design but its vendor
-//!   primitives and IP.
+//!   primitives and IP;
+//! - [`ecp5_pll`]: the ECP5 PLL with its dividers from the frequencies;
+//! - [`versa`]: `ts_versa_switch`, the whole design of the ECP5-5G Versa board
+//!   (the open bitstream flow).
+pub mod ecp5_pll;
 pub mod i2c_init;
+pub mod self_test;
 pub mod si5324;
 pub mod sume;
+pub mod versa;

@@ -7,6 +7,7 @@ use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::axis::skid::AxisSkid;
 use crate::board::sume::SumeSwitch;
+use crate::board::versa::VersaSwitch;
 use crate::config::Config;
 use crate::gen::emit::emit_verilog;
 use crate::ingress::classify::Classify;
@@ -181,6 +182,10 @@ pub const XGMII_SWITCH: &str = "ts_xgmii_switch";
 /// for the `netfpga-sume` configuration (`trimswitch vivado --board`).
 pub const SUME_SWITCH: &str = "ts_sume_switch";
 
+/// The ECP5-5G Versa board's whole design ([`crate::board::versa`]):
+/// emitted by name for the `ecp5-versa` configuration (`make bitstream`).
+pub const VERSA_SWITCH: &str = "ts_versa_switch";
+
 /// A port's FIFO geometry at `D` bits ([`XgmiiPort`]): the word `F = D + M
 /// + 2` bits (`M` as [`with_geometry`] has it), the transmit FIFO `2^A`
 /// words = 16 KiB, `A1 = A + 1`.
@@ -303,6 +308,7 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_xgmii_port" => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiPort::<D, K, M, F, A, A1>::default(), name, &prov)?),
         XGMII_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         SUME_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut SumeSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
+        VERSA_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut VersaSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
         "ts_rx_fcs" => emit_verilog(&mut RxFcs::<D, K, U, M, W>::new(cfg.fifo.depth).with_mac_fcs(cfg.ingress.fcs == "mac"), name, &prov)?,
@@ -311,8 +317,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             name,
             &prov,
         )?,
-        "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::default(), name, &prov)?,
-        "ts_tm_pre" => emit_verilog(&mut TmPre::<D, K, U>::default(), name, &prov)?,
+        "ts_trimmer" => emit_verilog(&mut Trimmer::<D, K, U>::with_window(cfg.tm.trim_window), name, &prov)?,
+        "ts_tm_pre" => emit_verilog(&mut TmPre::<D, K, U>::with_window(cfg.tm.trim_window), name, &prov)?,
         "ts_tm_admit" => {
             emit_verilog(&mut TmAdmit::<D, K, U>::new(ports, cfg.tm.queue_h_words, cfg.tm.queue_d_words, cfg.tm.dod_words), name, &prov)?
         }

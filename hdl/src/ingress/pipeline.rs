@@ -128,6 +128,31 @@ impl IngressRegs {
         ctl.extend(std::iter::repeat_n(cfg.arbiter.quantum, IngressRegs { ports }.arb_inputs()));
         ctl
     }
+    /// The tables' reset values, as a host would write them: the route
+    /// table from `[[ingress.route]]`, the L2 table from `[[ingress.l2]]`,
+    /// the next hops from `ingress.nexthop_mac` (two words per row, rows
+    /// past the listed entries zero: invalid). So a board without a host
+    /// (the ECP5 board, `docs/boards.md`) forwards from its configuration,
+    /// and a host may still rewrite every row.
+    pub fn table_reset(cfg: &Config) -> [Vec<u32>; 3] {
+        use crate::config::parse_prefix;
+        use crate::ingress::lookup::reg as lreg;
+        let g = &cfg.ingress;
+        let mut routes = vec![0; 2 * g.lpm_entries];
+        for (i, r) in g.route.iter().enumerate() {
+            let (prefix, len) = parse_prefix(&r.prefix).expect("validated route prefix");
+            routes[2 * i..2 * i + 2].copy_from_slice(&lreg::route(prefix, len, r.port as u8, r.nexthop as u8));
+        }
+        let mut l2 = vec![0; 2 * g.l2_entries];
+        for (i, e) in g.l2.iter().enumerate() {
+            l2[2 * i..2 * i + 2].copy_from_slice(&lreg::l2(parse_mac(&e.mac).expect("validated L2 MAC"), e.port as u8));
+        }
+        let mut nh = vec![0; 2 * g.nexthops];
+        for (i, m) in g.nexthop_mac.iter().enumerate() {
+            nh[2 * i..2 * i + 2].copy_from_slice(&lreg::mac(parse_mac(m).expect("validated next-hop MAC")));
+        }
+        [routes, l2, nh]
+    }
     pub fn arb_quantum(&self, p: usize) -> u32 {
         Self::ARB_QUANTUM + 4 * p as u32
     }
@@ -319,6 +344,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         let g = &cfg.ingress;
         let arb_inputs = ports.max(2);
         let ctl = IngressRegs::ctl_reset(cfg);
+        let tables = IngressRegs::table_reset(cfg);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -369,9 +395,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             apply: Default::default(),
             split: AxilSplit::new(5),
             ctl: AxilRegs::new(&ctl, 0),
-            routes: AxilRegs::new(&vec![0; 2 * g.lpm_entries], 0),
-            l2t: AxilRegs::new(&vec![0; 2 * g.l2_entries], 0),
-            nht: AxilRegs::new(&vec![0; 2 * g.nexthops], 0),
+            routes: AxilRegs::new(&tables[0], 0),
+            l2t: AxilRegs::new(&tables[1], 0),
+            nht: AxilRegs::new(&tables[2], 0),
             ctr: AxilRegs::new(&[0], IngressRegs::COUNTERS.len() + RO_PER_PORT * ports),
         }
     }

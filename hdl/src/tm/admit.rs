@@ -975,8 +975,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
 /// for every beat, what admission needs beyond `tuser`'s fields and writes it
 /// into `tuser` bits [`PRE_KL_LSB`]..128: the keep length of a trim
 /// (`[103:96]`: the trim length of the packet's kind from `trim_len`, at least
-/// its headers, at most 128 and the packet), its words (`[111:104]`) and the
-/// packet's words (`[127:112]`, `ceil(bytes / K)`). So the decision starts
+/// its headers, at most the window (128 or `tm.trim_window`) and the packet),
+/// its words (`[111:104]`) and the packet's words (`[127:112]`, `ceil(bytes /
+/// K)`); and it clears `trim_ok` of a packet whose headers end past the
+/// window (`docs/trimming.md`, "The window"). So the decision starts
 /// from registers (its logic depth, `docs/resources.md`).
 ///
 /// Stage 1 (into an [`AxisPipe`]) computes where the headers end, the trim
@@ -998,6 +1000,8 @@ pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     stage1: AxisPipe<D, K, U>,
     pre: AxisSkid<D, K, U>,
     pre_clear: Constant<Bits<U>>,
+    /// Every bit but `trim_ok`.
+    no_trim_ok: Constant<Bits<U>>,
     k_minus_1: Constant<Bits<8>>,
     k_shift: Constant<Bits<8>>,
     k_minus_1_32: Constant<Bits<32>>,
@@ -1019,10 +1023,20 @@ pub struct TmPre<const D: usize, const K: usize, const U: usize> {
     kl_in: Signal<Local, Bits<8>>,
     w_kl_in: Signal<Local, Bits<8>>,
     w_len_in: Signal<Local, Bits<32>>,
+    notrim: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> {
     fn default() -> Self {
+        Self::with_window(128)
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> TmPre<D, K, U> {
+    /// Keep lengths capped at `window` bytes (`tm.trim_window`, the
+    /// trimmer's: [`crate::tm::trimmer::Trimmer::with_window`]) instead of 128.
+    pub fn with_window(window: usize) -> Self {
+        assert!((1..=128).contains(&window), "TmPre: a window of 1..=128 bytes");
         assert!(K * 8 == D && K.is_power_of_two() && U == 128, "TmPre: D = 8K, K a power of two, U = 128");
         // Header ends and trim lengths (at most 187) plus K - 1 stay below 256.
         assert!(K <= 64, "TmPre: at most 64 bytes per beat");
@@ -1039,12 +1053,13 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
             stage1: Default::default(),
             pre: Default::default(),
             pre_clear: Constant::new(pc),
+            no_trim_ok: Constant::new(Bits::<U>::mask().replace_bit(TRIM_OK_BIT, false)),
             k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             k_minus_1_32: Constant::new(((K - 1) as u64).to_bits()),
             k_shift_32: Constant::new((K.trailing_zeros() as u64).to_bits()),
-            max_keep: Constant::new(128u64.to_bits()),
-            w_max_keep: Constant::new((128usize.div_ceil(K) as u64).to_bits()),
+            max_keep: Constant::new((window as u64).to_bits()),
+            w_max_keep: Constant::new((window.div_ceil(K) as u64).to_bits()),
             hdr_end: Default::default(),
             tlen: Default::default(),
             w_hdr: Default::default(),
@@ -1060,6 +1075,7 @@ impl<const D: usize, const K: usize, const U: usize> Default for TmPre<D, K, U> 
             kl_in: Default::default(),
             w_kl_in: Default::default(),
             w_len_in: Default::default(),
+            notrim: Default::default(),
         }
     }
 }
@@ -1144,10 +1160,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmPre<D, K, U> {
         self.pre.s.tdata.next = self.stage1.m.tdata.val();
         self.pre.s.tkeep.next = self.stage1.m.tkeep.val();
         self.pre.s.tlast.next = self.stage1.m.tlast.val();
+        // Headers past the window: `trim_ok` cleared, so admission queues
+        // the packet whole or drops it, never cuts inside its headers.
+        self.notrim.next = self.h2.val() > self.max_keep.val();
         self.pre.s.tuser.next = (self.stage1.m.tuser.val() & self.pre_clear.val())
             | (bit_cast::<U, 8>(self.kl_in.val()) << 96)
             | (bit_cast::<U, 8>(self.w_kl_in.val()) << 104)
             | (bit_cast::<U, 16>(self.w_len_in.val().get_bits::<16>(0)) << 112);
+        if self.notrim.val() {
+            self.pre.s.tuser.next = self.pre.s.tuser.val() & self.no_trim_ok.val();
+        }
         self.pre.s.tvalid.next = self.stage1.m.tvalid.val();
         self.stage1.m.tready.next = self.pre.s.tready.val();
         AxisSource::<D, K, U>::link(&mut self.m, &mut self.pre.m);

@@ -94,6 +94,11 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     pre_last: Constant<Bits<4>>,
     /// The emit's last beat leaves this cycle.
     fin: Signal<Local, Bit>,
+    /// The window: the most bytes a trimmed packet keeps ([`Trimmer::with_window`]).
+    win: Constant<Bits<16>>,
+    /// The window's bytes of the buffer: the edited and the emitted buffer
+    /// are masked with it, so synthesis removes every byte past the window.
+    win_mask: Constant<Bits<BUF_BITS>>,
     len_clear: Constant<Bits<U>>,
     slot_mask: Vec<Constant<Bits<BUF_BITS>>>,
     /// Beat j's bytes, already at their place in the buffer (the flip-flops
@@ -207,12 +212,32 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
 
 impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U> {
     fn default() -> Self {
+        Self::with_window(BUF_BYTES)
+    }
+}
+
+impl<const D: usize, const K: usize, const U: usize> Trimmer<D, K, U> {
+    /// A trimmer that keeps at most `window` bytes of a trimmed packet
+    /// (`tm.trim_window`: 64 or 128, a multiple of `K`): the beat registers
+    /// past it are not built and every byte past it of the edit, the
+    /// checksums and the emit is constant, so a 64-byte window is about half
+    /// the logic (for parts as small as the ECP5-45F, `docs/boards.md`). A
+    /// trimmed packet whose `tuser.length` asks for more keeps `window` bytes.
+    pub fn with_window(window: usize) -> Self {
         assert!(K * 8 == D && (8..=64).contains(&K) && BUF_BYTES.is_multiple_of(K), "Trimmer: K in 8..=64 dividing 128, D = 8K");
+        assert!(
+            (K..=BUF_BYTES).contains(&window) && window.is_multiple_of(K),
+            "Trimmer: the window ({window} B) is a multiple of K ({K}) up to {BUF_BYTES}"
+        );
         assert!(U >= L3_LSB + 32, "Trimmer: tuser needs the header-location fields (user_width 128)");
         // hdl_gen needs literal bit positions: these are the meta.rs ones.
         assert_eq!((FLAGS_LSB, L3_LSB, LENGTH_LSB), (32, 56, 16));
         assert_eq!((flag::TRIMMED, flag::RETURNED), (1, 2));
-        let nb = BUF_BYTES / K;
+        let nb = window / K;
+        let mut win_mask = Bits::<BUF_BITS>::default();
+        for b in 0..8 * window {
+            win_mask = win_mask.replace_bit(b, true);
+        }
         let mut len_clear = Bits::<U>::mask();
         for b in LENGTH_LSB..LENGTH_LSB + 16 {
             len_clear = len_clear.replace_bit(b, false);
@@ -234,6 +259,8 @@ impl<const D: usize, const K: usize, const U: usize> Default for Trimmer<D, K, U
             k_mask: Constant::new(((K - 1) as u64).to_bits()),
             d_shift: Constant::new((D as u64).to_bits()),
             len_clear: Constant::new(len_clear),
+            win: Constant::new((window as u64).to_bits()),
+            win_mask: Constant::new(win_mask),
             slot_mask: (0..nb)
                 .map(|j| {
                     let mut m = Bits::<BUF_BITS>::default();
@@ -436,10 +463,10 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         self.final_bytes.next = self.total.q.val() + bit_cast::<16, 8>(self.keep_count.count.val());
         // Bytes to keep: tuser.length of the packet (sampled at the first beat),
-        // at most 128; phase 1 takes at most what arrived.
+        // at most the window; phase 1 takes at most what arrived.
         self.want.next = self.cur_meta.val().get_bits::<16>(LENGTH_LSB);
-        if self.want.val() > 128 {
-            self.want.next = 128.into();
+        if self.want.val() > self.win.val() {
+            self.want.next = self.win.val();
         }
 
         // Defaults: output idle.
@@ -545,8 +572,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
             self.phase.d.next = 3.into();
         }
         if self.phase.q.val() == 3 {
-            self.e1.d.next = self.edit.buf_out.val();
-            self.e1s.d.next = self.edit.buf_out.val();
+            self.e1.d.next = self.edit.buf_out.val() & self.win_mask.val();
+            self.e1s.d.next = self.edit.buf_out.val() & self.win_mask.val();
             self.phase.d.next = 4.into();
         }
         if self.phase.q.val() == 4 {
@@ -571,7 +598,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         // The last phase hands the packet to the emit once the previous one is out.
         if self.ld.q.val() {
-            self.e2.d.next = self.ins.buf_out.val();
+            self.e2.d.next = self.ins.buf_out.val() & self.win_mask.val();
         }
         if (self.phase.q.val() == self.last_phase.val()) & !self.emitting.q.val() {
             self.erem.d.next = self.keep.q.val();

@@ -135,6 +135,9 @@ pub fn ingress_regs(cfg: &Config) -> Vec<Reg> {
     let ir = IngressRegs { ports };
     let g = &cfg.ingress;
     let ctl = IngressRegs::ctl_reset(cfg);
+    let t = IngressRegs::table_reset(cfg);
+    // Word `w` of every row of a table.
+    let col = |t: &[u32], w: usize| t.iter().skip(w).step_by(2).copied().collect::<Vec<u32>>();
     let mut v = vec![
         Reg::one("CTRL", IngressRegs::CTRL, Rw, ctl[0], "bit 0 strip the FCS; bit 1 drop malformed packets (else forward them untouched, never trimmed)"),
         Reg::one("FRAME", IngressRegs::FRAME, Rw, ctl[1], "frame limits with FCS, bytes: minimum [15:0], maximum [31:16]; shorter or longer frames are dropped and counted"),
@@ -145,12 +148,12 @@ pub fn ingress_regs(cfg: &Config) -> Vec<Reg> {
         Reg::one("TC", IngressRegs::TC, Rw, ctl[6], "traffic class of PCP p in bits 3p+2:3p; untagged packets' class in [26:24]"),
         Reg::one("ARB_POLICY", IngressRegs::ARB_POLICY, Rw, ctl[7], "input arbiter: bit 0 byte DRR (else round robin)"),
         Reg::array("ARB_QUANTUM", ir.arb_quantum(0), ir.arb_inputs(), 4, Rw, ctl[8..].to_vec(), "DRR quantum of local input port p, bytes [15:0]"),
-        Reg::array("ROUTE_W0", ir.route(0), g.lpm_entries, 8, Rw, vec![0; g.lpm_entries], "route i: IPv4 prefix (any order: the longest match wins, ties to the lowest i)"),
-        Reg::array("ROUTE_W1", ir.route(0) + 4, g.lpm_entries, 8, Rw, vec![0; g.lpm_entries], "route i: prefix length [5:0], valid [7], egress port [15:8], next hop [23:16]"),
-        Reg::array("L2_W0", ir.l2(0), g.l2_entries, 8, Rw, vec![0; g.l2_entries], "L2 entry i: MAC bits 31:0"),
-        Reg::array("L2_W1", ir.l2(0) + 4, g.l2_entries, 8, Rw, vec![0; g.l2_entries], "L2 entry i: MAC bits 47:32 [15:0], egress port [23:16], valid [31]"),
-        Reg::array("NEXTHOP_W0", ir.nexthop(0), g.nexthops, 8, Rw, vec![0; g.nexthops], "next hop i: destination MAC bits 31:0"),
-        Reg::array("NEXTHOP_W1", ir.nexthop(0) + 4, g.nexthops, 8, Rw, vec![0; g.nexthops], "next hop i: destination MAC bits 47:32 [15:0]"),
+        Reg::array("ROUTE_W0", ir.route(0), g.lpm_entries, 8, Rw, col(&t[0], 0), "route i: IPv4 prefix (any order: the longest match wins, ties to the lowest i); reset: `[[ingress.route]]`"),
+        Reg::array("ROUTE_W1", ir.route(0) + 4, g.lpm_entries, 8, Rw, col(&t[0], 1), "route i: prefix length [5:0], valid [7], egress port [15:8], next hop [23:16]"),
+        Reg::array("L2_W0", ir.l2(0), g.l2_entries, 8, Rw, col(&t[1], 0), "L2 entry i: MAC bits 31:0; reset: `[[ingress.l2]]`"),
+        Reg::array("L2_W1", ir.l2(0) + 4, g.l2_entries, 8, Rw, col(&t[1], 1), "L2 entry i: MAC bits 47:32 [15:0], egress port [23:16], valid [31]"),
+        Reg::array("NEXTHOP_W0", ir.nexthop(0), g.nexthops, 8, Rw, col(&t[2], 0), "next hop i: destination MAC bits 31:0; reset: `ingress.nexthop_mac`"),
+        Reg::array("NEXTHOP_W1", ir.nexthop(0) + 4, g.nexthops, 8, Rw, col(&t[2], 1), "next hop i: destination MAC bits 47:32 [15:0]"),
         Reg::one("SCRATCH", IngressRegs::SCRATCH, Rw, 0, "scratch register for host bus checks"),
     ];
     for n in IngressRegs::COUNTERS {

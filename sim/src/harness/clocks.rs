@@ -28,6 +28,8 @@ pub struct TwoClocks {
     /// Rising edges so far, per domain.
     pub cycles: [u64; 2],
     rng: SmallRng,
+    /// More clock and reset ports of each domain ([`TwoClocks::also`]).
+    extra: [Vec<(Port, Port)>; 2],
 }
 
 impl TwoClocks {
@@ -41,21 +43,32 @@ impl TwoClocks {
         let next = [rng.gen_range(0..period_ps[0]), rng.gen_range(0..period_ps[1])];
         let clocks = [model.port(clocks[0])?, model.port(clocks[1])?];
         let resets = [model.port(resets[0])?, model.port(resets[1])?];
-        Ok(TwoClocks { model, clocks, resets, period: period_ps, next, cycles: [0, 0], rng })
+        Ok(TwoClocks { model, clocks, resets, period: period_ps, next, cycles: [0, 0], rng, extra: [vec![], vec![]] })
+    }
+
+    /// Drives `clock` and `reset` too as domain `domain`'s (a block with two
+    /// clock ports on one clock: a port's receive and transmit MAC clocks).
+    pub fn also(mut self, domain: usize, clock: &str, reset: &str) -> Result<TwoClocks> {
+        if domain > 1 {
+            bail!("TwoClocks::also: domain {domain}: there are two, 0 and 1");
+        }
+        let ports = (self.model.port(clock)?, self.model.port(reset)?);
+        self.extra[domain].push(ports);
+        Ok(self)
     }
 
     /// Holds both resets high until each domain has seen `cycles` rising
     /// edges with it; no agents run meanwhile.
     pub fn reset(&mut self, cycles: u64) {
-        for r in self.resets {
-            self.model.set(&r, 1);
+        for r in self.resets.iter().chain(self.extra.iter().flatten().map(|(_, r)| r)) {
+            self.model.set(r, 1);
         }
         let start = self.cycles;
         while self.cycles[0] - start[0] < cycles || self.cycles[1] - start[1] < cycles {
             self.step(&mut [], &mut []);
         }
-        for r in self.resets {
-            self.model.set(&r, 0);
+        for r in self.resets.iter().chain(self.extra.iter().flatten().map(|(_, r)| r)) {
+            self.model.set(r, 0);
         }
         self.model.eval();
     }
@@ -68,11 +81,17 @@ impl TwoClocks {
         let clk = self.clocks[d];
         let c = self.cycles[d];
         self.model.set(&clk, 0);
+        for (x, _) in &self.extra[d] {
+            self.model.set(x, 0);
+        }
         self.model.eval();
         for ag in agents.iter_mut() {
             ag.sample(&self.model, c);
         }
         self.model.set(&clk, 1);
+        for (x, _) in &self.extra[d] {
+            self.model.set(x, 1);
+        }
         self.model.eval();
         self.cycles[d] += 1;
         for ag in agents.iter_mut() {

@@ -26,11 +26,14 @@ pub struct TrimParams {
     pub len_ipv6: u16,
     /// DSCP written into a trimmed non-NDP packet (`None`: left alone).
     pub dscp_trimmed: Option<u8>,
+    /// The trimmer's window (`tm.trim_window`, build time): the most bytes a
+    /// trimmed packet keeps, [`MAX_KEEP`] or less.
+    pub window: u16,
 }
 
 impl Default for TrimParams {
     fn default() -> TrimParams {
-        TrimParams { len_ndp: 80, len_ipv4: 64, len_ipv6: 128, dscp_trimmed: Some(12) }
+        TrimParams { len_ndp: 80, len_ipv4: 64, len_ipv6: 128, dscp_trimmed: Some(12), window: MAX_KEEP }
     }
 }
 
@@ -44,6 +47,7 @@ impl TrimParams {
             len_ipv4: t.trim_len_ipv4 as u16,
             len_ipv6: t.trim_len_ipv6 as u16,
             dscp_trimmed: (cfg.ingress.dscp_trimmed >= 0).then_some(cfg.ingress.dscp_trimmed as u8),
+            window: t.trim_window as u16,
         }
     }
 }
@@ -64,7 +68,8 @@ pub fn header_end(m: &Meta) -> u16 {
 }
 
 /// Bytes a trimmed packet keeps: its trim length (NDP, else by IP version),
-/// at least its headers, at most [`MAX_KEEP`] and at most the packet.
+/// at least its headers, at most the trimmer's window ([`MAX_KEEP`] unless
+/// `tm.trim_window` is smaller: headers past it are cut) and at most the packet.
 pub fn keep_len(m: &Meta, p: &TrimParams) -> u16 {
     let t = if m.l4 == l4::NDP {
         p.len_ndp
@@ -73,7 +78,7 @@ pub fn keep_len(m: &Meta, p: &TrimParams) -> u16 {
     } else {
         p.len_ipv6
     };
-    t.max(header_end(m)).min(MAX_KEEP).min(m.length)
+    t.max(header_end(m)).min(p.window).min(m.length)
 }
 
 /// The trimmer's rewrite of `frame` (no FCS) with metadata `m` (the ingress
@@ -292,6 +297,15 @@ impl TmModel {
         self.admit_marked(frame, m, false)
     }
 
+    /// The metadata admission works with and a packet leaves with: `m`,
+    /// with `trim_ok` cleared when its headers end past the trimmer's
+    /// window (`TmPre`; `docs/trimming.md`, "The window").
+    pub fn admitted(&self, m: &Meta) -> Meta {
+        let mut a = *m;
+        a.trim_ok = m.trim_ok && header_end(m) <= self.settings.trim.window;
+        a
+    }
+
     /// Admission of a packet from the input; `marked`: the meters answered
     /// "not green" (`docs/trimming.md`, "Meter mode"), so a trimmable data
     /// packet takes the trim path without trying the data queue.
@@ -304,7 +318,10 @@ impl TmModel {
             return Fate::Dropped("drop_bad_pkts");
         }
         let d = m.dest_port;
-        if marked && m.trim_ok && !m.prio {
+        let meta = self.admitted(m);
+        let m = &meta;
+        let trim_ok = m.trim_ok;
+        if marked && trim_ok && !m.prio {
             return self.trim_path(frame, m);
         }
         if m.prio {
@@ -321,7 +338,7 @@ impl TmModel {
             self.push(d, Queue::D, frame.to_vec(), *m);
             return Fate::Whole(d, Queue::D);
         }
-        if !m.trim_ok {
+        if !trim_ok {
             self.bump("drop_data_pkts");
             return Fate::Dropped("drop_data_pkts");
         }
