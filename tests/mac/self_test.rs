@@ -194,3 +194,58 @@ fn a_damaged_loop_fails() -> Result<()> {
     ensure!(n[1][1] == 58 && n[1][2] == all - 57 && f[2] && !f[1], "twice: {n:?} {f:?}");
     Ok(())
 }
+
+/// `run` falls in the middle of a frame: each generator finishes the frame
+/// it started (whole, its FCS good) and sends nothing after it, so the
+/// board can give the port back to its MAC at a frame boundary.
+#[test]
+fn stopping_finishes_the_frame() -> Result<()> {
+    let mut m = model_of(&mut SelfTest::<64, 8>::new(FRAMES, DST), "ts_self_test", &format!("n{FRAMES}"))?.instantiate();
+    let p = ports(&m)?;
+    let (clk, rst) = (m.port("clock")?, m.port("reset")?);
+    let tick = |m: &mut Model| {
+        m.set(&clk, 1);
+        m.eval();
+        m.set(&clk, 0);
+        m.eval();
+    };
+    m.set(&rst, 1);
+    for _ in 0..4 {
+        tick(&mut m);
+    }
+    m.set(&rst, 0);
+    m.set(&p.run, 1);
+    for g in &p.gen {
+        m.set(&g[3], 1);
+    }
+    let mut cur: [Vec<u8>; 2] = [vec![], vec![]];
+    let mut frames: [Vec<Vec<u8>>; 2] = [vec![], vec![]];
+    let mut stopped_mid = false;
+    for _ in 0..200_000u64 {
+        m.eval();
+        for g in 0..2 {
+            if m.get(&p.gen[g][2]) == 1 {
+                let n = m.get(&p.gen[g][4]).trailing_ones() as usize;
+                cur[g].extend(&m.get(&p.gen[g][0]).to_le_bytes()[..n]);
+                if m.get(&p.gen[g][1]) == 1 {
+                    frames[g].push(std::mem::take(&mut cur[g]));
+                }
+            }
+        }
+        // Stop while port 0 is 40 bytes into its fourth frame.
+        if !stopped_mid && frames[0].len() == 3 && cur[0].len() >= 40 {
+            m.set(&p.run, 0);
+            stopped_mid = true;
+        }
+        tick(&mut m);
+    }
+    ensure!(stopped_mid, "port 0 never reached its fourth frame");
+    ensure!(cur.iter().all(|c| c.is_empty()), "a frame left unfinished: {} and {} bytes", cur[0].len(), cur[1].len());
+    ensure!(frames[0].len() == 4, "port 0 sent {} frames (3 before the stop, the fourth finished)", frames[0].len());
+    for (g, fs) in frames.iter().enumerate() {
+        for (i, f) in fs.iter().enumerate() {
+            ensure!(fcs_ok(f) && f[..f.len() - 4] == expected(g, i as u32)[..], "port {g} frame {i} damaged");
+        }
+    }
+    Ok(())
+}

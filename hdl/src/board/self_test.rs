@@ -127,7 +127,8 @@ impl Logic for TestBeat {
 /// A generator of test frames (module docs) from one port to the other.
 ///
 /// Ports: `clock`, `reset`; `start` in (a pulse: back to frame 0, counters
-/// cleared); `on` in (send while high, up to `frames`); `m_tdata` (64),
+/// cleared); `on` in (send while high, up to `frames`; a frame started is
+/// finished when `on` falls); `m_tdata` (64),
 /// `m_tkeep` (8), `m_tlast`, `m_tvalid` out, `m_tready` in (every beat full
 /// but the last, the FCS's 4 bytes); `sent` out (32 bits): frames sent.
 #[derive(LogicBlock)]
@@ -227,10 +228,11 @@ impl<const D: usize, const K: usize> Logic for TestGen<D, K> {
             self.beat_data.next = bit_cast::<64, 32>(!self.sum.crc.val());
         }
         // A beat moves into the output register when it is free or taken,
-        // while on, sending, and not waiting out a gap.
+        // while on and sending, or inside a frame (a frame once started is
+        // finished, so the board's multiplexer can switch back after it),
+        // and not waiting out a gap.
         self.take.next = self.o_v.q.val() & self.m_tready.val();
-        self.load.next = self.on.val()
-            & (self.count.q.val() != self.frames.val())
+        self.load.next = ((self.on.val() & (self.count.q.val() != self.frames.val())) | self.beat.q.val().any())
             & !self.gap.q.val().any()
             & (!self.o_v.q.val() | self.take.val())
             & !(self.at_fcs.val() & self.loaded.q.val());
