@@ -63,6 +63,32 @@ fn ports(m: &Model) -> Result<Ports> {
     })
 }
 
+/// The self-test built, reset, `run` raised and both generators' outputs
+/// ready: the model, its ports and its clock.
+fn started() -> Result<(Model, Ports, Port)> {
+    let mut m = model_of(&mut SelfTest::<64, 8>::new(FRAMES, DST), "ts_self_test", &format!("n{FRAMES}"))?.instantiate();
+    let p = ports(&m)?;
+    let (clk, rst) = (m.port("clock")?, m.port("reset")?);
+    m.set(&rst, 1);
+    for _ in 0..4 {
+        tick(&mut m, &clk);
+    }
+    m.set(&rst, 0);
+    m.set(&p.run, 1);
+    for g in &p.gen {
+        m.set(&g[3], 1);
+    }
+    Ok((m, p, clk))
+}
+
+/// One clock cycle.
+fn tick(m: &mut Model, clk: &Port) {
+    m.set(clk, 1);
+    m.eval();
+    m.set(clk, 0);
+    m.eval();
+}
+
 /// The frame `seq` from port `p` as the module docs define it, FCS excluded.
 fn expected(p: usize, seq: u32) -> Vec<u8> {
     let len = 8 * (8 + (seq as u64 % LEN_STEPS) as usize);
@@ -79,25 +105,8 @@ fn expected(p: usize, seq: u32) -> Vec<u8> {
 /// Runs a test of [`FRAMES`] each way with `harm`; returns the counters
 /// (sent, good, bad per port) and (done, pass, fail).
 fn run(harm: Harm) -> Result<([[u64; 3]; 2], [bool; 3])> {
-    let mut m = model_of(&mut SelfTest::<64, 8>::new(FRAMES, DST), "ts_self_test", &format!("n{FRAMES}"))?.instantiate();
-    let p = ports(&m)?;
-    let clk = m.port("clock")?;
-    let rst = m.port("reset")?;
-    let tick = |m: &mut Model| {
-        m.set(&clk, 1);
-        m.eval();
-        m.set(&clk, 0);
-        m.eval();
-    };
-    m.set(&rst, 1);
-    for _ in 0..4 {
-        tick(&mut m);
-    }
-    m.set(&rst, 0);
-    m.set(&p.run, 1);
-    for g in &p.gen {
-        m.set(&g[3], 1);
-    }
+    let (mut m, p, clk) = started()?;
+    let tick = |m: &mut Model| tick(m, &clk);
     // Frames in flight from each generator, and what goes to each checker
     // (beats of 8 bytes, the last of 4).
     let mut cur: [Vec<u8>; 2] = [vec![], vec![]];
@@ -200,24 +209,8 @@ fn a_damaged_loop_fails() -> Result<()> {
 /// board can give the port back to its MAC at a frame boundary.
 #[test]
 fn stopping_finishes_the_frame() -> Result<()> {
-    let mut m = model_of(&mut SelfTest::<64, 8>::new(FRAMES, DST), "ts_self_test", &format!("n{FRAMES}"))?.instantiate();
-    let p = ports(&m)?;
-    let (clk, rst) = (m.port("clock")?, m.port("reset")?);
-    let tick = |m: &mut Model| {
-        m.set(&clk, 1);
-        m.eval();
-        m.set(&clk, 0);
-        m.eval();
-    };
-    m.set(&rst, 1);
-    for _ in 0..4 {
-        tick(&mut m);
-    }
-    m.set(&rst, 0);
-    m.set(&p.run, 1);
-    for g in &p.gen {
-        m.set(&g[3], 1);
-    }
+    let (mut m, p, clk) = started()?;
+    let tick = |m: &mut Model| tick(m, &clk);
     let mut cur: [Vec<u8>; 2] = [vec![], vec![]];
     let mut frames: [Vec<Vec<u8>>; 2] = [vec![], vec![]];
     let mut stopped_mid = false;
