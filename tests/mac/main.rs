@@ -2,6 +2,7 @@
 //! `trimswitch_sim::agents::xgmii`, written from IEEE 802.3 clause 46.
 //!
 //! One test binary per subsystem (`cargo test --test mac <module>::<test>`).
+mod cmac;
 #[path = "../common/mod.rs"]
 mod common;
 mod gmii;

@@ -54,15 +54,15 @@ impl Agent for Phy {
 /// The switch's receive side: takes `m_*` beats (ready with `ready_prob`
 /// each cycle), collecting packets and the last beat's `tuser`; checks
 /// `tkeep` (packed, full but on a last beat).
-struct Catch {
-    ports: [Port; 6], // tdata, tkeep, tlast, tuser, tvalid, tready
-    lanes: usize,
-    ready: bool,
-    ready_prob: f64,
-    rng: SmallRng,
-    cur: Vec<u8>,
-    got: Vec<(Vec<u8>, bool)>,
-    errors: Vec<String>,
+pub(crate) struct Catch {
+    pub(crate) ports: [Port; 6], // tdata, tkeep, tlast, tuser, tvalid, tready
+    pub(crate) lanes: usize,
+    pub(crate) ready: bool,
+    pub(crate) ready_prob: f64,
+    pub(crate) rng: SmallRng,
+    pub(crate) cur: Vec<u8>,
+    pub(crate) got: Vec<(Vec<u8>, bool)>,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Agent for Catch {

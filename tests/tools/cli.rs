@@ -128,8 +128,14 @@ fn bad_input_is_named() -> Result<()> {
     let e = err(&["replay", "--set", "ingress.fcs=\"mac\"", "--in", "0=/dev/null", "--out", dir.join("r").to_str().unwrap()])?;
     ensure!(e.contains("ingress.fcs = \"mac\": `trimswitch replay` sends frames with their FCS"), "{e}");
     let e = err(&["vivado", "--board", "versa", "--out", dir.join("v").to_str().unwrap()])?;
-    ensure!(e.contains("--board \"versa\": boards are [\"netfpga-sume\"]"), "{e}");
+    ensure!(e.contains("--board \"versa\": boards are [\"netfpga-sume\", \"alveo-u250\"]"), "{e}");
     let e = err(&["vivado", "--board", "netfpga-sume", "--config", "configs/alveo-u250.toml", "--out", dir.join("v").to_str().unwrap()])?;
     ensure!(e.contains("datapath.ports = 2: the NetFPGA-SUME has 4 SFP+ ports"), "{e}");
+    let e = err(&["vivado", "--board", "alveo-u250", "--out", dir.join("v").to_str().unwrap()])?;
+    ensure!(e.contains("datapath.ports = 4: the Alveo U250 has 2 QSFP28 cages"), "{e}");
+    // A block synthesis asked for by a name the generator does not know
+    // stops before Yosys, naming the blocks.
+    let e = err(&["synth", "--block", "ts_nonesuch", "--out", dir.join("s").to_str().unwrap()])?;
+    ensure!(e.contains("unknown block \"ts_nonesuch\"; blocks are"), "{e}");
     Ok(())
 }

@@ -157,17 +157,116 @@ fn wrong_calls_stop_with_an_error() -> Result<()> {
     Ok(())
 }
 
-/// Runs `trimswitch vivado --board <board>` into a fresh directory; returns it.
-fn generate_board(board: &str) -> Result<PathBuf> {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-board-{board}"));
+/// A board of `trimswitch vivado --board` and what its project must hold.
+struct Board {
+    board: &'static str,
+    /// The configuration and its `--set`s the board is built with.
+    config: &'static str,
+    sets: &'static [&'static str],
+    part: &'static str,
+    top: &'static str,
+    core: &'static str,
+    /// Top-level port bits.
+    bits: usize,
+    /// Name prefixes of the transceiver pins (a package pin, no I/O standard).
+    mgt: &'static [&'static str],
+    /// Clock input ports and their periods.
+    clocks: &'static [(&'static str, &'static str)],
+    /// The Gray pointers' bound (ns): one period of the faster clock.
+    gray_ns: &'static str,
+    /// IP cores created: (IP, module).
+    ips: &'static [(&'static str, &'static str)],
+    /// IP settings that must be made: (module, "CONFIG.KEY VALUE").
+    settings: &'static [(&'static str, &'static str)],
+    /// Yosys `synth_xilinx -family`.
+    family: &'static str,
+    /// Black-box cells of the synthesized top and their counts.
+    cells: &'static [(&'static str, u64)],
+}
+
+const SUME: Board = Board {
+    board: "netfpga-sume",
+    config: "configs/netfpga-sume.toml",
+    sets: &[],
+    part: "xc7vx690tffg1761-3",
+    top: "sume_top",
+    core: "ts_sume_switch",
+    bits: 47,
+    mgt: &["sfp_rx_", "sfp_tx_p", "sfp_tx_n", "sfp_refclk"],
+    clocks: &[("sysclk_p", "5.000"), ("sfp_refclk_p", "6.400")],
+    gray_ns: "5.000",
+    ips: &[("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_0"), ("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_1"), ("jtag_axi", "jtag_axi_0")],
+    settings: &[
+        ("ten_gig_eth_pcs_pma_0", "CONFIG.SupportLevel 1"),
+        ("ten_gig_eth_pcs_pma_1", "CONFIG.SupportLevel 0"),
+        ("ten_gig_eth_pcs_pma_0", "CONFIG.base_kr BASE-R"),
+        ("jtag_axi_0", "CONFIG.PROTOCOL 2"),
+    ],
+    family: "xc7",
+    cells: &[
+        ("ten_gig_eth_pcs_pma_0", 1),
+        ("ten_gig_eth_pcs_pma_1", 3),
+        ("jtag_axi_0", 1),
+        ("MMCME2_BASE", 1),
+        ("IOBUF", 2),
+        ("ts_sume_switch", 1),
+    ],
+};
+
+const U250: Board = Board {
+    board: "alveo-u250",
+    config: "configs/alveo-u250.toml",
+    sets: &["ingress.fcs=mac"],
+    part: "xcu250-figd2104-2L-e",
+    top: "u250_top",
+    core: "ts_u250_switch",
+    bits: 47,
+    mgt: &["qsfp0_rx_", "qsfp0_tx_p", "qsfp0_tx_n", "qsfp0_refclk", "qsfp1_rx_", "qsfp1_tx_p", "qsfp1_tx_n", "qsfp1_refclk"],
+    clocks: &[("sysclk_p", "3.333"), ("qsfp0_refclk_p", "6.400"), ("qsfp1_refclk_p", "6.400")],
+    gray_ns: "3.103",
+    ips: &[
+        ("cmac_usplus", "cmac_usplus_0"),
+        ("cmac_usplus", "cmac_usplus_1"),
+        ("jtag_axi", "jtag_axi_0"),
+        ("axi_clock_converter", "axi_clock_converter_0"),
+    ],
+    settings: &[
+        ("cmac_usplus_0", "CONFIG.CMAC_CORE_SELECT CMACE4_X0Y8"),
+        ("cmac_usplus_0", "CONFIG.GT_GROUP_SELECT X1Y44~X1Y47"),
+        ("cmac_usplus_1", "CONFIG.CMAC_CORE_SELECT CMACE4_X0Y7"),
+        ("cmac_usplus_1", "CONFIG.GT_GROUP_SELECT X1Y40~X1Y43"),
+        ("cmac_usplus_0", "CONFIG.USER_INTERFACE AXIS"),
+        ("cmac_usplus_1", "CONFIG.INCLUDE_RS_FEC 1"),
+        ("cmac_usplus_0", "CONFIG.GT_REF_CLK_FREQ 156.25"),
+        ("cmac_usplus_1", "CONFIG.GT_DRP_CLK 100"),
+        ("cmac_usplus_0", "CONFIG.ENABLE_AXI_INTERFACE 0"),
+        ("jtag_axi_0", "CONFIG.PROTOCOL 2"),
+        ("axi_clock_converter_0", "CONFIG.PROTOCOL AXI4LITE"),
+    ],
+    family: "xcup",
+    cells: &[
+        ("cmac_usplus_0", 1),
+        ("cmac_usplus_1", 1),
+        ("jtag_axi_0", 1),
+        ("axi_clock_converter_0", 1),
+        ("MMCME4_BASE", 1),
+        ("BUFGCE_DIV", 1),
+        ("ts_u250_switch", 1),
+    ],
+};
+
+/// Runs `trimswitch vivado --board` for `b` into a fresh directory; returns it.
+fn generate_board(b: &Board) -> Result<PathBuf> {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-board-{}", b.board));
     let _ = std::fs::remove_dir_all(&out);
-    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch"))
-        .args(["vivado", "--board", board, "--config", "configs/netfpga-sume.toml", "--out"])
-        .arg(&out)
-        .current_dir(ROOT)
-        .output()?;
-    ensure!(r.status.success(), "trimswitch vivado --board failed: {}", String::from_utf8_lossy(&r.stderr));
-    Ok(out.join(format!("vivado-{board}")))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_trimswitch"));
+    cmd.args(["vivado", "--board", b.board, "--config", b.config]);
+    for s in b.sets {
+        cmd.args(["--set", s]);
+    }
+    let r = cmd.arg("--out").arg(&out).current_dir(ROOT).output()?;
+    ensure!(r.status.success(), "trimswitch vivado --board {} failed: {}", b.board, String::from_utf8_lossy(&r.stderr));
+    Ok(out.join(format!("vivado-{}", b.board)))
 }
 
 /// The ports of a hand-written Verilog module, one name per bit
@@ -194,16 +293,15 @@ fn port_bits(verilog: &str, top: &str) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
-/// The NetFPGA-SUME project (issue 18): every top-level port of sume_top
-/// has one package pin of its own and, unless it is a transceiver pin, an
-/// I/O standard; both clocks have their period; the constraints are valid
-/// Tcl against the real port names.
-#[test]
-fn sume_board_every_port_has_a_pin_and_every_clock_a_period() -> Result<()> {
-    let dir = generate_board("netfpga-sume")?;
-    let top = std::fs::read_to_string(dir.join("sume_top.v"))?;
-    let bits = port_bits(&top, "sume_top")?;
-    ensure!(bits.len() == 47, "{} port bits: {bits:?}", bits.len());
+/// Every top-level port of the board's top has one package pin of its own
+/// and, unless it is a transceiver pin, an I/O standard; each clock input
+/// has its period; the Gray pointers' crossings are bounded (not cut); the
+/// constraints are valid Tcl against the real port names.
+fn pins_and_clocks(b: &Board) -> Result<()> {
+    let dir = generate_board(b)?;
+    let top = std::fs::read_to_string(dir.join(format!("{}.v", b.top)))?;
+    let bits = port_bits(&top, b.top)?;
+    ensure!(bits.len() == b.bits, "{} port bits: {bits:?}", bits.len());
     let names: Vec<String> = bits.iter().map(|b| b.0.clone()).collect();
     let body = format!(
         r#"proc set_property args {{
@@ -215,10 +313,10 @@ proc get_cells args {{ return cells }}
 proc set_max_delay args {{ lappend ::calls [list set_max_delay {{*}}$args] }}
 proc set_false_path args {{ lappend ::calls [list set_false_path {{*}}$args] }}
 source {{{}}}"#,
-        dir.join("sume_top.xdc").display()
+        dir.join(format!("{}.xdc", b.top)).display()
     );
     let (code, out, err) = tcl(&names, &body)?;
-    ensure!(code == 0, "sume_top.xdc: {err}");
+    ensure!(code == 0, "{}.xdc: {err}", b.top);
     let c = calls(&out);
     let prop = |port: &str, key: &str| -> Vec<String> {
         c.iter()
@@ -236,19 +334,19 @@ source {{{}}}"#,
         if let Some(other) = pins.insert(p[0].clone(), name.clone()) {
             bail_dup(&p[0], &other, name)?;
         }
-        let mgt =
-            name.starts_with("sfp_rx_") || name.starts_with("sfp_tx_p") || name.starts_with("sfp_tx_n") || name.starts_with("sfp_refclk");
+        let mgt = b.mgt.iter().any(|m| name.starts_with(m));
         let io = prop(name, "IOSTANDARD");
         ensure!(mgt == io.is_empty(), "{name}: I/O standard {io:?} (transceiver pin: {mgt})");
     }
-    for (clock, period) in [("sysclk_p", "5.000"), ("sfp_refclk_p", "6.400")] {
+    for (clock, period) in b.clocks {
         ensure!(
             c.iter().any(|l| l.starts_with(&format!("create_clock -period {period}")) && l.ends_with(clock)),
             "no {period} ns clock on {clock}"
         );
     }
     // The pointer crossings are bounded, not cut.
-    ensure!(c.iter().filter(|l| l.starts_with("set_max_delay -datapath_only 5.000")).count() == 2, "Gray pointer constraints");
+    let gray = format!("set_max_delay -datapath_only {}", b.gray_ns);
+    ensure!(c.iter().filter(|l| l.starts_with(&gray)).count() == 2, "Gray pointer constraints: {c:?}");
     Ok(())
 }
 
@@ -257,14 +355,13 @@ fn bail_dup(pin: &str, a: &str, b: &str) -> Result<()> {
 }
 
 /// The board's build script, run in tclsh against recording stand-ins: it
-/// creates the three IP cores with their settings, synthesizes sume_top for
-/// the part, implements, reports, writes the bitstream; a negative slack
-/// stops it before the bitstream, and a missing input before anything.
-#[test]
-fn sume_board_build_script() -> Result<()> {
-    let dir = generate_board("netfpga-sume")?;
+/// creates the IP cores with their settings, synthesizes the top for the
+/// part, implements, reports, writes the bitstream; a negative slack stops
+/// it before the bitstream, and a missing input before anything.
+fn build_script(b: &Board) -> Result<()> {
+    let dir = generate_board(b)?;
     let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
-    ensure!(sh.contains("-source build.tcl -tclargs xc7vx690tffg1761-3 reports"), "run_vivado.sh: {sh}");
+    ensure!(sh.contains(&format!("-source build.tcl -tclargs {} reports", b.part)), "run_vivado.sh: {sh}");
     let stubs = |slack: &str| {
         format!(
             r#"foreach cmd {{create_project create_ip set_property generate_target synth_ip opt_design place_design phys_opt_design route_design report_timing_summary report_utilization report_clock_interaction write_bitstream current_project}} {{
@@ -273,27 +370,24 @@ fn sume_board_build_script() -> Result<()> {
 proc get_ips args {{ return $args }}
 proc get_property {{name obj}} {{ return {slack} }}
 cd {{{}}}
-set argv {{xc7vx690tffg1761-3 reports}}
+set argv {{{} reports}}
 source build.tcl"#,
-            dir.display()
+            dir.display(),
+            b.part
         )
     };
     let (code, out, err) = tcl(&[], &stubs("0.120"))?;
     ensure!(code == 0, "build.tcl: {err}");
     let c = calls(&out);
     let ips: Vec<&String> = c.iter().filter(|l| l.starts_with("create_ip")).collect();
-    ensure!(ips.len() == 3, "{ips:?}");
-    for (ip, module) in
-        [("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_0"), ("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_1"), ("jtag_axi", "jtag_axi_0")]
-    {
+    ensure!(ips.len() == b.ips.len(), "{ips:?}");
+    for (ip, module) in b.ips {
         ensure!(ips.iter().any(|l| l.contains(&format!("-name {ip} ")) && l.ends_with(&format!("-module_name {module}"))), "no {module}");
     }
     let cfg = |module: &str, kv: &str| c.iter().any(|l| l.starts_with("set_property -dict") && l.contains(kv) && l.ends_with(module));
-    ensure!(
-        cfg("ten_gig_eth_pcs_pma_0", "CONFIG.SupportLevel 1") && cfg("ten_gig_eth_pcs_pma_1", "CONFIG.SupportLevel 0"),
-        "PCS/PMA shared logic: {c:?}"
-    );
-    ensure!(cfg("ten_gig_eth_pcs_pma_0", "CONFIG.base_kr BASE-R") && cfg("jtag_axi_0", "CONFIG.PROTOCOL 2"), "IP settings: {c:?}");
+    for (module, kv) in b.settings {
+        ensure!(cfg(module, kv), "{module}: no {kv}: {c:?}");
+    }
     let order: Vec<&str> = c
         .iter()
         .map(|l| l.split(' ').next().unwrap_or(""))
@@ -320,49 +414,47 @@ source build.tcl"#,
             ],
         "command order: {order:?}"
     );
-    ensure!(c.iter().any(|l| l == "read_verilog {ts_sume_switch.v sume_top.v}"), "{c:?}");
-    ensure!(c.iter().any(|l| l == "synth_design -top sume_top -part xc7vx690tffg1761-3"), "{c:?}");
-    ensure!(c.iter().any(|l| l == "write_bitstream -force reports/sume_top.bit"), "{c:?}");
+    ensure!(c.iter().any(|l| l == &format!("read_verilog {{{}.v {}.v}}", b.core, b.top)), "{c:?}");
+    ensure!(c.iter().any(|l| l == &format!("synth_design -top {} -part {}", b.top, b.part)), "{c:?}");
+    ensure!(c.iter().any(|l| l == &format!("write_bitstream -force reports/{}.bit", b.top)), "{c:?}");
     // A negative slack stops before the bitstream.
     let (code, out, err) = tcl(&[], &stubs("-0.050"))?;
     ensure!(
         code == 1 && err.contains("timing not met") && !calls(&out).iter().any(|l| l.starts_with("write_bitstream")),
         "negative slack: {code} {err}"
     );
-    std::fs::remove_file(dir.join("sume_top.xdc"))?;
+    std::fs::remove_file(dir.join(format!("{}.xdc", b.top)))?;
     let (code, out, err) = tcl(&[], &stubs("0.1"))?;
-    ensure!(code == 2 && err.contains("sume_top.xdc: no such file") && calls(&out).is_empty(), "missing XDC: {code} {err}");
+    ensure!(code == 2 && err.contains(&format!("{}.xdc: no such file", b.top)) && calls(&out).is_empty(), "missing XDC: {code} {err}");
     Ok(())
 }
 
 /// The board top lints clean (Verilator -Wall) with the switch it wraps and
 /// the stand-ins of the vendor primitives and IP: every instance's ports
-/// exist and are of the right widths. The one lint of `ts_sume_switch` and
-/// of `ts_xgmii_switch` inside it (each a whole switch: linting them apart
-/// too costs CI 15 s each).
-#[test]
-fn sume_board_top_lints_against_the_vendor_stubs() -> Result<()> {
-    let dir = generate_board("netfpga-sume")?;
+/// exist and are of the right widths. The one lint of the board's core and
+/// of the switch inside it (each a whole switch: linting them apart too
+/// costs CI 15 s each).
+fn lints_against_the_vendor_stubs(b: &Board) -> Result<()> {
+    let dir = generate_board(b)?;
     let stubs = Path::new(ROOT).join("boards/stubs/xilinx.v");
-    let (top, core) = (dir.join("sume_top.v"), dir.join("ts_sume_switch.v"));
+    let (top, core) = (dir.join(format!("{}.v", b.top)), dir.join(format!("{}.v", b.core)));
     let waivers = Path::new(ROOT).join("hdl/lint/verilator_waivers.vlt");
-    let r = trimswitch::lint::lint_files(&[&stubs, &top, &core], "sume_top", Some(&waivers))?;
+    let r = trimswitch::lint::lint_files(&[&stubs, &top, &core], b.top, Some(&waivers))?;
     ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
     Ok(())
 }
 
 /// The board top synthesizes in Yosys (Debian's native 0.23, `synth_xilinx`)
 /// with the vendor primitives and IP cores as black boxes
-/// (`boards/stubs/xilinx.v`) and the board's switch as one too (its ports
+/// (`boards/stubs/xilinx.v`) and the board's core as one too (its ports
 /// only: the switch's own synthesis is the catalogue's, `trimswitch synth`):
-/// every instance resolves against its box, and the netlist holds the four
-/// PCS/PMA cores, the JTAG master, the MMCM, both I2C buffers and the switch.
-#[test]
-fn sume_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
-    let dir = generate_board("netfpga-sume")?;
-    // The switch as a black box: its module header and port declarations.
-    let v = std::fs::read_to_string(dir.join("ts_sume_switch.v"))?;
-    let body = &v[v.find("module ts_sume_switch(").context("no ts_sume_switch module")?..];
+/// every instance resolves against its box, and the netlist holds each
+/// expected cell as often as expected.
+fn synthesizes_with_the_ip_as_black_boxes(b: &Board) -> Result<()> {
+    let dir = generate_board(b)?;
+    // The core as a black box: its module header and port declarations.
+    let v = std::fs::read_to_string(dir.join(format!("{}.v", b.core)))?;
+    let body = &v[v.find(&format!("module {}(", b.core)).with_context(|| format!("no {} module", b.core))?..];
     let head = &body[..=body.find(';').context("module header")?];
     let decls: Vec<String> = body[head.len()..]
         .lines()
@@ -372,15 +464,17 @@ fn sume_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
         .map(|l| l.replace("output reg", "output wire"))
         .collect();
     ensure!(decls.len() > 60, "{} port declarations", decls.len());
-    let bb = dir.join("ts_sume_switch_box.v");
+    let bb = dir.join(format!("{}_box.v", b.core));
     std::fs::write(&bb, format!("(* blackbox *)\n{head}\n{}\nendmodule\n", decls.join("\n")))?;
     let script = dir.join("box.ys");
     std::fs::write(
         &script,
         format!(
-            "read_verilog -lib {ROOT}/boards/stubs/xilinx.v\nread_verilog -lib {}\nread_verilog {}\nhierarchy -check -top sume_top\nsynth_xilinx -top sume_top\nstat\n",
+            "read_verilog -lib {ROOT}/boards/stubs/xilinx.v\nread_verilog -lib {}\nread_verilog {}\nhierarchy -check -top {top}\nsynth_xilinx -family {} -top {top}\nstat\n",
             bb.display(),
-            dir.join("sume_top.v").display()
+            dir.join(format!("{}.v", b.top)).display(),
+            b.family,
+            top = b.top
         ),
     )?;
     let log = dir.join("box.log");
@@ -395,15 +489,92 @@ fn sume_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
             .and_then(|(_, n)| n.parse().ok())
             .unwrap_or(0)
     };
-    for (cell, n) in [
-        ("ten_gig_eth_pcs_pma_0", 1),
-        ("ten_gig_eth_pcs_pma_1", 3),
-        ("jtag_axi_0", 1),
-        ("MMCME2_BASE", 1),
-        ("IOBUF", 2),
-        ("ts_sume_switch", 1),
-    ] {
-        ensure!(count(cell) == n, "{cell}: {} cells, {n} expected", count(cell));
+    for (cell, n) in b.cells {
+        ensure!(count(cell) == *n, "{cell}: {} cells, {n} expected", count(cell));
     }
+    Ok(())
+}
+
+/// The NetFPGA-SUME project (issue 18).
+#[test]
+fn sume_board_every_port_has_a_pin_and_every_clock_a_period() -> Result<()> {
+    pins_and_clocks(&SUME)
+}
+
+#[test]
+fn sume_board_build_script() -> Result<()> {
+    build_script(&SUME)
+}
+
+#[test]
+fn sume_board_top_lints_against_the_vendor_stubs() -> Result<()> {
+    lints_against_the_vendor_stubs(&SUME)
+}
+
+#[test]
+fn sume_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
+    synthesizes_with_the_ip_as_black_boxes(&SUME)
+}
+
+/// The Alveo U250 project (issue 18): the same checks, and its clocks'
+/// arithmetic.
+#[test]
+fn u250_board_every_port_has_a_pin_and_every_clock_a_period() -> Result<()> {
+    pins_and_clocks(&U250)
+}
+
+#[test]
+fn u250_board_build_script() -> Result<()> {
+    build_script(&U250)
+}
+
+#[test]
+fn u250_board_top_lints_against_the_vendor_stubs() -> Result<()> {
+    lints_against_the_vendor_stubs(&U250)
+}
+
+#[test]
+fn u250_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
+    synthesizes_with_the_ip_as_black_boxes(&U250)
+}
+
+/// The U250 top's clocks are what the core and the CMACs are built for:
+/// the MMCM makes exactly the configuration's switch clock (322.265625
+/// MHz) from the 300 MHz system clock with its VCO and phase detector in
+/// the MMCME4's ranges (800..1600 MHz, >= 10 MHz) and its multiplier on the
+/// 1/8 grid; the management clock (300 / BUFGCE_DIVIDE) is the CMACs'
+/// `GT_DRP_CLK`. The core refuses a configuration whose FCS is not the
+/// CMAC's to remove, naming the key and the fix.
+#[test]
+fn u250_board_clocks_are_exact_and_the_fcs_mode_checked() -> Result<()> {
+    let top = std::fs::read_to_string(Path::new(ROOT).join("boards/alveo-u250/u250_top.v"))?;
+    let param = |name: &str| -> Result<f64> {
+        let at = top.find(&format!(".{name}(")).with_context(|| format!("no {name} in u250_top.v"))?;
+        let rest = &top[at + name.len() + 2..];
+        Ok(rest[..rest.find(')').context("parameter")?].parse()?)
+    };
+    let (period, d, m, o) = (param("CLKIN1_PERIOD")?, param("DIVCLK_DIVIDE")?, param("CLKFBOUT_MULT_F")?, param("CLKOUT0_DIVIDE_F")?);
+    let sys = 300.0;
+    ensure!((1000.0 / period - sys).abs() < 0.1, "CLKIN1_PERIOD {period} is not the 300 MHz clock's");
+    let (pfd, vco) = (sys / d, sys * m / d);
+    ensure!(pfd >= 10.0 && (800.0..=1600.0).contains(&vco), "PFD {pfd} MHz, VCO {vco} MHz");
+    ensure!((m * 8.0).fract() == 0.0 && (o * 8.0).fract() == 0.0, "M {m}, O {o}: not on the 1/8 grid");
+    let cfg = trimswitch_hdl::config::Config::load(Path::new(ROOT).join(U250.config).as_path())?;
+    ensure!(vco / o == cfg.target.clock_mhz, "the MMCM makes {} MHz, the configuration says {}", vco / o, cfg.target.clock_mhz);
+    let div = param("BUFGCE_DIVIDE")?;
+    let tcl = std::fs::read_to_string(Path::new(ROOT).join("boards/alveo-u250/build.tcl"))?;
+    ensure!(tcl.contains(&format!("CONFIG.GT_DRP_CLK {{{}}}", sys / div)), "the management clock is {} MHz", sys / div);
+    // Without `--set ingress.fcs=mac`: refused, naming the key.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vivado-board-u250-check");
+    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch"))
+        .args(["vivado", "--board", "alveo-u250", "--config", U250.config, "--out"])
+        .arg(&out)
+        .current_dir(ROOT)
+        .output()?;
+    let err = String::from_utf8_lossy(&r.stderr);
+    ensure!(
+        !r.status.success() && err.contains("ingress.fcs = \"check\"") && err.contains("--set ingress.fcs=mac"),
+        "fcs = check accepted or unclear: {err}"
+    );
     Ok(())
 }

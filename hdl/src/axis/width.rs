@@ -2,8 +2,11 @@
 //! GMII) and the switch's `D`-bit data path (issue 18, `docs/boards.md`):
 //! [`AxisUpsize`] packs the receive MAC's words into beats, [`AxisDownsize`]
 //! unpacks beats into words for the transmit MAC. `S` is 8 or 64 (`SK = S /
-//! 8` lanes), `D` a multiple of 64 (64 to 512 bits) and of `S`; `tkeep` is
-//! packed (a run from lane 0) on both sides, partial only on a last beat.
+//! 8` lanes), or `D` itself (a MAC as wide as the data path, the CMAC's 512
+//! bits: each converter is then a register stage, the upsizer keeping its
+//! overflow handling); `D` a multiple of 64 (64 to 512 bits) and of `S`;
+//! `tkeep` is packed (a run from lane 0) on both sides, partial only on a
+//! last beat.
 use crate::axis::bundle::AxisPlainSink;
 use crate::prim::widgets::DffR;
 use rust_hdl::prelude::*;
@@ -84,8 +87,8 @@ pub struct AxisUpsize<const S: usize, const SK: usize, const D: usize, const K: 
 /// The geometry both converters accept (module docs).
 fn check_widths(name: &str, s: usize, sk: usize, d: usize, k: usize) {
     assert!(
-        (s == 8 || s == 64) && sk * 8 == s && d.is_multiple_of(64) && (64..=512).contains(&d) && k * 8 == d,
-        "{name}: S 8 or 64, SK = S / 8, D a multiple of 64 in 64..=512, K = D / 8"
+        (s == 8 || s == 64 || s == d) && sk * 8 == s && d.is_multiple_of(64) && (64..=512).contains(&d) && k * 8 == d,
+        "{name}: S 8, 64 or D, SK = S / 8, D a multiple of 64 in 64..=512, K = D / 8"
     );
 }
 

@@ -9,10 +9,13 @@
 //!   primitives and IP;
 //! - [`ecp5_pll`]: the ECP5 PLL with its dividers from the frequencies;
 //! - [`versa`]: `ts_versa_switch`, the whole design of the ECP5-5G Versa board
-//!   (the open bitstream flow).
+//!   (the open bitstream flow);
+//! - [`u250`]: `ts_u250_switch`, the Alveo U250 design but its vendor
+//!   primitives and IP (the CMACs).
 pub mod ecp5_pll;
 pub mod i2c_init;
 pub mod self_test;
 pub mod si5324;
 pub mod sume;
+pub mod u250;
 pub mod versa;

@@ -7,6 +7,7 @@ use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::axis::skid::AxisSkid;
 use crate::board::sume::SumeSwitch;
+use crate::board::u250::U250Switch;
 use crate::board::versa::VersaSwitch;
 use crate::config::Config;
 use crate::gen::emit::emit_verilog;
@@ -15,6 +16,7 @@ use crate::ingress::lookup::Lookup;
 use crate::ingress::parser::Parser;
 use crate::ingress::rx_fcs::RxFcs;
 use crate::ingress::{Ingress, REG_ADDR_BITS as INGRESS_REG_BITS, WINDOW_BITS};
+use crate::mac::cmac::{CmacPort, CMAC_BITS};
 use crate::mac::gmii::{GmiiRx, GmiiTx};
 use crate::mac::port::XgmiiPort;
 use crate::mac::xgmii_rx::XgmiiRx;
@@ -36,7 +38,7 @@ use crate::tm::{TmPort, TrafficManager};
 use crate::top::fabric::{Fabric, REG_ADDR_BITS};
 use crate::top::switch::Switch;
 use crate::top::xgmii_switch::XgmiiSwitch;
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Result};
 
 /// Names of the blocks every configuration emits, top last.
 pub const BLOCKS: [&str; 34] = [
@@ -186,6 +188,15 @@ pub const SUME_SWITCH: &str = "ts_sume_switch";
 /// emitted by name for the `ecp5-versa` configuration (`make bitstream`).
 pub const VERSA_SWITCH: &str = "ts_versa_switch";
 
+/// A 100G port on the UltraScale+ CMAC ([`crate::mac::cmac`]): emitted by
+/// name at 512 bits (the CMAC's width; the U250's core has one per port).
+pub const CMAC_PORT: &str = "ts_cmac_port";
+
+/// The Alveo U250's board core ([`crate::board::u250`]): emitted by name
+/// for the `alveo-u250` configuration with `ingress.fcs = "mac"`
+/// (`trimswitch vivado --board alveo-u250`).
+pub const U250_SWITCH: &str = "ts_u250_switch";
+
 /// A port's FIFO geometry at `D` bits ([`XgmiiPort`]): the word `F = D + M
 /// + 2` bits (`M` as [`with_geometry`] has it), the transmit FIFO `2^A`
 /// words = 16 KiB, `A1 = A + 1`.
@@ -308,6 +319,11 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
         "ts_xgmii_port" => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiPort::<D, K, M, F, A, A1>::default(), name, &prov)?),
         XGMII_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut XgmiiSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         SUME_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut SumeSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
+        CMAC_PORT => {
+            ensure!(D == CMAC_BITS, "{}: datapath.data_width = {D}: {CMAC_PORT} is the CMAC's {CMAC_BITS} bits", cfg.source.display());
+            with_port_fifo!(D, |F, A, A1| emit_verilog(&mut CmacPort::<D, K, M, F, A, A1>::default(), name, &prov)?)
+        }
+        U250_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut U250Switch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         VERSA_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut VersaSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,

@@ -6,11 +6,14 @@
 //! - [`port`]: `ts_xgmii_port`, a 10G port: both MACs, width converters and
 //!   the clock crossings to the switch;
 //! - [`gmii`]: `ts_gmii_tx`, `ts_gmii_rx`, 1G on GMII (clause 35);
-//! - [`rgmii`]: `ts_rgmii_mac`, the 1G MAC on RGMII (DDR I/O per family).
+//! - [`rgmii`]: `ts_rgmii_mac`, the 1G MAC on RGMII (DDR I/O per family);
+//! - [`cmac`]: `ts_cmac_port`, a 100G port on the UltraScale+ CMAC (its
+//!   512-bit AXI4-Stream, the clock crossings, padding).
 //!
 //! Clause numbers are IEEE 802.3's: 4.2 (the MAC frame: preamble, SFD,
 //! padding to the minimum size, FCS), 46 (XGMII: lanes, control characters,
 //! the start on lane 0 or 4, the deficit idle count).
+pub mod cmac;
 pub mod gmii;
 pub mod port;
 pub mod rgmii;
