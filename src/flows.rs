@@ -37,11 +37,23 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
     Ok(manifest)
 }
 
-/// Writes `cfg`'s register map into `out` as `regs.md`, `trimswitch_regs.h`
-/// and `trimswitch_regs.py`; returns the paths. Fails if the map is
-/// inconsistent (overlapping or misplaced registers).
-pub fn regs(cfg: &Config, out: &Path) -> Result<Vec<PathBuf>> {
+/// The register map of `cfg`'s switch, or of the board core `board` builds
+/// around it (the switch's map and the board window of MAC counters).
+pub fn board_map(cfg: &Config, board: Option<&str>) -> Result<trimswitch_hdl::top::regmap::SwitchMap> {
     let map = trimswitch_hdl::top::regmap::SwitchMap::new(cfg);
+    let Some(b) = board else { return Ok(map) };
+    let Some(counters) = trimswitch_hdl::board::mac_counters(b) else {
+        anyhow::bail!("--board {b:?}: boards are {:?}", BOARDS.iter().map(|b| b.0).collect::<Vec<_>>());
+    };
+    Ok(map.with_board(b, counters, cfg.datapath.ports))
+}
+
+/// Writes the register map of `cfg` (of its board core with `board`) into
+/// `out` as `regs.md`, `trimswitch_regs.h` and `trimswitch_regs.py`; returns
+/// the paths. Fails if the map is inconsistent (overlapping or misplaced
+/// registers).
+pub fn regs(cfg: &Config, board: Option<&str>, out: &Path) -> Result<Vec<PathBuf>> {
+    let map = board_map(cfg, board)?;
     map.check().map_err(|e| anyhow::anyhow!("{}: register map: {e}", cfg.source.display()))?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let files = [("regs.md", map.markdown()), ("trimswitch_regs.h", map.c_header()), ("trimswitch_regs.py", map.python())];
@@ -145,7 +157,8 @@ pub const BOARDS: [(&str, &str, [&str; 3], &str); 2] = [
 /// The Vivado project of a board (`boards/<board>/`): writes into `out` the
 /// board's switch emitted for `cfg`, the board's top, constraints and build
 /// script, the shared implementation flow (`boards/common/implement.tcl`),
-/// and `run_vivado.sh`, which builds the bitstream where Vivado is
+/// the register map (`regs.md`, `trimswitch_regs.h`, `trimswitch_regs.py`:
+/// the switch's and the board window), and `run_vivado.sh`, which builds the bitstream where Vivado is
 /// installed (reports and `<top>.bit` in `out/reports`; a failed timing
 /// fails the build).
 pub fn vivado_board(cfg: &Config, board: &str, out: &Path) -> Result<VivadoFiles> {
@@ -163,6 +176,8 @@ pub fn vivado_board(cfg: &Config, board: &str, out: &Path) -> Result<VivadoFiles
         let text = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
         write_if_changed(&out.join(path.file_name().expect("a file")), &text)?;
     }
+    // The register map as the board core decodes it (the board window too).
+    regs(cfg, Some(board), out)?;
     let script = out.join("run_vivado.sh");
     write_if_changed(
         &script,

@@ -69,6 +69,10 @@ enum Cmd {
         /// Output directory [default: build/<target>/regs].
         #[arg(long)]
         out: Option<PathBuf>,
+        /// The map of a board's core (netfpga-sume, alveo-u250): the
+        /// switch's, and above it the board window of MAC counters.
+        #[arg(long)]
+        board: Option<String>,
     },
     /// Emit, then synthesize the leaf blocks (or --block) with Yosys; writes
     /// <out>/synth.json and synth.md (or <out>/<REPORT>.json and .md).
@@ -311,7 +315,7 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Emit { sel, out } => cmd_emit(sel, out),
-        Cmd::Regs { sel, out } => cmd_regs(sel, out),
+        Cmd::Regs { sel, out, board } => cmd_regs(sel, out, board),
         Cmd::Lint(c) => cmd_lint(c),
         Cmd::Synth { c, family, block, yosys, timeout_min, blackbox, report } => {
             cmd_synth(c, family, block, yosys, timeout_min, blackbox, report)
@@ -339,11 +343,11 @@ fn cmd_emit(sel: ConfigSel, out: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn cmd_regs(sel: ConfigSel, out: Option<PathBuf>) -> Result<()> {
+fn cmd_regs(sel: ConfigSel, out: Option<PathBuf>, board: Option<String>) -> Result<()> {
     let cfg = sel.load()?;
     let dir = out.unwrap_or_else(|| flows::build_dir(&cfg).join("regs"));
-    let files = flows::regs(&cfg, &dir)?;
-    let map = trimswitch_hdl::top::regmap::SwitchMap::new(&cfg);
+    let files = flows::regs(&cfg, board.as_deref(), &dir)?;
+    let map = flows::board_map(&cfg, board.as_deref())?;
     println!("regs: {} windows, {} registers for {} in {}", map.windows.len(), map.elements().count(), cfg.target.name, dir.display());
     for f in files {
         println!("  {}", f.display());

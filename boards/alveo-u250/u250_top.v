@@ -66,8 +66,9 @@ module u250_top (
     wire [511:0] tx_tdata [0:1];
     wire [63:0]  tx_tkeep [0:1];
     wire         cmac_sys_reset, axil_resetn, mgmt_resetn;
-    // The register map decodes 18 bits of the master's 32-bit addresses
-    // (the window of a wider address repeats).
+    // The JTAG master's 32-bit addresses: the core decodes 19 bits, the
+    // switch's map below 0x40000 and the board window (the MAC counters)
+    // from it; the map of a wider address repeats.
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] awaddr, araddr;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -78,10 +79,10 @@ module u250_top (
 
     ts_u250_switch core (
         .clock(clk), .locked(mmcm_locked), .cmac_sys_reset(cmac_sys_reset),
-        .s_axil_awaddr(awaddr[17:0]), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
+        .s_axil_awaddr(awaddr[18:0]), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
         .s_axil_wdata(wdata), .s_axil_wstrb(wstrb), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
-        .s_axil_araddr(araddr[17:0]), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
+        .s_axil_araddr(araddr[18:0]), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
         .axil_resetn(axil_resetn), .mgmt_clock(mgmt_clk), .mgmt_resetn(mgmt_resetn),
         .qsfp_resetl_0(qsfp0_resetl), .qsfp_resetl_1(qsfp1_resetl),

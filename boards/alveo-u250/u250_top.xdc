@@ -75,6 +75,12 @@ set_property -dict {PACKAGE_PIN BA20 IOSTANDARD LVCMOS12 SLEW SLOW DRIVE 8} [get
 # lock goes through two.
 set_max_delay -datapath_only 3.103 -from [get_cells -hierarchical -filter {NAME =~ */cgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */wq1/q_reg*}]
 set_max_delay -datapath_only 3.103 -from [get_cells -hierarchical -filter {NAME =~ */rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */rq1/q_reg*}]
+# The MAC counters' hand-over into the switch clock (the board window):
+# the holding register is read at least two switch cycles after it was
+# loaded; its request and acknowledge go through two flip-flops.
+set_max_delay -datapath_only 3.103 -from [get_cells -hierarchical -filter {NAME =~ */snap/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */taken/q_reg*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ */sreq1/q_reg*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ */sack1/q_reg*}]
 set_false_path -to [get_cells -hierarchical -filter {NAME =~ */run1*/q_reg*}]
 set_false_path -to [get_cells -hierarchical -filter {NAME =~ */m1/q_reg*}]
 set_false_path -to [get_cells -hierarchical -filter {NAME =~ */lock1/q_reg*}]

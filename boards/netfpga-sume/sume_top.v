@@ -60,8 +60,9 @@ module sume_top (
     wire [3:0]  block_lock;
     wire        pcs_reset, pcs_areset, axil_resetn;
     wire        scl_low, sda_low, scl_in, sda_in, clk_rst, mux_rst;
-    // The JTAG master's 32-bit addresses: the map decodes 18 bits (the
-    // window of a wider address repeats).
+    // The JTAG master's 32-bit addresses: the core decodes 19 bits, the
+    // switch's map below 0x40000 and the board window (the MAC counters)
+    // from it; the map of a wider address repeats.
     /* verilator lint_off UNUSEDSIGNAL */
     wire [31:0] awaddr, araddr;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -78,10 +79,10 @@ module sume_top (
         .txc_0(txc[0]), .txc_1(txc[1]), .txc_2(txc[2]), .txc_3(txc[3]),
         .block_lock_0(block_lock[0]), .block_lock_1(block_lock[1]),
         .block_lock_2(block_lock[2]), .block_lock_3(block_lock[3]),
-        .s_axil_awaddr(awaddr[17:0]), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
+        .s_axil_awaddr(awaddr[18:0]), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
         .s_axil_wdata(wdata), .s_axil_wstrb(wstrb), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
-        .s_axil_araddr(araddr[17:0]), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
+        .s_axil_araddr(araddr[18:0]), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
         .axil_resetn(axil_resetn),
         .scl_low(scl_low), .sda_low(sda_low), .scl_in(scl_in), .sda_in(sda_in),

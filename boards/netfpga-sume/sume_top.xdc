@@ -78,6 +78,12 @@ set_property -dict {PACKAGE_PIN AM39 IOSTANDARD LVCMOS15} [get_ports i2c_mux_rst
 # is a level through three flip-flops of the MAC clock.
 set_max_delay -datapath_only 5.000 -from [get_cells -hierarchical -filter {NAME =~ */cgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */wq1/q_reg*}]
 set_max_delay -datapath_only 5.000 -from [get_cells -hierarchical -filter {NAME =~ */rgray/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */rq1/q_reg*}]
+# The MAC counters' hand-over into the switch clock (the board window):
+# the holding register is read at least two switch cycles after it was
+# loaded; its request and acknowledge go through two flip-flops.
+set_max_delay -datapath_only 5.000 -from [get_cells -hierarchical -filter {NAME =~ */snap/q_reg*}] -to [get_cells -hierarchical -filter {NAME =~ */taken/q_reg*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ */sreq1/q_reg*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ */sack1/q_reg*}]
 set_false_path -to [get_cells -hierarchical -filter {NAME =~ */mh1/q_reg*}]
 
 # Asynchronous pins: the button and I2C inputs go through two flip-flops;

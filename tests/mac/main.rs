@@ -7,6 +7,7 @@ mod cmac;
 mod common;
 mod gmii;
 mod i2c_init;
+mod mac_stats;
 mod port;
 mod rgmii;
 mod self_test;

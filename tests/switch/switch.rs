@@ -125,7 +125,7 @@ fn generated_c_header_and_python_module_agree() -> Result<()> {
 fn header_and_module(cfg: &Config, out: &str) -> Result<()> {
     let map = SwitchMap::new(cfg);
     let dir = trimswitch_sim::harness::verilator::build_dir().join(out);
-    let files = trimswitch::flows::regs(cfg, &dir)?;
+    let files = trimswitch::flows::regs(cfg, None, &dir)?;
     ensure!(files.len() == 3);
     let md = std::fs::read_to_string(dir.join("regs.md"))?;
     // Every element's address, from C and from Python, in one list each.

@@ -164,6 +164,8 @@ struct Board {
     config: &'static str,
     sets: &'static [&'static str],
     part: &'static str,
+    /// Switch ports (each with its MAC counters in the board window).
+    ports: usize,
     top: &'static str,
     core: &'static str,
     /// Top-level port bits.
@@ -189,6 +191,7 @@ const SUME: Board = Board {
     config: "configs/netfpga-sume.toml",
     sets: &[],
     part: "xc7vx690tffg1761-3",
+    ports: 4,
     top: "sume_top",
     core: "ts_sume_switch",
     bits: 47,
@@ -218,6 +221,7 @@ const U250: Board = Board {
     config: "configs/alveo-u250.toml",
     sets: &["ingress.fcs=mac"],
     part: "xcu250-figd2104-2L-e",
+    ports: 2,
     top: "u250_top",
     core: "ts_u250_switch",
     bits: 47,
@@ -344,9 +348,9 @@ source {{{}}}"#,
             "no {period} ns clock on {clock}"
         );
     }
-    // The pointer crossings are bounded, not cut.
-    let gray = format!("set_max_delay -datapath_only {}", b.gray_ns);
-    ensure!(c.iter().filter(|l| l.starts_with(&gray)).count() == 2, "Gray pointer constraints: {c:?}");
+    // The pointer crossings and the counters' hand-over are bounded, not cut.
+    let bound = format!("set_max_delay -datapath_only {}", b.gray_ns);
+    ensure!(c.iter().filter(|l| l.starts_with(&bound)).count() == 3, "Gray pointer and hand-over constraints: {c:?}");
     Ok(())
 }
 
@@ -354,12 +358,24 @@ fn bail_dup(pin: &str, a: &str, b: &str) -> Result<()> {
     anyhow::bail!("pin {pin} given to {a} and {b}")
 }
 
-/// The board's build script, run in tclsh against recording stand-ins: it
+/// The board's build script, run in tclsh against recording stand-ins (and
+/// the register map beside it, with the board window): it
 /// creates the IP cores with their settings, synthesizes the top for the
 /// part, implements, reports, writes the bitstream; a negative slack stops
 /// it before the bitstream, and a missing input before anything.
 fn build_script(b: &Board) -> Result<()> {
     let dir = generate_board(b)?;
+    // The project carries the register map as the board's core decodes it:
+    // the switch's map and, from 0x40000, every port's MAC counters.
+    let h = std::fs::read_to_string(dir.join("trimswitch_regs.h"))?;
+    ensure!(h.contains("#define TS_ADDR_BITS 19u") && h.contains("#define TS_MAC_BASE 0x40000u"), "board window missing: {h}");
+    let counters = trimswitch_hdl::board::mac_counters(b.board).context("no counters")?;
+    let ports = b.ports;
+    for (name, _) in counters {
+        let n = name.to_ascii_uppercase();
+        ensure!(h.contains(&format!("#define TS_MAC_{n}_COUNT {ports}u")), "TS_MAC_{n} missing");
+        ensure!(h.contains(&format!("#define TS_MAC_{n}_STRIDE 0x{:x}u", 4 * counters.len())), "TS_MAC_{n} stride");
+    }
     let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
     ensure!(sh.contains(&format!("-source build.tcl -tclargs {} reports", b.part)), "run_vivado.sh: {sh}");
     let stubs = |slack: &str| {

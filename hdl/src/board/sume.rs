@@ -13,8 +13,9 @@
 //! the MAC clock's reset held until the clock chip is programmed; the
 //! LEDs: per port the PCS's block lock and frame activity (stretched to
 //! 54 ms), a ready LED and a heartbeat.
-use crate::axil::bundle::AxilSlave;
+use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::board::i2c_init::I2cInit;
+use crate::board::mac_stats::{MacStats, BOARD_ADDR_BITS};
 use crate::board::si5324;
 use crate::config::Config;
 use crate::prim::widgets::{vec_of, DffR};
@@ -23,12 +24,31 @@ use crate::top::xgmii_switch::XgmiiSwitch;
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
 
+/// Each port's MAC counters in the board window, in this order (word `11 p
+/// + i`; [`crate::mac::port::XgmiiPort`]'s counters, on the MAC clock).
+pub const SUME_COUNTERS: [(&str, &str); 11] = [
+    ("rx_frames", "good frames received"),
+    ("rx_bytes", "bytes of the good frames received, the FCS included"),
+    ("rx_fcs_errors", "frames received with a bad FCS"),
+    ("rx_runts", "frames received shorter than 64 bytes"),
+    ("rx_jabbers", "frames received longer than ingress.max_frame (cut and flagged)"),
+    ("rx_errors", "frames received with a bad preamble or SFD, /E/ or another control character inside"),
+    ("rx_overflows", "frames received that the port's FIFO had no room for (cut and flagged)"),
+    ("tx_frames", "frames sent whole"),
+    ("tx_bytes", "bytes of the frames sent whole, destination address to FCS, padding included"),
+    ("tx_underruns", "frames cut on the wire for an underrun"),
+    ("tx_errors", "frames cut on the wire on the switch's request (tuser)"),
+];
+
 /// The board core (module docs).
 ///
 /// Ports, switch clock (`clock`, 200 MHz from the board's oscillator):
 /// - `clock` in; `arst` in: the reset button, asynchronous, active high.
-/// - `s_axil_*`: the switch's register map (from the JTAG-to-AXI master);
-///   `axil_resetn` out: that master's reset, active low.
+/// - `s_axil_*`: the register map (from the JTAG-to-AXI master),
+///   [`BOARD_ADDR_BITS`]-bit addresses: the switch's map, and above it the
+///   board window ([`MacStats`]): port `p`'s MAC counters
+///   ([`SUME_COUNTERS`], 32 bits, wrap, read only) at `0x40000 + 4 (11 p +
+///   i)`; `axil_resetn` out: that master's reset, active low.
 /// - `scl_low`, `sda_low` out, `scl_in`, `sda_in` in: the I2C bus, open
 ///   drain (the top pulls a pin low while `*_low` is set).
 /// - `clk_rst` out: the Si5324's reset (active high at the pin);
@@ -66,7 +86,7 @@ pub struct SumeSwitch<
     pub txd: Vec<Signal<Out, Bits<64>>>,
     pub txc: Vec<Signal<Out, Bits<8>>>,
     pub block_lock: Vec<Signal<In, Bit>>,
-    pub s_axil: AxilSlave<SWITCH_ADDR_BITS>,
+    pub s_axil: AxilSlave<BOARD_ADDR_BITS>,
     pub axil_resetn: Signal<Out, Bit>,
     pub scl_low: Signal<Out, Bit>,
     pub sda_low: Signal<Out, Bit>,
@@ -84,6 +104,7 @@ pub struct SumeSwitch<
     pub led_act: Vec<Signal<Out, Bit>>,
     pub i2c_nacks: Signal<Out, Bits<8>>,
     xsw: XgmiiSwitch<D, K, U, M, W, F, A, A1>,
+    stats: MacStats,
     init: I2cInit<7>,
     // Switch clock: power-on count, the button through two flip-flops, the
     // reset, the I2C lines through two flip-flops, the MAC side's hold.
@@ -151,6 +172,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             led_act: vec_of(ports),
             i2c_nacks: Default::default(),
             xsw: XgmiiSwitch::new(cfg)?,
+            stats: MacStats::new(ports * SUME_COUNTERS.len()),
             // 100 kHz (standard mode) from 200 MHz.
             init: I2cInit::new(&steps, cfg.target.clock_mhz * 1e6, 100e3, false)?,
             por: Default::default(),
@@ -197,7 +219,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.xsw.clock.next = self.clock.val();
         self.xsw.reset.next = self.rst.q.val();
         self.axil_resetn.next = !self.rst.q.val();
-        AxilSlave::<SWITCH_ADDR_BITS>::link(&mut self.s_axil, &mut self.xsw.s_axil);
+        self.stats.clock.next = self.clock.val();
+        self.stats.reset.next = self.rst.q.val();
+        AxilSlave::<BOARD_ADDR_BITS>::link(&mut self.s_axil, &mut self.stats.s_axil);
+        AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.stats.m_switch, &mut self.xsw.s_axil);
 
         // ---- the clock chip ----
         self.init.clock.next = self.clock.val();
@@ -256,6 +281,22 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.act[p].d.next = self.act_full.val();
             }
             self.led_link[p].next = self.lock_q[p].q.val();
+            // The MAC counters into the board window, in SUME_COUNTERS' order.
+            for k in 0..11 {
+                self.stats.word_clock[p * 11 + k].next = self.mac_clock.val();
+                self.stats.word_reset[p * 11 + k].next = self.mrst.q.val();
+            }
+            self.stats.word[p * 11].next = self.xsw.rx_frames[p].val();
+            self.stats.word[p * 11 + 1].next = self.xsw.rx_bytes[p].val();
+            self.stats.word[p * 11 + 2].next = self.xsw.rx_fcs_errors[p].val();
+            self.stats.word[p * 11 + 3].next = self.xsw.rx_runts[p].val();
+            self.stats.word[p * 11 + 4].next = self.xsw.rx_jabbers[p].val();
+            self.stats.word[p * 11 + 5].next = self.xsw.rx_errors[p].val();
+            self.stats.word[p * 11 + 6].next = self.xsw.rx_overflows[p].val();
+            self.stats.word[p * 11 + 7].next = self.xsw.tx_frames[p].val();
+            self.stats.word[p * 11 + 8].next = self.xsw.tx_bytes[p].val();
+            self.stats.word[p * 11 + 9].next = self.xsw.tx_underruns[p].val();
+            self.stats.word[p * 11 + 10].next = self.xsw.tx_errors[p].val();
             self.led_act[p].next = self.act[p].q.val().any();
         }
     }

@@ -14,7 +14,8 @@
 //! late still finds its side held); the CMAC's link bring-up (PG203: send
 //! remote-fault indications, transmitter off, until the receiver is
 //! aligned); the LEDs.
-use crate::axil::bundle::AxilSlave;
+use crate::axil::bundle::{AxilMaster, AxilSlave};
+use crate::board::mac_stats::{MacStats, BOARD_ADDR_BITS};
 use crate::config::Config;
 use crate::mac::cmac::{CmacPort, CMAC_BITS, CMAC_MHZ};
 use crate::prim::widgets::{vec_of, DffR};
@@ -23,14 +24,26 @@ use crate::top::switch::Switch;
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
 
+/// Each port's counters in the board window, in this order (word `4 p + i`;
+/// [`CmacPort`]'s, on the port's CMAC clock).
+pub const U250_COUNTERS: [(&str, &str); 4] = [
+    ("rx_frames", "frames the CMAC delivered, good or bad"),
+    ("rx_errors", "of those, frames the CMAC flagged bad (FCS, length, code errors)"),
+    ("rx_overflows", "frames received that the port's FIFO had no room for (cut and flagged)"),
+    ("tx_frames", "frames handed to the CMAC"),
+];
+
 /// The board core (module docs).
 ///
 /// Ports, switch clock (`clock`: 322.265625 MHz from the top's MMCM):
 /// - `clock` in; `locked` in: the MMCM is locked (asynchronous).
 /// - `cmac_sys_reset` out: both CMACs' `sys_reset` (active high), during
 ///   start-up.
-/// - `s_axil_*`: the switch's register map (from the JTAG-to-AXI master
-///   through an AXI clock converter); `axil_resetn` out: the converter's
+/// - `s_axil_*`: the register map (from the JTAG-to-AXI master through an
+///   AXI clock converter), [`BOARD_ADDR_BITS`]-bit addresses: the switch's
+///   map, and above it the board window ([`MacStats`]): port `p`'s CMAC
+///   port counters ([`U250_COUNTERS`], 32 bits, wrap, read only) at
+///   `0x40000 + 4 (4 p + i)`; `axil_resetn` out: the converter's
 ///   switch-side reset, active low.
 ///
 /// Management clock (`mgmt_clock`: the top's 100 MHz, the CMACs' `init_clk`,
@@ -72,7 +85,7 @@ pub struct U250Switch<
     pub clock: Signal<In, Clock>,
     pub locked: Signal<In, Bit>,
     pub cmac_sys_reset: Signal<Out, Bit>,
-    pub s_axil: AxilSlave<SWITCH_ADDR_BITS>,
+    pub s_axil: AxilSlave<BOARD_ADDR_BITS>,
     pub axil_resetn: Signal<Out, Bit>,
     pub mgmt_clock: Signal<In, Clock>,
     pub mgmt_resetn: Signal<Out, Bit>,
@@ -102,6 +115,7 @@ pub struct U250Switch<
     pub tx_frames: Vec<Signal<Out, Bits<32>>>,
     port: Vec<CmacPort<D, K, M, F, A, A1>>,
     switch: Switch<D, K, U, M, W>,
+    stats: MacStats,
     // Switch clock: the lock through two flip-flops, the start-up count,
     // the reset, the heartbeat; per port the alignment and the frame
     // counters' low bits through two flip-flops, the activity stretch.
@@ -188,6 +202,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             tx_frames: vec_of(ports),
             port: vec_of(ports),
             switch: Switch::new(cfg)?,
+            stats: MacStats::new(ports * U250_COUNTERS.len()),
             lock1: Default::default(),
             lock2: Default::default(),
             start: Default::default(),
@@ -245,7 +260,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.mgmt_resetn.next = self.m3.q.val();
         self.switch.clock.next = self.clock.val();
         self.switch.reset.next = self.rst.q.val();
-        AxilSlave::<SWITCH_ADDR_BITS>::link(&mut self.s_axil, &mut self.switch.s_axil);
+        self.stats.clock.next = self.clock.val();
+        self.stats.reset.next = self.rst.q.val();
+        AxilSlave::<BOARD_ADDR_BITS>::link(&mut self.s_axil, &mut self.stats.s_axil);
+        AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.stats.m_switch, &mut self.switch.s_axil);
         self.beat.reset.next = self.rst.q.val();
         self.beat.d.next = self.beat.q.val() + 1;
         self.led_beat.next = self.beat.q.val().get_bit(27);
@@ -286,6 +304,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.rx_errors[p].next = self.port[p].rx_errors.val();
             self.rx_overflows[p].next = self.port[p].rx_overflows.val();
             self.tx_frames[p].next = self.port[p].tx_frames.val();
+            // The counters into the board window, in U250_COUNTERS' order.
+            for k in 0..4 {
+                self.stats.word_clock[p * 4 + k].next = self.cmac_clock[p].val();
+                self.stats.word_reset[p * 4 + k].next = !self.run3[p].q.val();
+            }
+            self.stats.word[p * 4].next = self.port[p].rx_frames.val();
+            self.stats.word[p * 4 + 1].next = self.port[p].rx_errors.val();
+            self.stats.word[p * 4 + 2].next = self.port[p].rx_overflows.val();
+            self.stats.word[p * 4 + 3].next = self.port[p].tx_frames.val();
 
             // ---- the switch side ----
             self.port[p].clock.next = self.clock.val();
