@@ -16,7 +16,7 @@
 //! converters are register stages, the receive side keeping its overflow
 //! handling) with the padding in front of its transmit FIFO:
 //!
-//! - Receive: CMAC beats -> a register stage -> an [`AsyncFifo`] of 16
+//! - Receive: CMAC beats -> a register stage -> an [`AsyncFifo`](crate::prim::async_fifo::AsyncFifo) of 16
 //!   beats into the switch clock. The switch takes a beat every cycle
 //!   (`rx_fcs` never holds its input) at a clock no slower than the CMAC's
 //!   nominal one, and the CMAC delivers at most 100 Gb/s: at most 2 beats
@@ -24,7 +24,7 @@
 //!   FIFO does not fill (tested with the switch clock 0.3% slower and
 //!   every frame's beats back to back); if it does, the frame is cut,
 //!   flagged and counted (`rx_overflows`).
-//! - Transmit: the padding -> an [`AsyncFifo`] in frame mode holding 16 KiB
+//! - Transmit: the padding -> an [`AsyncFifo`](crate::prim::async_fifo::AsyncFifo) in frame mode holding 16 KiB
 //!   (a frame is shown to the CMAC side only once whole, so `tvalid` never
 //!   falls inside it) -> a register slice -> a register stage -> the CMAC.
 use crate::axis::bundle::AxisPlainSink;
