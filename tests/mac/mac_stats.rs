@@ -44,15 +44,30 @@ impl Agent for Macs {
     fn sample(&mut self, _m: &Model, _cycle: u64) {}
 }
 
-/// The switch's AXI4-Lite port behind the window: takes every write
-/// (recording it) and answers a read of `a` with `0xC0DE0000 | a`.
-struct SwitchSide {
+/// An AXI4-Lite slave (the switch's port behind the window, or behind a
+/// bridge): takes every write (recording it) and answers a read of `a`
+/// with `0xC0DE0000 | a`.
+pub(crate) struct SwitchSide {
     p: [Port; 17],
     aw: Option<u64>,
     w: Option<u64>,
     bvalid: bool,
     rvalid: Option<u64>,
-    writes: Vec<(u64, u64)>,
+    pub(crate) writes: Vec<(u64, u64)>,
+}
+
+impl SwitchSide {
+    /// The slave on the model's `<prefix>_*` master ports.
+    pub(crate) fn new(m: &Model, prefix: &str) -> SwitchSide {
+        SwitchSide {
+            p: SW.map(|s| m.port(&format!("{prefix}_{s}")).unwrap()),
+            aw: None,
+            w: None,
+            bvalid: false,
+            rvalid: None,
+            writes: vec![],
+        }
+    }
 }
 
 const SW: [&str; 17] = [

@@ -12,5 +12,6 @@ mod port;
 mod rgmii;
 mod self_test;
 mod switch_loop;
+mod uart_axil;
 mod xgmii_rx;
 mod xgmii_tx;

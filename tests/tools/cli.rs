@@ -139,3 +139,26 @@ fn bad_input_is_named() -> Result<()> {
     ensure!(e.contains("unknown block \"ts_nonesuch\"; blocks are"), "{e}");
     Ok(())
 }
+
+/// The serial-line host tool (`scripts/uart_regs.py`; the bridge's own
+/// test drives its encodings through `ts_uart_axil`) names bad input.
+#[test]
+fn uart_tool_names_bad_input() -> Result<()> {
+    let run = |args: &[&str]| -> Result<Output> {
+        Command::new("python3").arg("scripts/uart_regs.py").args(args).current_dir(root()).output().context("python3")
+    };
+    let out = run(&["--encode", "read", "0x3e"])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(!out.status.success() && err.contains("address 0x3e: a word-aligned 32-bit address"), "{err}");
+    let out = run(&["--decode", "72", "00"])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(!out.status.success() && err.contains("not an answer: 72 00"), "{err}");
+    let out = run(&["--decode", "77", "03"])?;
+    ensure!(out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "write DECERR", "{out:?}");
+    let out = run(&["--encode", "write", "0x10"])?;
+    ensure!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("expected: read ADDR [COUNT] or write ADDR DATA"),
+        "{out:?}"
+    );
+    Ok(())
+}

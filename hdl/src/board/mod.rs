@@ -12,6 +12,8 @@
 //! - [`ecp5_pll`]: the ECP5 PLL with its dividers from the frequencies;
 //! - [`versa`]: `ts_versa_switch`, the whole design of the ECP5-5G Versa board
 //!   (the open bitstream flow);
+//! - [`uart_axil`]: `ts_uart_axil`, the register map over a serial line
+//!   (a board whose only host link is a USB serial port);
 //! - [`u250`]: `ts_u250_switch`, the Alveo U250 design but its vendor
 //!   primitives and IP (the CMACs).
 pub mod ecp5_pll;
@@ -21,6 +23,7 @@ pub mod self_test;
 pub mod si5324;
 pub mod sume;
 pub mod u250;
+pub mod uart_axil;
 pub mod versa;
 
 /// The MAC counters (name, meaning) per port in the board window of a

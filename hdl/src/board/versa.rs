@@ -22,18 +22,27 @@
 //! (stays on until reset). During a self-test, 0 is "done", 6 "passed"
 //! and 7 "failed".
 //!
+//! Host access (`uart_rx`, `uart_tx`: the FT2232H's channel B, the board's
+//! USB port): the switch's register map over the serial line at
+//! [`UART_BAUD`] ([`UartAxil`], `docs/boards.md`, "Host access over a serial
+//! line"). Without a host the map keeps its reset values (the
+//! configuration's, tables included).
+//!
 //! Self-test (`selftest`, DIP switch 4: on starts it, off ends it;
 //! [`SelfTest`], `docs/boards.md`): the switch's ports are taken from the
 //! MACs at the next frame boundary of each stream; 65 536 test frames go
 //! each way through the switch (by the configuration's L2 table) and are
 //! checked byte by byte. The MACs' received frames are discarded meanwhile
 //! (their counters still count them) and nothing is sent to the PHYs.
+use crate::axil::bundle::AxilMaster;
 use crate::board::ecp5_pll::{Ecp5Pll, PllPlan};
 use crate::board::self_test::SelfTest;
+use crate::board::uart_axil::UartAxil;
 use crate::config::{parse_mac, Config};
 use crate::mac::port::RgmiiPort;
 use crate::mac::rgmii::DdrFamily;
 use crate::prim::widgets::{vec_of, DffR};
+use crate::top::regmap::SWITCH_ADDR_BITS;
 use crate::top::switch::Switch;
 use anyhow::{anyhow, ensure, Result};
 use rust_hdl::prelude::*;
@@ -42,6 +51,8 @@ use rust_hdl::prelude::*;
 pub const OSC_MHZ: f64 = 100.0;
 /// RGMII at 1 Gb/s: GMII bytes at 125 MHz.
 pub const GMII_MHZ: f64 = 125.0;
+/// The serial line's rate (the FT2232H's and every terminal's default).
+pub const UART_BAUD: f64 = 115_200.0;
 /// Frames each way of a self-test.
 pub const SELF_TEST_FRAMES: u32 = 65536;
 
@@ -53,6 +64,7 @@ pub const SELF_TEST_FRAMES: u32 = 65536;
 ///   the clock delays); `eth_rst_n_p` out (the PHY's reset).
 /// - `led` (8) out, active low (module docs).
 /// - `selftest` in: DIP switch 4, the self-test (module docs).
+/// - `uart_rx` in, `uart_tx` out: the serial line to the host (module docs).
 #[derive(LogicBlock)]
 pub struct VersaSwitch<
     const D: usize,
@@ -75,7 +87,10 @@ pub struct VersaSwitch<
     pub eth_rst_n: Vec<Signal<Out, Bit>>,
     pub led: Signal<Out, Bits<8>>,
     pub selftest: Signal<In, Bit>,
+    pub uart_rx: Signal<In, Bit>,
+    pub uart_tx: Signal<Out, Bit>,
     pll: Ecp5Pll,
+    host: UartAxil<SWITCH_ADDR_BITS>,
     test: SelfTest<D, K>,
     st1: DFF<Bit>,
     st2: DFF<Bit>,
@@ -164,7 +179,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             eth_rst_n: vec_of(ports),
             led: Default::default(),
             selftest: Default::default(),
+            uart_rx: Default::default(),
+            uart_tx: Default::default(),
             pll: Ecp5Pll::new(plan),
+            host: UartAxil::new(cfg.target.clock_mhz * 1e6, UART_BAUD)
+                .map_err(|e| anyhow!("{f}: target.clock_mhz: the serial line: {e}"))?,
             test: SelfTest::new(SELF_TEST_FRAMES, dst),
             st1: Default::default(),
             st2: Default::default(),
@@ -248,17 +267,13 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         self.switch.clock.next = self.pll.clkos.val();
         self.switch.reset.next = self.srst.q.val();
-        // No host on this board: the register map keeps its reset values
-        // (the configuration's, tables included).
-        self.switch.s_axil.awaddr.next = 0.into();
-        self.switch.s_axil.awvalid.next = false;
-        self.switch.s_axil.wdata.next = 0.into();
-        self.switch.s_axil.wstrb.next = 0.into();
-        self.switch.s_axil.wvalid.next = false;
-        self.switch.s_axil.bready.next = true;
-        self.switch.s_axil.araddr.next = 0.into();
-        self.switch.s_axil.arvalid.next = false;
-        self.switch.s_axil.rready.next = true;
+        // The host over the serial line (the map keeps its reset values,
+        // the configuration's, until a host writes).
+        self.host.clock.next = self.pll.clkos.val();
+        self.host.reset.next = self.srst.q.val();
+        self.host.rx.next = self.uart_rx.val();
+        self.uart_tx.next = self.host.tx.val();
+        AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.host.m_axil, &mut self.switch.s_axil);
 
         // The self-test: its switch through two flip-flops.
         self.st1.clock.next = self.pll.clkos.val();

@@ -8,6 +8,7 @@ use crate::axis::pkt_fifo::PktFifo;
 use crate::axis::skid::AxisSkid;
 use crate::board::sume::SumeSwitch;
 use crate::board::u250::U250Switch;
+use crate::board::uart_axil::UartAxil;
 use crate::board::versa::VersaSwitch;
 use crate::config::Config;
 use crate::gen::emit::emit_verilog;
@@ -192,6 +193,10 @@ pub const VERSA_SWITCH: &str = "ts_versa_switch";
 /// name at 512 bits (the CMAC's width; the U250's core has one per port).
 pub const CMAC_PORT: &str = "ts_cmac_port";
 
+/// The register map over a serial line ([`crate::board::uart_axil`]):
+/// emitted by name at the configuration's clock and 115 200 baud.
+pub const UART_AXIL: &str = "ts_uart_axil";
+
 /// The Alveo U250's board core ([`crate::board::u250`]): emitted by name
 /// for the `alveo-u250` configuration with `ingress.fcs = "mac"`
 /// (`trimswitch vivado --board alveo-u250`).
@@ -323,6 +328,11 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             ensure!(D == CMAC_BITS, "{}: datapath.data_width = {D}: {CMAC_PORT} is the CMAC's {CMAC_BITS} bits", cfg.source.display());
             with_port_fifo!(D, |F, A, A1| emit_verilog(&mut CmacPort::<D, K, M, F, A, A1>::default(), name, &prov)?)
         }
+        UART_AXIL => emit_verilog(
+            &mut UartAxil::<{ crate::top::regmap::SWITCH_ADDR_BITS }>::new(cfg.target.clock_mhz * 1e6, crate::board::versa::UART_BAUD)?,
+            name,
+            &prov,
+        )?,
         U250_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut U250Switch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         VERSA_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut VersaSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
