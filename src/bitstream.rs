@@ -192,6 +192,8 @@ pub fn build(cfg: &Config, out: &Path, opts: &BuildOpts) -> Result<BitstreamRepo
     let lpf_src = repo_root().join(board.lpf);
     let lpf = lpf_src.file_name().expect("an LPF file").to_string_lossy().into_owned();
     std::fs::copy(&lpf_src, out.join(&lpf)).with_context(|| format!("copying {}", lpf_src.display()))?;
+    // The register map as the design decodes it (the board window too).
+    crate::flows::regs(cfg, Some(board.name), out)?;
 
     // Relative names only: the WebAssembly tools see the current directory.
     let ys = format!(

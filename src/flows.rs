@@ -42,10 +42,10 @@ pub fn emit(cfg: &Config, out: &Path) -> Result<Manifest> {
 pub fn board_map(cfg: &Config, board: Option<&str>) -> Result<trimswitch_hdl::top::regmap::SwitchMap> {
     let map = trimswitch_hdl::top::regmap::SwitchMap::new(cfg);
     let Some(b) = board else { return Ok(map) };
-    let Some(counters) = trimswitch_hdl::board::mac_counters(b) else {
-        anyhow::bail!("--board {b:?}: boards are {:?}", BOARDS.iter().map(|b| b.0).collect::<Vec<_>>());
+    let Some(w) = trimswitch_hdl::board::board_window(b) else {
+        anyhow::bail!("--board {b:?}: boards are {:?} and ecp5-versa", BOARDS.iter().map(|b| b.0).collect::<Vec<_>>());
     };
-    Ok(map.with_board(b, counters, cfg.datapath.ports))
+    Ok(map.with_board(b, &w, cfg.datapath.ports))
 }
 
 /// Writes the register map of `cfg` (of its board core with `board`) into

@@ -69,8 +69,9 @@ enum Cmd {
         /// Output directory [default: build/<target>/regs].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The map of a board's core (netfpga-sume, alveo-u250): the
-        /// switch's, and above it the board window of MAC counters.
+        /// The map of a board's core (netfpga-sume, alveo-u250, ecp5-versa):
+        /// the switch's, and above it the board window (MAC counters; the
+        /// Versa's self-test).
         #[arg(long)]
         board: Option<String>,
     },

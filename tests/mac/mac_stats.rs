@@ -112,7 +112,7 @@ impl Agent for SwitchSide {
 
 #[test]
 fn counters_cross_whole_and_the_switch_map_passes_through() -> Result<()> {
-    let m = model_of(&mut MacStats::new(WORDS), "ts_mac_stats", "w6")?.instantiate();
+    let m = model_of(&mut MacStats::new(1, WORDS), "ts_mac_stats", "c1-w6")?.instantiate();
     let mut macs = Macs {
         ports: (0..WORDS).map(|k| m.port(&format!("word_{k}")).unwrap()).collect(),
         step: [1, 1, 1518, 1518, 1, 64],
@@ -152,9 +152,19 @@ fn counters_cross_whole_and_the_switch_map_passes_through() -> Result<()> {
     // at most 12 MAC cycles older than the read, never going back.
     let mut last = [0u64; WORDS];
     let mut rng = SmallRng::seed_from_u64(8);
+    // The control register: read/write, reset 0, on the `control_0` port.
+    let control = clk.model.port("control_0")?;
+    host.read(BOARD_WINDOW as u64);
+    let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
+    ensure!(matches!(r, AxilResult::Read { data: 0, resp: 0, .. }), "control at reset: {r:?}");
+    host.write(BOARD_WINDOW as u64, 0x5);
+    let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
+    ensure!(matches!(r, AxilResult::Write { resp: 0, .. }) && clk.model.get(&control) == 5, "control write: {r:?}");
+    // The words follow the control register.
+    let word = |k: usize| BOARD_WINDOW as u64 + 4 + 4 * k as u64;
     for _ in 0..400 {
         let k = rng.gen_range(0..WORDS);
-        host.read(BOARD_WINDOW as u64 + 4 * k as u64);
+        host.read(word(k));
         let (r, issued) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
         let AxilResult::Read { data, resp: 0, .. } = r else { anyhow::bail!("word {k}: {r:?}") };
         let at = macs.seen[k].iter().position(|&(_, v)| v & 0xFFFF_FFFF == data as u64);
@@ -171,25 +181,21 @@ fn counters_cross_whole_and_the_switch_map_passes_through() -> Result<()> {
         clk.step(&mut [&mut macs], &mut [&mut host, &mut sw]);
     }
     for k in 0..WORDS {
-        host.read(BOARD_WINDOW as u64 + 4 * k as u64);
+        host.read(word(k));
         let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
-        ensure!(
-            r == AxilResult::Read { addr: BOARD_WINDOW as u64 + 4 * k as u64, data: macs.value[k] as u32, resp: 0 },
-            "word {k}: {r:?}, counter {}",
-            macs.value[k]
-        );
+        ensure!(r == AxilResult::Read { addr: word(k), data: macs.value[k] as u32, resp: 0 }, "word {k}: {r:?}, counter {}", macs.value[k]);
     }
     // A write to a counter is taken and changes nothing; past the last: DECERR.
-    host.write(BOARD_WINDOW as u64 + 8, 0);
+    host.write(word(2), 0);
     let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
     ensure!(matches!(r, AxilResult::Write { resp: 0, .. }), "write to a counter: {r:?}");
-    host.read(BOARD_WINDOW as u64 + 8);
+    host.read(word(2));
     let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
     ensure!(
         matches!(r, AxilResult::Read { data, resp: 0, .. } if data as u64 == macs.value[2] & 0xFFFF_FFFF),
         "counter 2 after a write: {r:?}"
     );
-    host.read(BOARD_WINDOW as u64 + 4 * WORDS as u64);
+    host.read(word(WORDS));
     let (r, _) = run(&mut clk, &mut host, &mut macs, &mut sw)?;
     ensure!(matches!(r, AxilResult::Read { resp: 3, .. }), "past the counters: {r:?}");
     // The switch's map below the window, its addresses unchanged.

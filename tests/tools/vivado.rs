@@ -368,13 +368,16 @@ fn build_script(b: &Board) -> Result<()> {
     // The project carries the register map as the board's core decodes it:
     // the switch's map and, from 0x40000, every port's MAC counters.
     let h = std::fs::read_to_string(dir.join("trimswitch_regs.h"))?;
-    ensure!(h.contains("#define TS_ADDR_BITS 19u") && h.contains("#define TS_MAC_BASE 0x40000u"), "board window missing: {h}");
-    let counters = trimswitch_hdl::board::mac_counters(b.board).context("no counters")?;
+    ensure!(h.contains("#define TS_ADDR_BITS 19u") && h.contains("#define TS_BOARD_BASE 0x40000u"), "board window missing: {h}");
+    let w = trimswitch_hdl::board::board_window(b.board).context("no board window")?;
     let ports = b.ports;
-    for (name, _) in counters {
+    for (i, (name, _)) in w.per_port.iter().enumerate() {
         let n = name.to_ascii_uppercase();
-        ensure!(h.contains(&format!("#define TS_MAC_{n}_COUNT {ports}u")), "TS_MAC_{n} missing");
-        ensure!(h.contains(&format!("#define TS_MAC_{n}_STRIDE 0x{:x}u", 4 * counters.len())), "TS_MAC_{n} stride");
+        ensure!(
+            h.contains(&format!("#define TS_BOARD_{n}(i) (0x{:05x}u + (i) * 0x{:x}u)", 0x40000 + 4 * i, 4 * w.per_port.len())),
+            "TS_BOARD_{n}"
+        );
+        ensure!(h.contains(&format!("#define TS_BOARD_{n}_COUNT {ports}u")), "TS_BOARD_{n} count");
     }
     let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
     ensure!(sh.contains(&format!("-source build.tcl -tclargs {} reports", b.part)), "run_vivado.sh: {sh}");

@@ -7,10 +7,13 @@
 //! bit more than the switch's map, the switch's map below
 //! [`BOARD_WINDOW`] (unchanged, every address as in `trimswitch regs`), the
 //! board window from it (an [`AxilSplit`] of two windows). In the board
-//! window, word `k` (byte offset `4 k`) is counter `k` as the board core
-//! lists them, carried into the switch clock whole by a [`SnapshotSync`]
-//! (a few cycles old, never torn). The counters are read only and wrap; a
-//! write is accepted and changes nothing (they live on another clock).
+//! window, first the board's control registers (read/write, reset 0: the
+//! Versa's self-test), then its words: word `k` (byte offset `4 (c + k)`
+//! with `c` controls) is counter `k` as the board core lists them
+//! ([`BoardWindow`]), carried into the switch clock whole by a
+//! [`SnapshotSync`] (a few cycles old, never torn). The words are read only
+//! and wrap; a write is accepted and changes nothing (they live on another
+//! clock).
 use crate::axil::bundle::{AxilMaster, AxilSlave};
 use crate::axil::regs::AxilRegs;
 use crate::axil::split::AxilSplit;
@@ -25,6 +28,23 @@ pub const BOARD_ADDR_BITS: usize = SWITCH_ADDR_BITS + 1;
 /// Byte address of the board window.
 pub const BOARD_WINDOW: u32 = 1 << SWITCH_ADDR_BITS;
 
+/// What a board's window holds (module docs), for the register map
+/// (`SwitchMap::with_board`): its control registers, its words that are
+/// not per port, then each port's words; each (name, meaning).
+#[derive(Clone, Copy, Debug)]
+pub struct BoardWindow {
+    pub controls: &'static [(&'static str, &'static str)],
+    pub globals: &'static [(&'static str, &'static str)],
+    pub per_port: &'static [(&'static str, &'static str)],
+}
+
+impl BoardWindow {
+    /// Words of a board with `ports` ports (the block's `words`).
+    pub fn words(&self, ports: usize) -> usize {
+        self.globals.len() + ports * self.per_port.len()
+    }
+}
+
 /// The board window (module docs).
 ///
 /// Ports:
@@ -33,6 +53,7 @@ pub const BOARD_WINDOW: u32 = 1 << SWITCH_ADDR_BITS;
 ///   [`BOARD_ADDR_BITS`]-bit addresses.
 /// - `m_switch_*`: the switch's AXI4-Lite port (addresses below
 ///   [`BOARD_WINDOW`]).
+/// - `control[i]` out (32 bits): control register `i` (switch clock).
 /// - `word_clock[k]`, `word_reset[k]` (synchronous to it), `word[k]` in (32
 ///   bits): counter `k` and its clock.
 #[derive(LogicBlock)]
@@ -41,6 +62,7 @@ pub struct MacStats {
     pub reset: Signal<In, Bit>,
     pub s_axil: AxilSlave<BOARD_ADDR_BITS>,
     pub m_switch: AxilMaster<SWITCH_ADDR_BITS>,
+    pub control: Vec<Signal<Out, Bits<32>>>,
     pub word_clock: Vec<Signal<In, Clock>>,
     pub word_reset: Vec<Signal<In, Bit>>,
     pub word: Vec<Signal<In, Bits<32>>>,
@@ -50,19 +72,21 @@ pub struct MacStats {
 }
 
 impl MacStats {
-    /// The window of `words` counters (at least one).
-    pub fn new(words: usize) -> Self {
+    /// The window of `controls` control registers and `words` counters (at
+    /// least one counter).
+    pub fn new(controls: usize, words: usize) -> Self {
         assert!(words >= 1, "MacStats: at least one counter");
         Self {
             clock: Default::default(),
             reset: Default::default(),
             s_axil: Default::default(),
             m_switch: Default::default(),
+            control: vec_of(controls),
             word_clock: vec_of(words),
             word_reset: vec_of(words),
             word: vec_of(words),
             split: AxilSplit::new(2),
-            regs: AxilRegs::new(&[], words),
+            regs: AxilRegs::new(&vec![0; controls], words),
             sync: vec_of(words),
         }
     }
@@ -78,6 +102,9 @@ impl Logic for MacStats {
         AxilSlave::<BOARD_ADDR_BITS>::link(&mut self.s_axil, &mut self.split.s_axil);
         AxilMaster::<SWITCH_ADDR_BITS>::link(&mut self.m_switch, &mut self.split.m_axil[0]);
         AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.split.m_axil[1], &mut self.regs.s_axil);
+        for i in 0..self.control.len() {
+            self.control[i].next = self.regs.rw[i].val();
+        }
         for k in 0..self.sync.len() {
             self.sync[k].src_clock.next = self.word_clock[k].val();
             self.sync[k].src_reset.next = self.word_reset[k].val();

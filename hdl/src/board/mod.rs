@@ -26,12 +26,16 @@ pub mod u250;
 pub mod uart_axil;
 pub mod versa;
 
-/// The MAC counters (name, meaning) per port in the board window of a
-/// board `trimswitch vivado --board` builds ([`mac_stats`]), by board name.
-pub fn mac_counters(board: &str) -> Option<&'static [(&'static str, &'static str)]> {
+/// The board window of a board whose core has one ([`mac_stats`]), by the
+/// board's name.
+pub fn board_window(board: &str) -> Option<mac_stats::BoardWindow> {
+    use mac_stats::BoardWindow;
     match board {
-        "netfpga-sume" => Some(&sume::SUME_COUNTERS),
-        "alveo-u250" => Some(&u250::U250_COUNTERS),
+        "netfpga-sume" => Some(BoardWindow { controls: &[], globals: &[], per_port: &sume::SUME_COUNTERS }),
+        "alveo-u250" => Some(BoardWindow { controls: &[], globals: &[], per_port: &u250::U250_COUNTERS }),
+        "ecp5-versa" => {
+            Some(BoardWindow { controls: &versa::VERSA_CONTROLS, globals: &versa::VERSA_GLOBALS, per_port: &versa::VERSA_PER_PORT })
+        }
         _ => None,
     }
 }

@@ -172,7 +172,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             led_act: vec_of(ports),
             i2c_nacks: Default::default(),
             xsw: XgmiiSwitch::new(cfg)?,
-            stats: MacStats::new(ports * SUME_COUNTERS.len()),
+            stats: MacStats::new(0, ports * SUME_COUNTERS.len()),
             // 100 kHz (standard mode) from 200 MHz.
             init: I2cInit::new(&steps, cfg.target.clock_mhz * 1e6, 100e3, false)?,
             por: Default::default(),

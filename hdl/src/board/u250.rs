@@ -202,7 +202,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             tx_frames: vec_of(ports),
             port: vec_of(ports),
             switch: Switch::new(cfg)?,
-            stats: MacStats::new(ports * U250_COUNTERS.len()),
+            stats: MacStats::new(0, ports * U250_COUNTERS.len()),
             lock1: Default::default(),
             lock2: Default::default(),
             start: Default::default(),

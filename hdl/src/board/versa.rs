@@ -23,12 +23,15 @@
 //! and 7 "failed".
 //!
 //! Host access (`uart_rx`, `uart_tx`: the FT2232H's channel B, the board's
-//! USB port): the switch's register map over the serial line at
-//! [`UART_BAUD`] ([`UartAxil`], `docs/boards.md`, "Host access over a serial
-//! line"). Without a host the map keeps its reset values (the
-//! configuration's, tables included).
+//! USB port): the register map over the serial line at [`UART_BAUD`]
+//! ([`UartAxil`], `docs/boards.md`, "Host access over a serial line"): the
+//! switch's, and above it the board window ([`MacStats`]: the self-test's
+//! control, status and counts, [`VERSA_CONTROLS`], [`VERSA_GLOBALS`],
+//! [`VERSA_PER_PORT`]). Without a host the switch's map keeps its reset
+//! values (the configuration's, tables included).
 //!
-//! Self-test (`selftest`, DIP switch 4: on starts it, off ends it;
+//! Self-test (`selftest`, DIP switch 4, or the board window's `SELFTEST`:
+//! either on starts it, both off ends it;
 //! [`SelfTest`], `docs/boards.md`): the switch's ports are taken from the
 //! MACs at the next frame boundary of each stream; 65 536 test frames go
 //! each way through the switch (by the configuration's L2 table) and are
@@ -36,6 +39,7 @@
 //! (their counters still count them) and nothing is sent to the PHYs.
 use crate::axil::bundle::AxilMaster;
 use crate::board::ecp5_pll::{Ecp5Pll, PllPlan};
+use crate::board::mac_stats::{MacStats, BOARD_ADDR_BITS};
 use crate::board::self_test::SelfTest;
 use crate::board::uart_axil::UartAxil;
 use crate::config::{parse_mac, Config};
@@ -53,6 +57,19 @@ pub const OSC_MHZ: f64 = 100.0;
 pub const GMII_MHZ: f64 = 125.0;
 /// The serial line's rate (the FT2232H's and every terminal's default).
 pub const UART_BAUD: f64 = 115_200.0;
+/// The board window's control register (`docs/boards.md`, "The board
+/// window"): the self-test from the host.
+pub const VERSA_CONTROLS: [(&str, &str); 1] =
+    [("selftest", "bit 0: run the loopback self-test (with DIP switch 4: either on runs it; a rise starts a test, a fall ends it)")];
+/// The board window's word that is not per port.
+pub const VERSA_GLOBALS: [(&str, &str); 1] =
+    [("selftest_status", "the self-test: bit 0 active (the test owns the ports), 1 done, 2 passed, 3 failed")];
+/// The board window's words of each port: the self-test's counts.
+pub const VERSA_PER_PORT: [(&str, &str); 3] = [
+    ("selftest_sent", "frames the self-test sent into the switch on this port"),
+    ("selftest_good", "frames the self-test's checker took from this port's output as sent and in order"),
+    ("selftest_bad", "other frames the checker took from this port's output"),
+];
 /// Frames each way of a self-test.
 pub const SELF_TEST_FRAMES: u32 = 65536;
 
@@ -90,7 +107,8 @@ pub struct VersaSwitch<
     pub uart_rx: Signal<In, Bit>,
     pub uart_tx: Signal<Out, Bit>,
     pll: Ecp5Pll,
-    host: UartAxil<SWITCH_ADDR_BITS>,
+    host: UartAxil<BOARD_ADDR_BITS>,
+    stats: MacStats,
     test: SelfTest<D, K>,
     st1: DFF<Bit>,
     st2: DFF<Bit>,
@@ -182,6 +200,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             uart_rx: Default::default(),
             uart_tx: Default::default(),
             pll: Ecp5Pll::new(plan),
+            stats: MacStats::new(VERSA_CONTROLS.len(), VERSA_GLOBALS.len() + ports * VERSA_PER_PORT.len()),
             host: UartAxil::new(cfg.target.clock_mhz * 1e6, UART_BAUD)
                 .map_err(|e| anyhow!("{f}: target.clock_mhz: the serial line: {e}"))?,
             test: SelfTest::new(SELF_TEST_FRAMES, dst),
@@ -273,7 +292,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.host.reset.next = self.srst.q.val();
         self.host.rx.next = self.uart_rx.val();
         self.uart_tx.next = self.host.tx.val();
-        AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.host.m_axil, &mut self.switch.s_axil);
+        self.stats.clock.next = self.pll.clkos.val();
+        self.stats.reset.next = self.srst.q.val();
+        AxilMaster::<BOARD_ADDR_BITS>::join(&mut self.host.m_axil, &mut self.stats.s_axil);
+        AxilMaster::<SWITCH_ADDR_BITS>::join(&mut self.stats.m_switch, &mut self.switch.s_axil);
+        // The board window's words, all on the switch clock: the status,
+        // then per port the self-test's counts.
+        for k in 0..self.stats.word.len() {
+            self.stats.word_clock[k].next = self.pll.clkos.val();
+            self.stats.word_reset[k].next = self.srst.q.val();
+        }
+        self.stats.word[0].next = bit_cast::<32, 1>(self.test.active.val().into())
+            | (bit_cast::<32, 1>(self.test.done.val().into()) << 1)
+            | (bit_cast::<32, 1>(self.test.pass.val().into()) << 2)
+            | (bit_cast::<32, 1>(self.test.fail.val().into()) << 3);
 
         // The self-test: its switch through two flip-flops.
         self.st1.clock.next = self.pll.clkos.val();
@@ -282,7 +314,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.st2.d.next = self.st1.q.val();
         self.test.clock.next = self.pll.clkos.val();
         self.test.reset.next = self.srst.q.val();
-        self.test.run.next = self.st2.q.val();
+        self.test.run.next = self.st2.q.val() | self.stats.control[0].val().get_bit(0);
 
         self.beat.clock.next = self.pll.clkos.val();
         self.beat.reset.next = self.srst.q.val();
@@ -376,6 +408,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.sel_out[p].d.next = self.test.active.val();
             }
 
+            self.stats.word[1 + 3 * p].next = self.test.sent[p].val();
+            self.stats.word[2 + 3 * p].next = self.test.good[p].val();
+            self.stats.word[3 + 3 * p].next = self.test.bad[p].val();
             // Activity and errors, into the switch clock.
             self.rx_s1[p].clock.next = self.pll.clkos.val();
             self.rx_s2[p].clock.next = self.pll.clkos.val();

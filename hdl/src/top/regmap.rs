@@ -372,34 +372,40 @@ impl SwitchMap {
     }
 
     /// The map as a board core decodes it (`crate::board::mac_stats`): the
-    /// switch's map, and the board window `mac` above it at
-    /// `2^SWITCH_ADDR_BITS`: `counters` (name, meaning) of each of `ports`
-    /// ports, word `n p + i` for counter `i` of port `p` (`n` counters), on
-    /// the MACs' clocks: read only, 32 bits, wrapping.
-    pub fn with_board(mut self, board: &str, counters: &[(&str, &str)], ports: usize) -> Self {
-        let n = counters.len() as u32;
-        let regs = counters
-            .iter()
-            .enumerate()
-            .map(|(i, (name, doc))| {
-                Reg::array(
-                    &upper(name),
-                    4 * i as u32,
-                    ports,
-                    4 * n,
-                    Access::Ro,
-                    vec![0; ports],
-                    &format!(
-                        "port p's MAC counter: {doc} (32 bits, wraps; on the MAC's clock, read a few cycles late, not cleared by a write)"
-                    ),
-                )
-            })
-            .collect();
+    /// switch's map, and the board window `board` above it at
+    /// `2^SWITCH_ADDR_BITS`: the controls (read/write, reset 0), the words
+    /// that are not per port, then each of `ports` ports' words (word `n p +
+    /// i` of those for word `i` of port `p`, `n` per port); the words are
+    /// read only, 32 bits, wrapping, a few cycles late.
+    pub fn with_board(mut self, board: &str, w: &crate::board::mac_stats::BoardWindow, ports: usize) -> Self {
+        let (nc, ng, n) = (w.controls.len() as u32, w.globals.len() as u32, w.per_port.len() as u32);
+        let mut regs: Vec<Reg> =
+            w.controls.iter().enumerate().map(|(i, (name, doc))| Reg::one(&upper(name), 4 * i as u32, Access::Rw, 0, doc)).collect();
+        for (j, (name, doc)) in w.globals.iter().enumerate() {
+            regs.push(Reg::one(
+                &upper(name),
+                4 * (nc + j as u32),
+                Access::Ro,
+                0,
+                &format!("{doc} (read a few cycles late; not cleared by a write)"),
+            ));
+        }
+        for (i, (name, doc)) in w.per_port.iter().enumerate() {
+            regs.push(Reg::array(
+                &upper(name),
+                4 * (nc + ng + i as u32),
+                ports,
+                4 * n,
+                Access::Ro,
+                vec![0; ports],
+                &format!("port p's {doc} (32 bits, wraps; read a few cycles late; not cleared by a write)"),
+            ));
+        }
         self.windows.push(Window {
-            name: "mac".into(),
+            name: "board".into(),
             base: 1 << SWITCH_ADDR_BITS,
             span: 1 << SWITCH_ADDR_BITS,
-            doc: format!("the {board} board's MAC counters (docs/boards.md, \"The board window\")"),
+            doc: format!("the {board} board's window: its controls and counters (docs/boards.md, \"The board window\")"),
             regs,
         });
         self.addr_bits = SWITCH_ADDR_BITS + 1;
