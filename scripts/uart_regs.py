@@ -4,10 +4,11 @@
 The bridge is ts_uart_axil (hdl/src/board/uart_axil.rs; docs/boards.md, "Host
 access over a serial line"): 8N1 at 115 200 baud on the ECP5-5G Versa (its USB
 port's second channel, e.g. /dev/ttyUSB1). Addresses are the register map's
-(`trimswitch regs`, or the board project's regs.md).
+(`trimswitch regs --board ecp5-versa`, or regs.md beside the bitstream); on the
+Versa the board window from 0x40000 (the self-test).
 
-    uart_regs.py /dev/ttyUSB1 read 0x3c [COUNT]   # COUNT words from 0x3c
-    uart_regs.py /dev/ttyUSB1 write 0x3c 0x12345678
+    uart_regs.py /dev/ttyUSB1 write 0x40000 1       # start the self-test
+    uart_regs.py /dev/ttyUSB1 read 0x40004 7        # its status and counts
     uart_regs.py --encode read 0x3c               # the command's bytes, no port
     uart_regs.py --decode 72 00 c0 de 00 10       # what an answer says
 

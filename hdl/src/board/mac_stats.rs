@@ -33,6 +33,9 @@ pub const BOARD_WINDOW: u32 = 1 << SWITCH_ADDR_BITS;
 /// not per port, then each port's words; each (name, meaning).
 #[derive(Clone, Copy, Debug)]
 pub struct BoardWindow {
+    /// The host reaches the switch's map below the window (false on a
+    /// board where it does not fit: the Versa).
+    pub switch_map: bool,
     pub controls: &'static [(&'static str, &'static str)],
     pub globals: &'static [(&'static str, &'static str)],
     pub per_port: &'static [(&'static str, &'static str)],

@@ -31,11 +31,14 @@ pub mod versa;
 pub fn board_window(board: &str) -> Option<mac_stats::BoardWindow> {
     use mac_stats::BoardWindow;
     match board {
-        "netfpga-sume" => Some(BoardWindow { controls: &[], globals: &[], per_port: &sume::SUME_COUNTERS }),
-        "alveo-u250" => Some(BoardWindow { controls: &[], globals: &[], per_port: &u250::U250_COUNTERS }),
-        "ecp5-versa" => {
-            Some(BoardWindow { controls: &versa::VERSA_CONTROLS, globals: &versa::VERSA_GLOBALS, per_port: &versa::VERSA_PER_PORT })
-        }
+        "netfpga-sume" => Some(BoardWindow { switch_map: true, controls: &[], globals: &[], per_port: &sume::SUME_COUNTERS }),
+        "alveo-u250" => Some(BoardWindow { switch_map: true, controls: &[], globals: &[], per_port: &u250::U250_COUNTERS }),
+        "ecp5-versa" => Some(BoardWindow {
+            switch_map: false,
+            controls: &versa::VERSA_CONTROLS,
+            globals: &versa::VERSA_GLOBALS,
+            per_port: &versa::VERSA_PER_PORT,
+        }),
         _ => None,
     }
 }

@@ -377,7 +377,12 @@ impl SwitchMap {
     /// that are not per port, then each of `ports` ports' words (word `n p +
     /// i` of those for word `i` of port `p`, `n` per port); the words are
     /// read only, 32 bits, wrapping, a few cycles late.
+    /// A board whose host cannot reach the switch's map (`switch_map` false)
+    /// has the board window only.
     pub fn with_board(mut self, board: &str, w: &crate::board::mac_stats::BoardWindow, ports: usize) -> Self {
+        if !w.switch_map {
+            self.windows.clear();
+        }
         let (nc, ng, n) = (w.controls.len() as u32, w.globals.len() as u32, w.per_port.len() as u32);
         let mut regs: Vec<Reg> =
             w.controls.iter().enumerate().map(|(i, (name, doc))| Reg::one(&upper(name), 4 * i as u32, Access::Rw, 0, doc)).collect();
