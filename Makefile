@@ -14,7 +14,7 @@ TS     := target/debug/trimswitch
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
-.PHONY: all test check toolchain build py bench-python emit lint synth synth-top timing timing-record bitstream smoke regs sim formal clean
+.PHONY: all test check toolchain build py bench-python emit lint synth synth-top synth-record timing timing-record bitstream smoke regs sim formal clean
 
 all: toolchain build py
 	$(TS) emit  --config $(CONFIG)
@@ -49,6 +49,9 @@ timing: toolchain build
 # block's place-and-route result by its netlist, so the gate places and routes
 # only blocks whose netlists changed (docs/toolchain.md, "The timing gate's
 # record"). Run after changing a block the gate times; commit the file.
+synth-record: toolchain
+	TS_SYNTH_RECORD=1 TS_JOBS=$${TS_JOBS:-2} $(CARGO) test --locked --test tools -- --exact emit_lint_synth::synth_default_config_xc7 emit_lint_synth::synth_default_config_xcup --nocapture
+
 timing-record: toolchain
 	TS_TIMING_RECORD=1 TS_JOBS=$${TS_JOBS:-1} $(CARGO) test --locked --test tools -- --exact timing::leaf_blocks_keep_their_clock --nocapture
 

@@ -228,7 +228,7 @@ pub fn lint_all(dir: &Path, manifest: &Manifest) -> Result<Vec<(String, crate::l
 
 /// Synthesizes the named blocks (all of `manifest` when `blocks` is empty) for
 /// each family, two `yosys` runs at a time, into `workdir`. Reports come back
-/// in block-then-family order.
+/// in block-then-family order, each with its [`crate::synth::synth_key`].
 pub fn synth_all(
     dir: &Path,
     manifest: &Manifest,
@@ -236,6 +236,24 @@ pub fn synth_all(
     families: &[crate::synth::Family],
     workdir: &Path,
     yosys: &crate::synth::Yosys,
+) -> Result<Vec<crate::synth::SynthReport>> {
+    synth_all_recorded(dir, manifest, blocks, families, workdir, yosys, &Default::default(), &[])
+}
+
+/// [`synth_all`] with a [`crate::synth::SynthRecord`]: a block whose key the
+/// record has takes its counts from it (no Yosys run, `recorded` set),
+/// unless it is in `verify`: then it is synthesized and must reproduce the
+/// recorded counts exactly, else an error names it.
+#[allow(clippy::too_many_arguments)]
+pub fn synth_all_recorded(
+    dir: &Path,
+    manifest: &Manifest,
+    blocks: &[String],
+    families: &[crate::synth::Family],
+    workdir: &Path,
+    yosys: &crate::synth::Yosys,
+    record: &crate::synth::SynthRecord,
+    verify: &[String],
 ) -> Result<Vec<crate::synth::SynthReport>> {
     let mut jobs = vec![];
     for (name, file) in &manifest.files {
@@ -251,7 +269,26 @@ pub fn synth_all(
         manifest.files.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
     std::fs::create_dir_all(workdir)?;
-    two_at_a_time(&jobs, |(name, file, family)| crate::synth::synth_with(file, name, *family, workdir, yosys))?.into_iter().collect()
+    two_at_a_time(&jobs, |(name, file, family)| -> Result<crate::synth::SynthReport> {
+        let text = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+        let key = crate::synth::synth_key(&text, name, *family, yosys)?;
+        let known = record.get(&key);
+        if let Some(r) = known.filter(|_| !verify.contains(name)) {
+            return Ok(r.report(""));
+        }
+        let mut report = crate::synth::synth_with(file, name, *family, workdir, yosys)?;
+        report.key = key;
+        if let Some(r) = known {
+            let got = crate::synth::SynthRecorded::of(&report);
+            anyhow::ensure!(
+                got == *r,
+                "{name} ({family}): the recorded result is not this tool's result: recorded {r:?}, synthesized {got:?} (`make synth-record` writes the record anew)"
+            );
+        }
+        Ok(report)
+    })?
+    .into_iter()
+    .collect()
 }
 
 /// Stack of a thread that emits Verilog (the CLI's worker, [`two_at_a_time`]'s):

@@ -209,6 +209,13 @@ pub struct SynthReport {
     /// The cells of that path.
     #[serde(default)]
     pub lut_path: Vec<String>,
+    /// The key of this run's input ([`synth_key`]).
+    #[serde(default)]
+    pub key: String,
+    /// Taken from a [`SynthRecord`], not synthesized in this run (the
+    /// counts only: no log, netlist, cells, warnings or path).
+    #[serde(default)]
+    pub recorded: bool,
 }
 
 /// How a synthesis runs: which Yosys, for how long at most, and which
@@ -346,6 +353,8 @@ pub fn synth_with(verilog: &Path, top: &str, family: Family, workdir: &Path, yos
         netlist: Some(workdir.join(&netlist)),
         lut_levels: 0,
         lut_path: Vec::new(),
+        key: String::new(),
+        recorded: false,
     };
     if family != Family::Ecp5 {
         let text = std::fs::read_to_string(workdir.join(&netlist)).with_context(|| format!("{what}: reading {netlist}"))?;
@@ -376,6 +385,154 @@ impl SynthReport {
             }
         }
         self.latches = latch_cells.max(self.latch_signals.len() as u64);
+    }
+}
+
+/// The version banner of a Yosys program (`yosys -V`), asked once per
+/// program and kept.
+fn yosys_banner(program: &Path) -> Result<String> {
+    use std::sync::{Mutex, OnceLock};
+    static SEEN: OnceLock<Mutex<BTreeMap<PathBuf, String>>> = OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(v) = seen.lock().expect("banner cache").get(program) {
+        return Ok(v.clone());
+    }
+    let out = Command::new(program).arg("-V").output().with_context(|| format!("running `{} -V`", program.display()))?;
+    anyhow::ensure!(out.status.success(), "`{} -V` failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    seen.lock().expect("banner cache").insert(program.to_path_buf(), v.clone());
+    Ok(v)
+}
+
+/// The key of a synthesis: SHA-256 of everything that decides its result,
+/// the Yosys release (its `-V` banner), the family's synthesis and `ltp`
+/// commands for `top`, the black boxes, the source of this module and of
+/// [`crate::levels`] (how cells are counted and LUT levels measured) and the
+/// Verilog text. Two runs with one key give one result (Yosys is
+/// deterministic for one input).
+pub fn synth_key(verilog: &[u8], top: &str, family: Family, yosys: &Yosys) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        yosys_banner(&yosys.program)?,
+        family.synth_command(top, "-"),
+        family.ltp_selection().to_string(),
+        yosys.blackbox.join(" "),
+        include_str!("synth.rs").to_string(),
+        include_str!("levels.rs").to_string(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    h.update(verilog);
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A synthesis result kept in a [`SynthRecord`]: the counts a check reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SynthRecorded {
+    pub top: String,
+    pub family: Family,
+    pub key: String,
+    pub luts: u64,
+    pub ffs: u64,
+    pub bram36: u64,
+    pub bram18: u64,
+    pub lutram: u64,
+    pub dsp: u64,
+    pub carry: u64,
+    pub latches: u64,
+    pub logic_depth: u64,
+    pub comb_loops: u64,
+    pub lut_levels: u64,
+}
+
+impl SynthRecorded {
+    /// The counts of `r`.
+    pub fn of(r: &SynthReport) -> SynthRecorded {
+        SynthRecorded {
+            top: r.top.clone(),
+            family: r.family,
+            key: r.key.clone(),
+            luts: r.luts,
+            ffs: r.ffs,
+            bram36: r.bram36,
+            bram18: r.bram18,
+            lutram: r.lutram,
+            dsp: r.dsp,
+            carry: r.carry,
+            latches: r.latches,
+            logic_depth: r.logic_depth,
+            comb_loops: r.comb_loops,
+            lut_levels: r.lut_levels,
+        }
+    }
+
+    /// The report of a run this result stands for.
+    pub fn report(&self, yosys_version: &str) -> SynthReport {
+        SynthReport {
+            top: self.top.clone(),
+            family: self.family,
+            luts: self.luts,
+            ffs: self.ffs,
+            bram36: self.bram36,
+            bram18: self.bram18,
+            lutram: self.lutram,
+            dsp: self.dsp,
+            carry: self.carry,
+            latches: self.latches,
+            latch_signals: Vec::new(),
+            logic_depth: self.logic_depth,
+            comb_loops: self.comb_loops,
+            cells: BTreeMap::new(),
+            warnings: Vec::new(),
+            seconds: 0.0,
+            yosys_version: yosys_version.to_string(),
+            log: PathBuf::new(),
+            netlist: None,
+            lut_levels: self.lut_levels,
+            lut_path: Vec::new(),
+            key: self.key.clone(),
+            recorded: true,
+        }
+    }
+}
+
+/// Synthesis results by [`synth_key`] (`{"results": [...]}`, sorted by
+/// block and family): the CI's synthesis gates take a block's counts from
+/// it when its key is there instead of running Yosys for minutes, and run
+/// a few blocks anyway to show the record is this tool's (a recorded result
+/// a run does not reproduce is an error naming the block).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SynthRecord {
+    pub results: Vec<SynthRecorded>,
+}
+
+impl SynthRecord {
+    /// Reads a record; a missing file is an empty record.
+    pub fn load(file: &Path) -> Result<SynthRecord> {
+        match std::fs::read_to_string(file) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| format!("{}: not a synthesis record", file.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SynthRecord::default()),
+            Err(e) => Err(e).with_context(|| format!("reading {}", file.display())),
+        }
+    }
+
+    /// The record of `reports` (synthesized or taken from a record).
+    pub fn of(reports: &[SynthReport]) -> SynthRecord {
+        let mut results: Vec<SynthRecorded> = reports.iter().filter(|r| !r.key.is_empty()).map(SynthRecorded::of).collect();
+        results.sort_by(|a, b| (&a.top, a.family, &a.key).cmp(&(&b.top, b.family, &b.key)));
+        results.dedup_by(|a, b| a.key == b.key);
+        SynthRecord { results }
+    }
+
+    /// Writes the record (pretty JSON).
+    pub fn save(&self, file: &Path) -> Result<()> {
+        std::fs::write(file, serde_json::to_string_pretty(self)? + "\n").with_context(|| format!("writing {}", file.display()))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&SynthRecorded> {
+        self.results.iter().find(|r| r.key == key)
     }
 }
 

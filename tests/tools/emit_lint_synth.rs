@@ -169,18 +169,35 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     ("ts_gmii_rx", 4, 5),
 ];
 
+/// The synthesis gates' record (`trimswitch::synth::SynthRecord`), one file
+/// per family: a block whose Verilog (and Yosys, and counting code) is
+/// recorded takes its counts from it without running Yosys; `make
+/// synth-record` writes them anew.
+fn synth_record_file(family: Family) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/synth_record_{family}.json"))
+}
+
+/// Blocks the gates synthesize even when recorded: each must reproduce its
+/// recorded counts, so a record that is not this tool's fails the gate.
+const SYNTH_VERIFY: [&str; 2] = ["ts_axis_skid", "ts_rx_fcs"];
+
 /// Every block of the default configuration (but [`SYNTH_IN_MAKE_ONLY`])
 /// synthesizes for `family` with no latch and no combinational loop, maps its
 /// FIFO to block RAM, stays within a logic-depth budget and within its
 /// [`LUT_LEVELS_MAX`]. One test per family, so each stays far inside the
-/// runner's timeout.
+/// runner's timeout. Counts come from the family's record where it has the
+/// block's key ([`synth_record_file`]); [`SYNTH_VERIFY`]'s blocks are
+/// synthesized anyway and must reproduce it.
 fn synth_default_config(family: Family) -> Result<()> {
     let cfg = load("netfpga-sume")?;
     let dir = out(&format!("netfpga-sume-synth-{family}"));
     let m = flows::emit(&cfg, &dir)?;
     let blocks: Vec<String> = m.files.iter().map(|f| f.0.clone()).filter(|b| !SYNTH_IN_MAKE_ONLY.contains(&b.as_str())).collect();
     ensure!(blocks.len() + SYNTH_IN_MAKE_ONLY.len() == m.files.len(), "a block in SYNTH_IN_MAKE_ONLY is not in the catalogue");
-    let reports = flows::synth_all(&dir, &m, &blocks, &[family], &dir.join("synth"), &Default::default())?;
+    let record_file = synth_record_file(family);
+    let record = trimswitch::synth::SynthRecord::load(&record_file)?;
+    let verify: Vec<String> = SYNTH_VERIFY.iter().map(|s| s.to_string()).collect();
+    let reports = flows::synth_all_recorded(&dir, &m, &blocks, &[family], &dir.join("synth"), &Default::default(), &record, &verify)?;
     ensure!(reports.len() == blocks.len());
     let mut deeper = vec![];
     for r in &reports {
@@ -200,7 +217,59 @@ fn synth_default_config(family: Family) -> Result<()> {
         }
     }
     eprintln!("{}", trimswitch::synth::table(&reports));
+    // The record: the verified blocks ran (flows::synth_all_recorded fails
+    // one that does not reproduce its record), and at least one of them was
+    // recorded, so the record in use is this tool's.
+    let update = std::env::var_os("TS_SYNTH_RECORD").is_some();
+    let now = trimswitch::synth::SynthRecord::of(&reports);
+    now.save(&dir.join(format!("synth_record_{family}.json")))?;
+    if update {
+        now.save(&record_file)?;
+    }
+    let synthesized: Vec<&str> = reports.iter().filter(|r| !r.recorded).map(|r| r.top.as_str()).collect();
+    let checked: Vec<&str> =
+        SYNTH_VERIFY.iter().copied().filter(|b| reports.iter().any(|r| r.top == *b && record.get(&r.key).is_some())).collect();
+    eprintln!(
+        "synthesis gate ({family}): {} blocks, {} synthesized {synthesized:?}, {checked:?} reproduced their record{}",
+        reports.len(),
+        synthesized.len(),
+        if update { "; record written" } else { "" }
+    );
     ensure!(deeper.is_empty(), "Xilinx LUT levels regressed:\n{}", deeper.join("\n"));
+    ensure!(
+        update || !checked.is_empty(),
+        "none of {SYNTH_VERIFY:?} has its Verilog in {}: nothing showed that the record reproduces; `make synth-record` writes it anew",
+        record_file.display()
+    );
+    Ok(())
+}
+
+/// The synthesis record (`trimswitch::synth::SynthRecord`): a block whose
+/// key is recorded takes the recorded counts without running Yosys; one
+/// synthesized to verify it must reproduce them exactly, and a forged count
+/// fails it naming the block.
+#[test]
+fn synth_record_is_used_and_a_forged_one_fails() -> Result<()> {
+    use trimswitch::synth::SynthRecord;
+    let cfg = load("netfpga-sume")?;
+    let dir = out("synth-record");
+    let m = flows::emit(&cfg, &dir)?;
+    let block = vec!["ts_axis_skid".to_string()];
+    let fam = [Family::Xcup];
+    let first = flows::synth_all(&dir, &m, &block, &fam, &dir.join("a"), &Default::default())?;
+    ensure!(!first[0].recorded && first[0].key.len() == 64 && first[0].seconds > 0.0, "{:?}", first[0]);
+    let record = SynthRecord::of(&first);
+    let again = flows::synth_all_recorded(&dir, &m, &block, &fam, &dir.join("b"), &Default::default(), &record, &[])?;
+    ensure!(again[0].recorded && again[0].seconds == 0.0 && again[0].key == first[0].key, "{:?}", again[0]);
+    ensure!((again[0].luts, again[0].ffs, again[0].lut_levels) == (first[0].luts, first[0].ffs, first[0].lut_levels), "{:?}", again[0]);
+    ensure!(!dir.join("b").join("ts_axis_skid-xcup.log").exists(), "Yosys ran");
+    let verified = flows::synth_all_recorded(&dir, &m, &block, &fam, &dir.join("c"), &Default::default(), &record, &block)?;
+    ensure!(!verified[0].recorded && verified[0].luts == first[0].luts, "{:?}", verified[0]);
+    let mut forged = record;
+    forged.results[0].luts += 1;
+    let e =
+        flows::synth_all_recorded(&dir, &m, &block, &fam, &dir.join("d"), &Default::default(), &forged, &block).unwrap_err().to_string();
+    ensure!(e.contains("ts_axis_skid") && e.contains("not this tool's result"), "{e}");
     Ok(())
 }
 

@@ -265,6 +265,8 @@ fn table_has_one_row_per_report() {
         netlist: None,
         lut_levels: 4,
         lut_path: vec![],
+        key: String::new(),
+        recorded: false,
     };
     let t = table(&[report.clone(), SynthReport { family: Family::Xc7, ..report }]);
     let lines: Vec<&str> = t.lines().collect();
