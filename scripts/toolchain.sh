@@ -18,8 +18,10 @@ log() { printf '[toolchain] %s\n' "$*"; }
 #    runs the Vivado script against stand-ins (tests/tools/vivado.rs). The
 #    native yosys (0.23) is for `trimswitch synth --yosys yosys`: designs too
 #    large for the WebAssembly build's 4 GiB (sim-16x100g's whole switch);
-#    synthesis is YoWASP otherwise.
-APT_PKGS=(verilator zlib1g-dev liblz4-dev tshark tcl yosys)
+#    synthesis is YoWASP otherwise. libclang is bindgen's, for the check
+#    that the `opalkelly` feature (Opal Kelly's FrontPanel binding) compiles
+#    against a stand-in of the SDK's header (tests/tools/cli.rs).
+APT_PKGS=(verilator zlib1g-dev liblz4-dev tshark tcl yosys libclang1-14)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -149,9 +149,10 @@ set_output_delay -clock clock {io:.3} [get_ports -filter {{DIRECTION == OUT}}]
 /// The boards `trimswitch vivado --board` builds: name, the board's switch
 /// (emitted for the configuration), the files of `boards/<name>/` copied
 /// beside it, the top module.
-pub const BOARDS: [(&str, &str, [&str; 3], &str); 2] = [
+pub const BOARDS: [(&str, &str, [&str; 3], &str); 3] = [
     ("netfpga-sume", catalog::SUME_SWITCH, ["sume_top.v", "sume_top.xdc", "build.tcl"], "sume_top"),
     ("alveo-u250", catalog::U250_SWITCH, ["u250_top.v", "u250_top.xdc", "build.tcl"], "u250_top"),
+    ("opalkelly-xem7010", catalog::XEM7010_SWITCH, ["xem7010_top.v", "xem7010_top.xdc", "build.tcl"], "xem7010_top"),
 ];
 
 /// The Vivado project of a board (`boards/<board>/`): writes into `out` the

@@ -6,6 +6,7 @@
 //! - [`lint`] and [`synth`]: Verilator lint and Yosys synthesis as checks with reports.
 //! - [`levels`]: LUT levels of a Xilinx netlist, carry chains counted per 16 bits.
 //! - [`timing`]: place-and-route timing (nextpnr-ecp5) of every block between registers.
+//! - [`ok_host`]: register access through Opal Kelly's FrontPanel (`trimswitch ok`).
 //! - [`replay`]: pcap captures through the ingress pipeline (RTL or golden model).
 pub mod bitstream;
 pub mod flows;
@@ -13,6 +14,7 @@ pub mod formal;
 pub mod formal_tm;
 pub mod levels;
 pub mod lint;
+pub mod ok_host;
 pub mod replay;
 pub mod synth;
 pub mod timing;

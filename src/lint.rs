@@ -7,7 +7,8 @@
 //! ```
 //!
 //! on one emitted Verilog file and collects the `%Warning-…` and `%Error…` lines
-//! into a [`LintReport`].
+//! into a [`LintReport`], with one check of its own beside Verilator's
+//! ([`widened_nots`]: `%Warning-TS_WIDENED_NOT`).
 //!
 //! Two details of the command line matter for waivers (both checked by
 //! `tests/tools/tools_lint_synth.rs`):
@@ -92,11 +93,60 @@ pub fn lint_files(files: &[&Path], top: &str, waivers: Option<&Path>) -> Result<
         .with_context(|| format!("lint of {verilog} (top {top}): running `{command}`"))?;
 
     let output = format!("{}{}", run.stderr, run.stdout);
-    let warnings: Vec<String> = output.lines().filter(|l| l.starts_with("%Warning")).map(str::to_owned).collect();
+    let mut warnings: Vec<String> = output.lines().filter(|l| l.starts_with("%Warning")).map(str::to_owned).collect();
+    for f in &files {
+        let text = std::fs::read_to_string(f).with_context(|| format!("lint: {}", f.display()))?;
+        warnings.extend(widened_nots(&text).into_iter().map(|(line, sig, w)| {
+            format!(
+                "%Warning-TS_WIDENED_NOT: {}:{line}: `~{sig}` of a 1-bit signal inside a {w}-bit expression inverts the widened value (all {w} bits): give the inverted bit a signal of its own",
+                f.display()
+            )
+        }));
+    }
     let errors: Vec<String> =
         output.lines().filter(|l| l.starts_with("%Error") && !l.starts_with("%Error: Exiting due to")).map(str::to_owned).collect();
     let ok = run.status.success() && warnings.is_empty() && errors.is_empty();
     Ok(LintReport { ok, warnings, errors, command, output })
+}
+
+/// The places in emitted Verilog where a 1-bit signal is inverted inside a
+/// wider expression: rust-hdl writes `bit_cast::<8, 1>((!x).into())` as
+/// `((~x)) & 8'hff`, and Verilog widens `x` to 8 bits before the `~`, so
+/// the result is `8'hff` when `x` is 0, not 1 (the Versa's LEDs were all lit
+/// by such a line). Verilator's WIDTH warning would catch it, but rust-hdl's
+/// casts make WIDTH fire everywhere (it is waived), so this looks for the
+/// pattern itself: `((~s)) & N'h…` with `s` declared 1 bit wide or a bit
+/// select, `N > 1`. Returns (line, signal, N).
+pub fn widened_nots(verilog: &str) -> Vec<(usize, String, usize)> {
+    let mut one_bit = std::collections::HashSet::new();
+    for line in verilog.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let [kind, rest @ ..] = &words[..] {
+            let kind = *kind;
+            let rest: Vec<&str> = rest.iter().copied().filter(|w| !["wire", "reg"].contains(w)).collect();
+            if ["wire", "reg", "input", "output"].contains(&kind) && rest.len() == 1 {
+                one_bit.insert(rest[0].trim_end_matches([';', ',']).to_string());
+            }
+        }
+    }
+    let mut out = vec![];
+    for (n, line) in verilog.lines().enumerate() {
+        let mut at = 0;
+        while let Some(i) = line[at..].find("((~") {
+            let start = at + i + 3;
+            at = start;
+            let Some(close) = line[start..].find("))") else { break };
+            let sig = &line[start..start + close];
+            let Some(rest) = line[start + close + 2..].strip_prefix(" & ") else { continue };
+            let Some((w, _)) = rest.split_once("'h") else { continue };
+            let Ok(w) = w.parse::<usize>() else { continue };
+            let one = one_bit.contains(sig) || (sig.ends_with(']') && !sig.contains(':'));
+            if w > 1 && one && sig.chars().all(|c| c.is_ascii_alphanumeric() || "_$[]'".contains(c)) {
+                out.push((n + 1, sig.to_string(), w));
+            }
+        }
+    }
+    out
 }
 
 /// Absolute form of an existing file's path (symlinks resolved).

@@ -212,7 +212,8 @@ enum Cmd {
         #[arg(long, conflicts_with = "board")]
         block: Option<String>,
         /// Instead, a board's whole design and bitstream build
-        /// (boards/<board>/: netfpga-sume, alveo-u250 with `--config configs/alveo-u250.toml --set ingress.fcs=mac`): <out>/vivado-<board>/{the
+        /// (boards/<board>/: netfpga-sume, alveo-u250 with `--config configs/alveo-u250.toml --set ingress.fcs=mac`,
+        /// opalkelly-xem7010 with `--config configs/opalkelly-xem7010.toml`): <out>/vivado-<board>/{the
         /// board's switch, top, XDC, build.tcl, run_vivado.sh}.
         #[arg(long)]
         board: Option<String>,
@@ -231,6 +232,27 @@ enum Cmd {
         /// Time limit of each tool run, in minutes; 0 for none.
         #[arg(long, default_value_t = 0)]
         timeout_min: u64,
+    },
+    /// Read and write the register map of a board with FrontPanel host
+    /// access (the Opal Kelly XEM7010: `trimswitch vivado --board
+    /// opalkelly-xem7010`) through Opal Kelly's API, over USB. Needs a build
+    /// with the cargo feature `opalkelly`, which needs Opal Kelly's FrontPanel
+    /// SDK (docs/boards.md, "Opal Kelly host access").
+    ///
+    /// Example: trimswitch ok write 0x40000 1 (start the self-test);
+    /// trimswitch ok read 0x40004 (its status)
+    #[command(name = "ok")]
+    FrontPanel {
+        /// The device's serial number [default: the first one found].
+        #[arg(long, default_value = "")]
+        serial: String,
+        /// Configure the FPGA with this bitstream first.
+        #[arg(long)]
+        load: Option<PathBuf>,
+        /// `read ADDR` or `write ADDR DATA` (byte address and data, decimal
+        /// or 0x hex, 32 bits).
+        #[arg(num_args = 1..)]
+        args: Vec<String>,
     },
     /// Print what the last emit/lint/synth/smoke runs produced, with file paths.
     Summary(ConfigArgs),
@@ -328,8 +350,52 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Sim { sel, scenario, out, no_plots, model } => cmd_sim(sel, scenario, out, no_plots, model),
         Cmd::Vivado { c, block, board } => cmd_vivado(c, block, board),
         Cmd::Bitstream { c, seed, timeout_min } => cmd_bitstream(c, seed, timeout_min),
+        Cmd::FrontPanel { serial, load, args } => cmd_ok(&serial, load.as_deref(), &args),
         Cmd::Summary(c) => cmd_summary(c),
         Cmd::Replay { sel, inputs, out_dir, model, fcs } => cmd_replay(sel, inputs, out_dir, model, fcs),
+    }
+}
+
+/// A number of `trimswitch ok`: decimal or `0x` hex, 32 bits.
+fn parse_u32(what: &str, s: &str) -> Result<u32> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    v.map_err(|_| anyhow::anyhow!("trimswitch ok: {what} {s:?}: not a 32-bit number (decimal or 0x hex)"))
+}
+
+/// `trimswitch ok`: the command, checked before the device is opened.
+fn cmd_ok(serial: &str, load: Option<&Path>, args: &[String]) -> Result<()> {
+    #[cfg_attr(not(feature = "opalkelly"), allow(dead_code))]
+    enum Op {
+        Read(u32),
+        Write(u32, u32),
+    }
+    let op = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["read", a] => Op::Read(parse_u32("address", a)?),
+        ["write", a, d] => Op::Write(parse_u32("address", a)?, parse_u32("data", d)?),
+        _ => bail!("trimswitch ok: expected `read ADDR` or `write ADDR DATA`, got {args:?}"),
+    };
+    if let Some(bit) = load {
+        anyhow::ensure!(bit.is_file(), "trimswitch ok --load {}: no such file", bit.display());
+    }
+    #[cfg(feature = "opalkelly")]
+    {
+        let mut regs = trimswitch::ok_host::OkRegs::new(trimswitch::ok_host::device::Device::open(serial, load)?);
+        match op {
+            Op::Read(a) => println!("{:#010x}", regs.read(a)?),
+            Op::Write(a, d) => regs.write(a, d)?,
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "opalkelly"))]
+    {
+        let _ = (serial, op);
+        bail!(
+            "trimswitch ok: this trimswitch was built without FrontPanel: build it with `cargo build --release --features opalkelly`, \
+             which needs Opal Kelly's FrontPanel SDK (OK_FRONTPANEL_DIR=<its API directory>, libclang; docs/boards.md, \"Opal Kelly host access\")"
+        )
     }
 }
 

@@ -54,6 +54,9 @@ pub(crate) struct SwitchSide {
     bvalid: bool,
     rvalid: Option<u64>,
     pub(crate) writes: Vec<(u64, u64)>,
+    /// Addresses from here on answer DECERR (nothing mapped).
+    pub(crate) decerr_from: u64,
+    bresp: u64,
 }
 
 impl SwitchSide {
@@ -66,6 +69,8 @@ impl SwitchSide {
             bvalid: false,
             rvalid: None,
             writes: vec![],
+            decerr_from: u64::MAX,
+            bresp: 0,
         }
     }
 }
@@ -81,11 +86,11 @@ impl Agent for SwitchSide {
         m.set(&awready, self.aw.is_none() as u64);
         m.set(&wready, self.w.is_none() as u64);
         m.set(&bvalid, self.bvalid as u64);
-        m.set(&bresp, 0);
+        m.set(&bresp, self.bresp);
         m.set(&arready, self.rvalid.is_none() as u64);
         m.set(&rvalid, self.rvalid.is_some() as u64);
         m.set(&rdata, 0xC0DE_0000 | self.rvalid.unwrap_or(0));
-        m.set(&rresp, 0);
+        m.set(&rresp, if self.rvalid.unwrap_or(0) >= self.decerr_from { 3 } else { 0 });
     }
     fn sample(&mut self, m: &Model, _cycle: u64) {
         let [awaddr, awvalid, _, wdata, _, wvalid, _, _, _, bready, araddr, arvalid, _, _, _, _, rready] = self.p;
@@ -104,7 +109,10 @@ impl Agent for SwitchSide {
             self.w = Some(m.get(&wdata));
         }
         if let (Some(a), Some(d), false) = (self.aw, self.w, self.bvalid) {
-            self.writes.push((a, d));
+            self.bresp = if a >= self.decerr_from { 3 } else { 0 };
+            if self.bresp == 0 {
+                self.writes.push((a, d));
+            }
             (self.aw, self.w, self.bvalid) = (None, None, true);
         }
     }
@@ -121,14 +129,7 @@ fn counters_cross_whole_and_the_switch_map_passes_through() -> Result<()> {
         running: true,
         rng: SmallRng::seed_from_u64(5),
     };
-    let mut sw = SwitchSide {
-        p: SW.map(|s| m.port(&format!("m_switch_{s}")).unwrap()),
-        aw: None,
-        w: None,
-        bvalid: false,
-        rvalid: None,
-        writes: vec![],
-    };
+    let mut sw = SwitchSide::new(&m, "m_switch");
     let mut host = AxilMaster::new(&m, "s_axil", 6)?;
     let mut clk = TwoClocks::new(m, ["word_clock_0", "clock"], ["word_reset_0", "reset"], [6400, 5000], 7)?;
     for k in 1..WORDS {

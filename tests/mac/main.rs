@@ -8,6 +8,7 @@ mod common;
 mod gmii;
 mod i2c_init;
 mod mac_stats;
+mod ok_axil;
 mod port;
 mod rgmii;
 mod self_test;

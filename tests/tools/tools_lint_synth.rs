@@ -51,6 +51,26 @@ fn lint_unused_signal_is_a_warning() {
     assert!(r.errors.is_empty(), "the closing `Exiting due to` line is not an error: {r}");
 }
 
+/// A 1-bit inversion widened by its expression (how rust-hdl writes
+/// `bit_cast::<8, 1>((!x).into())`) is reported with its line and signal,
+/// though Verilator's WIDTH is waived; the same byte built from a signal
+/// of its own (`lint_clean.v`'s style) is not.
+#[test]
+fn lint_widened_inversion_is_a_warning() {
+    let dir = scratch("lint_widened_not");
+    let w = waiver_file(&dir, &[r#"lint_off -rule WIDTH -file "*""#]);
+    let r = lint(&fixture("lint_widened_not.v"), "lint_widened_not", Some(&w)).unwrap();
+    assert!(!r.ok, "{r}");
+    assert_eq!(r.warnings.len(), 1, "{r}");
+    let w0 = &r.warnings[0];
+    assert!(w0.starts_with("%Warning-TS_WIDENED_NOT: ") && w0.contains("lint_widened_not.v:27:") && w0.contains("`~ready`"), "{w0}");
+    let fixed = std::fs::read_to_string(fixture("lint_widened_not.v")).unwrap().replace("((~ready)) & 8'hff", "{7'h0, ~ready}");
+    let f = dir.join("lint_widened_not.v");
+    std::fs::write(&f, fixed).unwrap();
+    let r = lint(&f, "lint_widened_not", Some(&w)).unwrap();
+    assert!(r.ok, "{r}\n{}", r.output);
+}
+
 #[test]
 fn lint_waiver_suppresses_the_chosen_warning_only() {
     let dir = scratch("lint_waiver");

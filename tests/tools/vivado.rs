@@ -174,8 +174,14 @@ struct Board {
     mgt: &'static [&'static str],
     /// Clock input ports and their periods.
     clocks: &'static [(&'static str, &'static str)],
-    /// The Gray pointers' bound (ns): one period of the faster clock.
+    /// The crossings' bound (ns; the Gray pointers', the hand-overs'): one
+    /// period of the faster clock, and how many paths the XDC bounds so.
     gray_ns: &'static str,
+    bounds: usize,
+    /// Stand-ins of the vendor's modules beside `boards/stubs/xilinx.v`.
+    stubs: &'static [&'static str],
+    /// The FrontPanel HDL directory the build reads (`FRONTPANEL_HDL`).
+    frontpanel: bool,
     /// IP cores created: (IP, module).
     ips: &'static [(&'static str, &'static str)],
     /// IP settings that must be made: (module, "CONFIG.KEY VALUE").
@@ -198,6 +204,9 @@ const SUME: Board = Board {
     mgt: &["sfp_rx_", "sfp_tx_p", "sfp_tx_n", "sfp_refclk"],
     clocks: &[("sysclk_p", "5.000"), ("sfp_refclk_p", "6.400")],
     gray_ns: "5.000",
+    bounds: 3,
+    stubs: &[],
+    frontpanel: false,
     ips: &[("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_0"), ("ten_gig_eth_pcs_pma", "ten_gig_eth_pcs_pma_1"), ("jtag_axi", "jtag_axi_0")],
     settings: &[
         ("ten_gig_eth_pcs_pma_0", "CONFIG.SupportLevel 1"),
@@ -228,6 +237,9 @@ const U250: Board = Board {
     mgt: &["qsfp0_rx_", "qsfp0_tx_p", "qsfp0_tx_n", "qsfp0_refclk", "qsfp1_rx_", "qsfp1_tx_p", "qsfp1_tx_n", "qsfp1_refclk"],
     clocks: &[("sysclk_p", "3.333"), ("qsfp0_refclk_p", "6.400"), ("qsfp1_refclk_p", "6.400")],
     gray_ns: "3.103",
+    bounds: 3,
+    stubs: &[],
+    frontpanel: false,
     ips: &[
         ("cmac_usplus", "cmac_usplus_0"),
         ("cmac_usplus", "cmac_usplus_1"),
@@ -259,9 +271,41 @@ const U250: Board = Board {
     ],
 };
 
-/// Runs `trimswitch vivado --board` for `b` into a fresh directory; returns it.
-fn generate_board(b: &Board) -> Result<PathBuf> {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-board-{}", b.board));
+const XEM7010: Board = Board {
+    board: "opalkelly-xem7010",
+    config: "configs/opalkelly-xem7010.toml",
+    sets: &[],
+    part: "xc7a75tfgg484-1",
+    ports: 2,
+    top: "xem7010_top",
+    core: "ts_xem7010_switch",
+    bits: 38,
+    mgt: &[],
+    clocks: &[("sys_clk_p", "5.000"), ("hi_in[0]", "20.830")],
+    gray_ns: "10.000",
+    bounds: 8,
+    stubs: &["boards/stubs/opalkelly.v"],
+    frontpanel: true,
+    ips: &[],
+    settings: &[],
+    family: "xc7",
+    cells: &[
+        ("okHost", 1),
+        ("okWireOR", 1),
+        ("okWireIn", 5),
+        ("okWireOut", 3),
+        ("okTriggerIn", 1),
+        ("okTriggerOut", 1),
+        ("MMCME2_BASE", 1),
+        ("ts_xem7010_switch", 1),
+    ],
+};
+
+/// Runs `trimswitch vivado --board` for `b` into a fresh directory of the
+/// check `check` (each check its own: tests run in parallel, and one
+/// removes a file); returns it.
+fn generate_board(b: &Board, check: &str) -> Result<PathBuf> {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("vivado-board-{}-{check}", b.board));
     let _ = std::fs::remove_dir_all(&out);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_trimswitch"));
     cmd.args(["vivado", "--board", b.board, "--config", b.config]);
@@ -302,7 +346,7 @@ fn port_bits(verilog: &str, top: &str) -> Result<Vec<(String, String)>> {
 /// has its period; the Gray pointers' crossings are bounded (not cut); the
 /// constraints are valid Tcl against the real port names.
 fn pins_and_clocks(b: &Board) -> Result<()> {
-    let dir = generate_board(b)?;
+    let dir = generate_board(b, "pins")?;
     let top = std::fs::read_to_string(dir.join(format!("{}.v", b.top)))?;
     let bits = port_bits(&top, b.top)?;
     ensure!(bits.len() == b.bits, "{} port bits: {bits:?}", bits.len());
@@ -316,6 +360,8 @@ proc current_design args {{ return design }}
 proc get_cells args {{ return cells }}
 proc set_max_delay args {{ lappend ::calls [list set_max_delay {{*}}$args] }}
 proc set_false_path args {{ lappend ::calls [list set_false_path {{*}}$args] }}
+proc set_multicycle_path args {{ lappend ::calls [list set_multicycle_path {{*}}$args] }}
+proc get_clocks args {{ return $args }}
 source {{{}}}"#,
         dir.join(format!("{}.xdc", b.top)).display()
     );
@@ -344,13 +390,13 @@ source {{{}}}"#,
     }
     for (clock, period) in b.clocks {
         ensure!(
-            c.iter().any(|l| l.starts_with(&format!("create_clock -period {period}")) && l.ends_with(clock)),
+            c.iter().any(|l| l.starts_with(&format!("create_clock -period {period}")) && l.replace(['{', '}', '\\'], "").ends_with(clock)),
             "no {period} ns clock on {clock}"
         );
     }
-    // The pointer crossings and the counters' hand-over are bounded, not cut.
+    // The pointer crossings and the hand-overs are bounded, not cut.
     let bound = format!("set_max_delay -datapath_only {}", b.gray_ns);
-    ensure!(c.iter().filter(|l| l.starts_with(&bound)).count() == 3, "Gray pointer and hand-over constraints: {c:?}");
+    ensure!(c.iter().filter(|l| l.starts_with(&bound)).count() == b.bounds, "Gray pointer and hand-over constraints: {c:?}");
     Ok(())
 }
 
@@ -364,26 +410,32 @@ fn bail_dup(pin: &str, a: &str, b: &str) -> Result<()> {
 /// part, implements, reports, writes the bitstream; a negative slack stops
 /// it before the bitstream, and a missing input before anything.
 fn build_script(b: &Board) -> Result<()> {
-    let dir = generate_board(b)?;
+    let dir = generate_board(b, "build")?;
     // The project carries the register map as the board's core decodes it:
     // the switch's map and, from 0x40000, every port's MAC counters.
     let h = std::fs::read_to_string(dir.join("trimswitch_regs.h"))?;
     ensure!(h.contains("#define TS_ADDR_BITS 19u") && h.contains("#define TS_BOARD_BASE 0x40000u"), "board window missing: {h}");
     let w = trimswitch_hdl::board::board_window(b.board).context("no board window")?;
     let ports = b.ports;
+    let before = w.controls.len() + w.globals.len();
     for (i, (name, _)) in w.per_port.iter().enumerate() {
         let n = name.to_ascii_uppercase();
         ensure!(
-            h.contains(&format!("#define TS_BOARD_{n}(i) (0x{:05x}u + (i) * 0x{:x}u)", 0x40000 + 4 * i, 4 * w.per_port.len())),
+            h.contains(&format!("#define TS_BOARD_{n}(i) (0x{:05x}u + (i) * 0x{:x}u)", 0x40000 + 4 * (before + i), 4 * w.per_port.len())),
             "TS_BOARD_{n}"
         );
         ensure!(h.contains(&format!("#define TS_BOARD_{n}_COUNT {ports}u")), "TS_BOARD_{n} count");
     }
     let sh = std::fs::read_to_string(dir.join("run_vivado.sh"))?;
     ensure!(sh.contains(&format!("-source build.tcl -tclargs {} reports", b.part)), "run_vivado.sh: {sh}");
+    // FrontPanel's HDL, as the SDK has it: a stand-in directory.
+    let fp = dir.join("frontpanel-hdl");
+    std::fs::create_dir_all(&fp)?;
+    std::fs::write(fp.join("okLibrary.v"), "// stand-in\n")?;
+    let env = |fp: &Path| if b.frontpanel { format!("set ::env(FRONTPANEL_HDL) {{{}}}\n", fp.display()) } else { String::new() };
     let stubs = |slack: &str| {
         format!(
-            r#"foreach cmd {{create_project create_ip set_property generate_target synth_ip opt_design place_design phys_opt_design route_design report_timing_summary report_utilization report_clock_interaction write_bitstream current_project}} {{
+            r#"{}foreach cmd {{create_project create_ip set_property generate_target synth_ip opt_design place_design phys_opt_design route_design report_timing_summary report_utilization report_clock_interaction write_bitstream current_project}} {{
     proc $cmd args "lappend ::calls \[list $cmd {{*}}\$args\]; return {{}}"
 }}
 proc get_ips args {{ return $args }}
@@ -391,6 +443,7 @@ proc get_property {{name obj}} {{ return {slack} }}
 cd {{{}}}
 set argv {{{} reports}}
 source build.tcl"#,
+            env(&fp),
             dir.display(),
             b.part
         )
@@ -412,12 +465,20 @@ source build.tcl"#,
         .map(|l| l.split(' ').next().unwrap_or(""))
         .filter(|w| !["create_ip", "set_property", "current_project"].contains(w))
         .collect();
+    // The IP cores are generated first; FrontPanel's modules read first.
+    let first: &[&str] = match (b.ips.is_empty(), b.frontpanel) {
+        (false, false) => &["create_project", "generate_target", "synth_ip"],
+        (true, true) => &["create_project", "read_verilog"],
+        _ => anyhow::bail!("{}: a board with both IP cores and FrontPanel is not checked", b.board),
+    };
+    ensure!(order.starts_with(first), "command order: {order:?}");
+    if b.frontpanel {
+        let lib = fp.join("okLibrary.v");
+        ensure!(c.iter().any(|l| l == &format!("read_verilog {}", lib.display())), "FrontPanel's HDL not read: {c:?}");
+    }
     ensure!(
-        order
+        order[first.len()..]
             == [
-                "create_project",
-                "generate_target",
-                "synth_ip",
                 "read_verilog",
                 "read_xdc",
                 "synth_design",
@@ -442,6 +503,14 @@ source build.tcl"#,
         code == 1 && err.contains("timing not met") && !calls(&out).iter().any(|l| l.starts_with("write_bitstream")),
         "negative slack: {code} {err}"
     );
+    if b.frontpanel {
+        // Without FrontPanel's HDL, or with a directory that lacks it: stops
+        // before anything, naming what is missing.
+        let (code, out, err) = tcl(&[], &stubs("0.1").replace(&env(&fp), ""))?;
+        ensure!(code == 2 && err.contains("FRONTPANEL_HDL is not set") && calls(&out).is_empty(), "no FRONTPANEL_HDL: {code} {err}");
+        let (code, out, err) = tcl(&[], &stubs("0.1").replace(&env(&fp), &env(&dir.join("nowhere"))))?;
+        ensure!(code == 2 && err.contains("no okLibrary.v there") && calls(&out).is_empty(), "wrong FRONTPANEL_HDL: {code} {err}");
+    }
     std::fs::remove_file(dir.join(format!("{}.xdc", b.top)))?;
     let (code, out, err) = tcl(&[], &stubs("0.1"))?;
     ensure!(code == 2 && err.contains(&format!("{}.xdc: no such file", b.top)) && calls(&out).is_empty(), "missing XDC: {code} {err}");
@@ -454,11 +523,13 @@ source build.tcl"#,
 /// of the switch inside it (each a whole switch: linting them apart too
 /// costs CI 15 s each).
 fn lints_against_the_vendor_stubs(b: &Board) -> Result<()> {
-    let dir = generate_board(b)?;
-    let stubs = Path::new(ROOT).join("boards/stubs/xilinx.v");
-    let (top, core) = (dir.join(format!("{}.v", b.top)), dir.join(format!("{}.v", b.core)));
+    let dir = generate_board(b, "lint")?;
+    let mut files: Vec<PathBuf> = [&"boards/stubs/xilinx.v"].into_iter().chain(b.stubs).map(|s| Path::new(ROOT).join(s)).collect();
+    files.push(dir.join(format!("{}.v", b.top)));
+    files.push(dir.join(format!("{}.v", b.core)));
     let waivers = Path::new(ROOT).join("hdl/lint/verilator_waivers.vlt");
-    let r = trimswitch::lint::lint_files(&[&stubs, &top, &core], b.top, Some(&waivers))?;
+    let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let r = trimswitch::lint::lint_files(&files, b.top, Some(&waivers))?;
     ensure!(r.ok, "{:?} {:?}", r.errors, r.warnings);
     Ok(())
 }
@@ -470,7 +541,7 @@ fn lints_against_the_vendor_stubs(b: &Board) -> Result<()> {
 /// every instance resolves against its box, and the netlist holds each
 /// expected cell as often as expected.
 fn synthesizes_with_the_ip_as_black_boxes(b: &Board) -> Result<()> {
-    let dir = generate_board(b)?;
+    let dir = generate_board(b, "synth")?;
     // The core as a black box: its module header and port declarations.
     let v = std::fs::read_to_string(dir.join(format!("{}.v", b.core)))?;
     let body = &v[v.find(&format!("module {}(", b.core)).with_context(|| format!("no {} module", b.core))?..];
@@ -482,14 +553,16 @@ fn synthesizes_with_the_ip_as_black_boxes(b: &Board) -> Result<()> {
         .take_while(|l| l.starts_with("input ") || l.starts_with("output "))
         .map(|l| l.replace("output reg", "output wire"))
         .collect();
-    ensure!(decls.len() > 60, "{} port declarations", decls.len());
+    let names = head.split('(').nth(1).unwrap_or("").split(',').count();
+    ensure!(decls.len() == names, "{} port declarations for the {names} ports of {head}", decls.len());
     let bb = dir.join(format!("{}_box.v", b.core));
     std::fs::write(&bb, format!("(* blackbox *)\n{head}\n{}\nendmodule\n", decls.join("\n")))?;
     let script = dir.join("box.ys");
     std::fs::write(
         &script,
         format!(
-            "read_verilog -lib {ROOT}/boards/stubs/xilinx.v\nread_verilog -lib {}\nread_verilog {}\nhierarchy -check -top {top}\nsynth_xilinx -family {} -top {top}\nstat\n",
+            "read_verilog -lib {ROOT}/boards/stubs/xilinx.v\n{}read_verilog -lib {}\nread_verilog {}\nhierarchy -check -top {top}\nsynth_xilinx -family {} -top {top}\nstat\n",
+            b.stubs.iter().map(|s| format!("read_verilog -lib {ROOT}/{s}\n")).collect::<String>(),
             bb.display(),
             dir.join(format!("{}.v", b.top)).display(),
             b.family,
@@ -555,6 +628,61 @@ fn u250_board_top_lints_against_the_vendor_stubs() -> Result<()> {
 #[test]
 fn u250_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
     synthesizes_with_the_ip_as_black_boxes(&U250)
+}
+
+/// The Opal Kelly XEM7010 project (issue 18): the same checks, and its
+/// clock's arithmetic.
+#[test]
+fn xem7010_board_every_port_has_a_pin_and_every_clock_a_period() -> Result<()> {
+    pins_and_clocks(&XEM7010)
+}
+
+#[test]
+fn xem7010_board_build_script() -> Result<()> {
+    build_script(&XEM7010)
+}
+
+#[test]
+fn xem7010_board_top_lints_against_the_vendor_stubs() -> Result<()> {
+    lints_against_the_vendor_stubs(&XEM7010)
+}
+
+#[test]
+fn xem7010_board_top_synthesizes_with_the_ip_as_black_boxes() -> Result<()> {
+    synthesizes_with_the_ip_as_black_boxes(&XEM7010)
+}
+
+/// The XEM7010 top's MMCM makes exactly the configuration's clock from
+/// the 200 MHz oscillator, its VCO in the Artix-7 -1 MMCME2's range
+/// (600..1200 MHz) and its phase detector at 10 MHz or more; the core
+/// refuses another clock, naming the key.
+#[test]
+fn xem7010_board_clock_is_exact() -> Result<()> {
+    let top = std::fs::read_to_string(Path::new(ROOT).join("boards/opalkelly-xem7010/xem7010_top.v"))?;
+    let param = |name: &str| -> Result<f64> {
+        let at = top.find(&format!(".{name}(")).with_context(|| format!("no {name} in xem7010_top.v"))?;
+        let rest = &top[at + name.len() + 2..];
+        Ok(rest[..rest.find(')').context("parameter")?].parse()?)
+    };
+    let (period, d, m, o) = (param("CLKIN1_PERIOD")?, param("DIVCLK_DIVIDE")?, param("CLKFBOUT_MULT_F")?, param("CLKOUT0_DIVIDE_F")?);
+    let osc = 1000.0 / period;
+    ensure!((osc - trimswitch_hdl::board::xem7010::OSC_MHZ).abs() < 0.01, "CLKIN1_PERIOD {period}: not the 200 MHz oscillator");
+    let (pfd, vco) = (osc / d, osc * m / d);
+    ensure!(pfd >= 10.0 && (600.0..=1200.0).contains(&vco), "PFD {pfd} MHz, VCO {vco} MHz");
+    let cfg = trimswitch_hdl::config::Config::load(Path::new(ROOT).join(XEM7010.config).as_path())?;
+    ensure!(vco / o == cfg.target.clock_mhz, "the MMCM makes {} MHz, the configuration says {}", vco / o, cfg.target.clock_mhz);
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vivado-board-xem7010-check");
+    let r = Command::new(env!("CARGO_BIN_EXE_trimswitch"))
+        .args(["vivado", "--board", "opalkelly-xem7010", "--config", XEM7010.config, "--set", "target.clock_mhz=125", "--out"])
+        .arg(&out)
+        .current_dir(ROOT)
+        .output()?;
+    let err = String::from_utf8_lossy(&r.stderr);
+    ensure!(
+        !r.status.success() && err.contains("target.clock_mhz = 125") && err.contains("MMCM"),
+        "another clock accepted or unclear: {err}"
+    );
+    Ok(())
 }
 
 /// The U250 top's clocks are what the core and the CMACs are built for:

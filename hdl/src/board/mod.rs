@@ -15,16 +15,22 @@
 //! - [`uart_axil`]: `ts_uart_axil`, the register map over a serial line
 //!   (a board whose only host link is a USB serial port);
 //! - [`u250`]: `ts_u250_switch`, the Alveo U250 design but its vendor
-//!   primitives and IP (the CMACs).
+//!   primitives and IP (the CMACs);
+//! - [`ok_axil`]: `ts_ok_axil`, the register map through Opal Kelly
+//!   FrontPanel endpoints;
+//! - [`xem7010`]: `ts_xem7010_switch`, the Opal Kelly XEM7010 design but
+//!   FrontPanel's modules and the clock primitive.
 pub mod ecp5_pll;
 pub mod i2c_init;
 pub mod mac_stats;
+pub mod ok_axil;
 pub mod self_test;
 pub mod si5324;
 pub mod sume;
 pub mod u250;
 pub mod uart_axil;
 pub mod versa;
+pub mod xem7010;
 
 /// The board window of a board whose core has one ([`mac_stats`]), by the
 /// board's name.
@@ -38,6 +44,12 @@ pub fn board_window(board: &str) -> Option<mac_stats::BoardWindow> {
             controls: &versa::VERSA_CONTROLS,
             globals: &versa::VERSA_GLOBALS,
             per_port: &versa::VERSA_PER_PORT,
+        }),
+        "opalkelly-xem7010" => Some(BoardWindow {
+            switch_map: true,
+            controls: xem7010::XEM_CONTROLS,
+            globals: xem7010::XEM_GLOBALS,
+            per_port: xem7010::XEM_PER_PORT,
         }),
         _ => None,
     }

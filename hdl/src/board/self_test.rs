@@ -11,8 +11,8 @@
 //! data fills whole 64-bit beats, which the CRC-32 engine sums exactly, and
 //! the FCS is a beat of 4 bytes of its own):
 //! destination MAC (the host behind the other port), source MAC
-//! `02:54:53:00:00:0p` (`p` the sending port), EtherType 0x88B5 (IEEE local
-//! experimental), `seq` (32 bits, big-endian), then byte `i` = `(seq + i)
+//! `02:54:53:00:00:0p` (`p` the sending port), EtherType 0x9000 (the
+//! Ethernet loopback test's, [`ETHERTYPE`]), `seq` (32 bits, big-endian), then byte `i` = `(seq + i)
 //! mod 256`, then the FCS (the CRC-32 engine, [`Crc32Beat`]). The switch
 //! strips the FCS; the checker expects each frame without it.
 //!
@@ -27,8 +27,13 @@ use rust_hdl::prelude::*;
 /// Frame lengths run through `8 * (8 + n)` bytes (FCS excluded), `n` in
 /// `0..LEN_STEPS`: at most 1 512, 1 516 with the FCS.
 pub const LEN_STEPS: u64 = 182;
-/// The test's EtherType (IEEE 802 local experimental).
-pub const ETHERTYPE: u16 = 0x88B5;
+/// The test's EtherType: 0x9000, the Ethernet configuration testing
+/// (loopback) protocol's, which the switch forwards by its L2 table as any
+/// frame it does not parse. Not IEEE 802's local experimental 0x88B5 and
+/// 0x88B6: the switch parses those as PL2 and Protego frames, and a test
+/// frame of 0x88B5 was dropped as a malformed PL2 frame (found by the
+/// XEM7010 core's test, which runs the self-test through the switch).
+pub const ETHERTYPE: u16 = 0x9000;
 
 /// The source MAC of the frames port `p` sends.
 pub fn source_mac(p: usize) -> u64 {

@@ -159,6 +159,7 @@ pub struct VersaSwitch<
     err_seen: Vec<DffR<Bit>>,
     act_full: Constant<Bits<22>>,
     leds: Signal<Local, Bits<8>>,
+    ready: Signal<Local, Bit>,
     not_led0: Constant<Bits<8>>,
 }
 
@@ -247,6 +248,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             err_seen: vec_of(ports),
             act_full: Constant::new(Bits::<22>::mask()),
             leds: Default::default(),
+            ready: Default::default(),
             not_led0: Constant::new(0xFEu64.to_bits()),
         })
     }
@@ -341,7 +343,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.beat.reset.next = self.srst.q.val();
         self.beat.d.next = self.beat.q.val() + 1;
         self.leds.next = 0.into();
-        self.leds.next = bit_cast::<8, 1>((!self.srst.q.val()).into()) | (bit_cast::<8, 1>(self.beat.q.val().get_bit(26).into()) << 1);
+        // "Ready" as a bit of its own: `!` inside the 8-bit expression would
+        // invert the widened value in Verilog (every LED lit).
+        self.ready.next = !self.srst.q.val();
+        self.leds.next = bit_cast::<8, 1>(self.ready.val().into()) | (bit_cast::<8, 1>(self.beat.q.val().get_bit(26).into()) << 1);
 
         for p in 0..self.port.len() {
             // The receive domain's reset.

@@ -6,10 +6,12 @@ use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
 use crate::axis::skid::AxisSkid;
+use crate::board::ok_axil::OkAxil;
 use crate::board::sume::SumeSwitch;
 use crate::board::u250::U250Switch;
 use crate::board::uart_axil::UartAxil;
 use crate::board::versa::VersaSwitch;
+use crate::board::xem7010::Xem7010Switch;
 use crate::config::Config;
 use crate::gen::emit::emit_verilog;
 use crate::ingress::classify::Classify;
@@ -202,6 +204,15 @@ pub const UART_AXIL: &str = "ts_uart_axil";
 /// (`trimswitch vivado --board alveo-u250`).
 pub const U250_SWITCH: &str = "ts_u250_switch";
 
+/// The register map through Opal Kelly FrontPanel endpoints
+/// ([`crate::board::ok_axil`]): emitted by name.
+pub const OK_AXIL: &str = "ts_ok_axil";
+
+/// The Opal Kelly XEM7010's board core ([`crate::board::xem7010`]): emitted
+/// by name for the `opalkelly-xem7010` configuration (`trimswitch vivado
+/// --board opalkelly-xem7010`).
+pub const XEM7010_SWITCH: &str = "ts_xem7010_switch";
+
 /// A port's FIFO geometry at `D` bits ([`XgmiiPort`]): the word `F = D + M
 /// + 2` bits (`M` as [`with_geometry`] has it), the transmit FIFO `2^A`
 /// words = 16 KiB, `A1 = A + 1`.
@@ -334,6 +345,8 @@ fn emit_sized<const D: usize, const K: usize, const U: usize, const M: usize, co
             &prov,
         )?,
         U250_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut U250Switch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
+        OK_AXIL => emit_verilog(&mut OkAxil::<{ crate::board::mac_stats::BOARD_ADDR_BITS }>::default(), name, &prov)?,
+        XEM7010_SWITCH => emit_verilog(&mut Xem7010Switch::<D, K, U, M, W>::new(cfg)?, name, &prov)?,
         VERSA_SWITCH => with_port_fifo!(D, |F, A, A1| emit_verilog(&mut VersaSwitch::<D, K, U, M, W, F, A, A1>::new(cfg)?, name, &prov)?),
         "ts_ingress" => emit_verilog(&mut Ingress::<D, K, U, M, W>::new(cfg), name, &prov)?,
         "ts_axil_split" => emit_verilog(&mut AxilSplit::<{ INGRESS_REG_BITS }, { WINDOW_BITS }>::new(5), name, &prov)?,
