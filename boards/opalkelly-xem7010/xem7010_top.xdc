@@ -66,20 +66,14 @@ set_property -dict {PACKAGE_PIN R16 IOSTANDARD LVCMOS33} [get_ports {led[6]}]
 set_property -dict {PACKAGE_PIN R17 IOSTANDARD LVCMOS33} [get_ports {led[7]}]
 
 # Clock-domain crossings (docs/boards.md, "Opal Kelly host access"). The
-# WireIns come from FrontPanel's interface clock and are quasi-static: the
-# host changes them in a USB transfer of its own, microseconds before the
-# trigger that uses them, and ts_ok_axil registers them every cycle (w_addr,
-# w_data, the reset bit's hr1); each is bounded by one switch period. The
-# WireOuts change only as a command completes, before its done trigger,
-# and okWireOut samples them when the host asks, after it: bounded the same
-# way. The triggers cross inside okTriggerIn/okTriggerOut (ep_clk is the
-# switch clock). The MMCM's lock goes through two flip-flops.
-set_max_delay -datapath_only 10.000 -to [get_cells -hierarchical -filter {NAME =~ *core*/w_addr/q_reg*}]
-set_max_delay -datapath_only 10.000 -to [get_cells -hierarchical -filter {NAME =~ *core*/w_data/q_reg*}]
-set_max_delay -datapath_only 10.000 -to [get_cells -hierarchical -filter {NAME =~ *core*/hr1/q_reg*}]
-set_max_delay -datapath_only 10.000 -from [get_cells -hierarchical -filter {NAME =~ *core*/host/rdata/q_reg*}]
-set_max_delay -datapath_only 10.000 -from [get_cells -hierarchical -filter {NAME =~ *core*/host/resp/q_reg*}]
-set_max_delay -datapath_only 10.000 -from [get_cells -hierarchical -filter {NAME =~ *core*/host/st/q_reg*}]
-set_max_delay -datapath_only 10.000 -from [get_cells -hierarchical -filter {NAME =~ *core*/host/last_read/q_reg*}]
-set_max_delay -datapath_only 10.000 -from [get_cells -hierarchical -filter {NAME =~ *core*/host/count/q_reg*}]
-set_false_path -to [get_cells -hierarchical -filter {NAME =~ *core*/lock1/q_reg*}]
+# switch clock and FrontPanel's interface clock are unrelated: asynchronous
+# groups. The triggers cross inside okTriggerIn/okTriggerOut (ep_clk is the
+# switch clock). The WireIns are quasi-static: the host changes them in a USB
+# transfer of its own, microseconds before the trigger that uses them, and
+# ts_ok_axil registers them every cycle (w_addr, w_data; the reset bit's
+# hr1, and hr2 after it) and takes them at the trigger. The WireOuts change
+# only as a command completes, before its done trigger, and okWireOut
+# samples them when the host asks, after it. The MMCM's lock goes through
+# two flip-flops.
+set_clock_groups -asynchronous -group [get_clocks -include_generated_clocks okHostClk] -group [get_clocks -include_generated_clocks sys_clk]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ core/lock1/q_reg*}]

@@ -29,7 +29,8 @@
 //! registered here each cycle and taken at the trigger (many cycles after
 //! they last changed). The WireOut values change only when a command
 //! completes, before its done trigger, and the host reads them after it
-//! (the top's constraints bound both paths, `boards/opalkelly-xem7010/`).
+//! (the top's constraints make the two clocks asynchronous,
+//! `boards/opalkelly-xem7010/`).
 //!
 //! Bad input: a trigger with both bits, or one that arrives while a command
 //! is under way, is dropped and counted (`ignored`). The AXI4-Lite side
@@ -77,8 +78,8 @@ enum Op {
 /// - `wi_addr_lo`, `wi_addr_hi`, `wi_data_lo`, `wi_data_hi` in (16 bits
 ///   each): the WireIns `0x00`..`0x03` (`ep_dataout`), quasi-static.
 /// - `ti_cmd` in (16 bits): the TriggerIn `0x40` (`ep_trigger`), pulses.
-/// - `wo_rdata_lo`, `wo_rdata_hi`, `wo_status` out (16 bits each,
-///   registered): the WireOuts `0x20`..`0x22` (`ep_datain`).
+/// - `wo_rdata_lo`, `wo_rdata_hi`, `wo_status` out (16 bits each, from
+///   registers): the WireOuts `0x20`..`0x22` (`ep_datain`).
 /// - `to_done` out (16 bits, registered): the TriggerOut `0x60`
 ///   (`ep_trigger`): bit 0 for one cycle as a command completes.
 /// - `m_axil_*`: the AXI4-Lite master.
