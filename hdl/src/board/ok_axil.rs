@@ -38,6 +38,7 @@
 //! answer, which the switch's map always gives (DECERR where nothing is
 //! mapped).
 use crate::axil::bundle::AxilMaster;
+use crate::axil::cmd::AxilCmd;
 use crate::prim::widgets::DffR;
 use rust_hdl::prelude::*;
 
@@ -59,16 +60,6 @@ pub const STATUS_BUSY: u16 = 1 << 2;
 pub const STATUS_READ: u16 = 1 << 3;
 pub const STATUS_COUNT_LSB: u32 = 8;
 
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-enum Op {
-    /// Waiting for a trigger.
-    Idle,
-    /// The AXI4-Lite transaction: address (and data) offered.
-    Bus,
-    /// Waiting for its response.
-    Resp,
-}
-
 /// The bridge (module docs). `AW` address bits of the AXI4-Lite master
 /// (the low `AW` bits of the host's 32-bit address).
 ///
@@ -85,7 +76,7 @@ enum Op {
 /// - `m_axil_*`: the AXI4-Lite master.
 /// - `ignored` out (8 bits, saturating): triggers dropped (both bits, or
 ///   while busy).
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct OkAxil<const AW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -104,158 +95,53 @@ pub struct OkAxil<const AW: usize> {
     /// register so nothing else sees the other clock's nets).
     w_addr: DFF<Bits<32>>,
     w_data: DFF<Bits<32>>,
-    st: DffR<Op>,
-    read: DffR<Bit>,
-    addr: DffR<Bits<32>>,
-    data: DffR<Bits<32>>,
-    aw_done: DffR<Bit>,
-    w_done: DffR<Bit>,
-    rdata: DffR<Bits<32>>,
-    resp: DffR<Bits<2>>,
+    /// The AXI4-Lite side.
+    cmd: AxilCmd<AW>,
     last_read: DffR<Bit>,
     count: DffR<Bits<8>>,
-    done: DffR<Bit>,
     n_ignored: DffR<Bits<8>>,
     /// The trigger's two command bits.
     wr: Signal<Local, Bit>,
     rd: Signal<Local, Bit>,
 }
 
-impl<const AW: usize> Default for OkAxil<AW> {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            wi_addr_lo: Default::default(),
-            wi_addr_hi: Default::default(),
-            wi_data_lo: Default::default(),
-            wi_data_hi: Default::default(),
-            ti_cmd: Default::default(),
-            wo_rdata_lo: Default::default(),
-            wo_rdata_hi: Default::default(),
-            wo_status: Default::default(),
-            to_done: Default::default(),
-            m_axil: Default::default(),
-            ignored: Default::default(),
-            w_addr: Default::default(),
-            w_data: Default::default(),
-            st: DffR::new(Op::Idle),
-            read: Default::default(),
-            addr: Default::default(),
-            data: Default::default(),
-            aw_done: Default::default(),
-            w_done: Default::default(),
-            rdata: Default::default(),
-            resp: Default::default(),
-            last_read: Default::default(),
-            count: Default::default(),
-            done: Default::default(),
-            n_ignored: Default::default(),
-            wr: Default::default(),
-            rd: Default::default(),
-        }
-    }
-}
-
 impl<const AW: usize> Logic for OkAxil<AW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_addr, w_data, st, read, addr, data, aw_done, w_done, rdata, resp, last_read, count, done, n_ignored);
-        self.st.reset.next = self.reset.val();
-        self.read.reset.next = self.reset.val();
-        self.addr.reset.next = self.reset.val();
-        self.data.reset.next = self.reset.val();
-        self.aw_done.reset.next = self.reset.val();
-        self.w_done.reset.next = self.reset.val();
-        self.rdata.reset.next = self.reset.val();
-        self.resp.reset.next = self.reset.val();
+        dff_setup!(self, clock, w_addr, w_data, last_read, count, n_ignored);
         self.last_read.reset.next = self.reset.val();
         self.count.reset.next = self.reset.val();
-        self.done.reset.next = self.reset.val();
         self.n_ignored.reset.next = self.reset.val();
+        self.cmd.clock.next = self.clock.val();
+        self.cmd.reset.next = self.reset.val();
+        AxilMaster::<AW>::link(&mut self.m_axil, &mut self.cmd.m_axil);
 
         self.w_addr.d.next = bit_cast::<32, 16>(self.wi_addr_lo.val()) | (bit_cast::<32, 16>(self.wi_addr_hi.val()) << 16);
         self.w_data.d.next = bit_cast::<32, 16>(self.wi_data_lo.val()) | (bit_cast::<32, 16>(self.wi_data_hi.val()) << 16);
         self.wr.next = self.ti_cmd.val().get_bit(0);
         self.rd.next = self.ti_cmd.val().get_bit(1);
-        self.done.d.next = false;
-
-        self.m_axil.awaddr.next = self.addr.q.val().get_bits::<AW>(0);
-        self.m_axil.araddr.next = self.addr.q.val().get_bits::<AW>(0);
-        self.m_axil.wdata.next = self.data.q.val();
-        self.m_axil.wstrb.next = 15.into();
-        self.m_axil.awvalid.next = false;
-        self.m_axil.wvalid.next = false;
-        self.m_axil.arvalid.next = false;
-        self.m_axil.bready.next = false;
-        self.m_axil.rready.next = false;
-        // A trigger that starts no command: both bits, or any while busy.
-        if ((self.wr.val() & self.rd.val()) | ((self.wr.val() | self.rd.val()) & (self.st.q.val() != Op::Idle)))
-            & (self.n_ignored.q.val() != 255)
-        {
+        // A trigger with one bit starts a command while none is under way;
+        // both bits, or any while busy, start nothing and are counted.
+        self.cmd.start.next = (self.wr.val() ^ self.rd.val()) & !self.cmd.busy.val();
+        self.cmd.read.next = self.rd.val();
+        self.cmd.addr.next = self.w_addr.q.val();
+        self.cmd.wdata.next = self.w_data.q.val();
+        if ((self.wr.val() & self.rd.val()) | ((self.wr.val() | self.rd.val()) & self.cmd.busy.val())) & (self.n_ignored.q.val() != 255) {
             self.n_ignored.d.next = self.n_ignored.q.val() + 1;
         }
-        match self.st.q.val() {
-            Op::Idle => {
-                if self.wr.val() ^ self.rd.val() {
-                    self.read.d.next = self.rd.val();
-                    self.addr.d.next = self.w_addr.q.val();
-                    self.data.d.next = self.w_data.q.val();
-                    self.aw_done.d.next = false;
-                    self.w_done.d.next = false;
-                    self.st.d.next = Op::Bus;
-                }
-            }
-            Op::Bus => {
-                if self.read.q.val() {
-                    self.m_axil.arvalid.next = true;
-                    if self.m_axil.arready.val() {
-                        self.st.d.next = Op::Resp;
-                    }
-                } else {
-                    self.m_axil.awvalid.next = !self.aw_done.q.val();
-                    self.m_axil.wvalid.next = !self.w_done.q.val();
-                    if self.m_axil.awready.val() {
-                        self.aw_done.d.next = true;
-                    }
-                    if self.m_axil.wready.val() {
-                        self.w_done.d.next = true;
-                    }
-                    if (self.aw_done.q.val() | self.m_axil.awready.val()) & (self.w_done.q.val() | self.m_axil.wready.val()) {
-                        self.st.d.next = Op::Resp;
-                    }
-                }
-            }
-            Op::Resp => {
-                if self.read.q.val() {
-                    self.m_axil.rready.next = true;
-                    if self.m_axil.rvalid.val() {
-                        self.rdata.d.next = self.m_axil.rdata.val();
-                        self.resp.d.next = self.m_axil.rresp.val();
-                        self.last_read.d.next = true;
-                        self.count.d.next = self.count.q.val() + 1;
-                        self.done.d.next = true;
-                        self.st.d.next = Op::Idle;
-                    }
-                } else {
-                    self.m_axil.bready.next = true;
-                    if self.m_axil.bvalid.val() {
-                        self.resp.d.next = self.m_axil.bresp.val();
-                        self.last_read.d.next = false;
-                        self.count.d.next = self.count.q.val() + 1;
-                        self.done.d.next = true;
-                        self.st.d.next = Op::Idle;
-                    }
-                }
-            }
+        if self.cmd.start.val() {
+            self.last_read.d.next = self.rd.val();
         }
-        self.wo_rdata_lo.next = self.rdata.q.val().get_bits::<16>(0);
-        self.wo_rdata_hi.next = self.rdata.q.val().get_bits::<16>(16);
-        self.wo_status.next = bit_cast::<16, 2>(self.resp.q.val())
-            | (bit_cast::<16, 1>((self.st.q.val() != Op::Idle).into()) << 2)
+        if self.cmd.done.val() {
+            self.count.d.next = self.count.q.val() + 1;
+        }
+        self.wo_rdata_lo.next = self.cmd.rdata.val().get_bits::<16>(0);
+        self.wo_rdata_hi.next = self.cmd.rdata.val().get_bits::<16>(16);
+        self.wo_status.next = bit_cast::<16, 2>(self.cmd.resp.val())
+            | (bit_cast::<16, 1>(self.cmd.busy.val().into()) << 2)
             | (bit_cast::<16, 1>(self.last_read.q.val().into()) << 3)
             | (bit_cast::<16, 8>(self.count.q.val()) << 8);
-        self.to_done.next = bit_cast::<16, 1>(self.done.q.val().into());
+        self.to_done.next = bit_cast::<16, 1>(self.cmd.done.val().into());
         self.ignored.next = self.n_ignored.q.val();
     }
 }

@@ -22,6 +22,7 @@
 //! waits for ever but the answer of the AXI4-Lite slave, which the switch's
 //! map always gives (DECERR where nothing is mapped).
 use crate::axil::bundle::AxilMaster;
+use crate::axil::cmd::AxilCmd;
 use crate::prim::widgets::DffR;
 use anyhow::{ensure, Result};
 use rust_hdl::prelude::*;
@@ -43,10 +44,8 @@ enum Cmd {
     Op,
     /// Taking the command's bytes.
     Args,
-    /// The AXI4-Lite transaction: address (and data) offered.
+    /// The AXI4-Lite transaction ([`AxilCmd`]): started, then its answer.
     Bus,
-    /// Waiting for its response.
-    Resp,
     /// Sending the answer.
     Answer,
 }
@@ -100,8 +99,10 @@ pub struct UartAxil<const AW: usize> {
     left: DffR<Bits<4>>,
     args: DffR<Bits<64>>,
     quiet: DffR<Bits<32>>,
-    aw_done: DffR<Bit>,
-    w_done: DffR<Bit>,
+    /// The command's first cycle on the bus (starts the sequencer).
+    go: DffR<Bit>,
+    /// The AXI4-Lite side.
+    cmd: AxilCmd<AW>,
     // The transmitter: the answer's bytes (up to six, first in the high
     // byte), how many, the frame being sent (start, 8 data, stop), its bit
     // timer and bits left.
@@ -153,8 +154,8 @@ impl<const AW: usize> UartAxil<AW> {
             left: Default::default(),
             args: Default::default(),
             quiet: Default::default(),
-            aw_done: Default::default(),
-            w_done: Default::default(),
+            go: Default::default(),
+            cmd: Default::default(),
             ans: Default::default(),
             ans_n: Default::default(),
             tframe: DffR::new(Bits::<10>::mask()),
@@ -172,8 +173,8 @@ impl<const AW: usize> Logic for UartAxil<AW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rx1, rx2, rx3, rst, rtime, rbits, rbyte, got, cst, read, left, args, quiet, aw_done, w_done, ans, ans_n, tframe,
-            tbits, ttime, txq, n_junk, n_timeout, n_framing
+            self, clock, rx1, rx2, rx3, rst, rtime, rbits, rbyte, got, cst, read, left, args, quiet, go, ans, ans_n, tframe, tbits, ttime,
+            txq, n_junk, n_timeout, n_framing
         );
         self.rst.reset.next = self.reset.val();
         self.rtime.reset.next = self.reset.val();
@@ -185,8 +186,10 @@ impl<const AW: usize> Logic for UartAxil<AW> {
         self.left.reset.next = self.reset.val();
         self.args.reset.next = self.reset.val();
         self.quiet.reset.next = self.reset.val();
-        self.aw_done.reset.next = self.reset.val();
-        self.w_done.reset.next = self.reset.val();
+        self.go.reset.next = self.reset.val();
+        self.cmd.clock.next = self.clock.val();
+        self.cmd.reset.next = self.reset.val();
+        AxilMaster::<AW>::link(&mut self.m_axil, &mut self.cmd.m_axil);
         self.ans.reset.next = self.reset.val();
         self.ans_n.reset.next = self.reset.val();
         self.tframe.reset.next = self.reset.val();
@@ -246,15 +249,17 @@ impl<const AW: usize> Logic for UartAxil<AW> {
         }
 
         // ---- the command ----
-        self.m_axil.awaddr.next = self.args.q.val().get_bits::<AW>(32);
-        self.m_axil.araddr.next = self.args.q.val().get_bits::<AW>(0);
-        self.m_axil.wdata.next = self.args.q.val().get_bits::<32>(0);
-        self.m_axil.wstrb.next = 15.into();
-        self.m_axil.awvalid.next = false;
-        self.m_axil.wvalid.next = false;
-        self.m_axil.arvalid.next = false;
-        self.m_axil.bready.next = false;
-        self.m_axil.rready.next = false;
+        // Write: address in the args' high word, data in the low; read:
+        // the address in the low word.
+        self.cmd.start.next = self.go.q.val() & !self.cmd.busy.val();
+        self.cmd.read.next = self.read.q.val();
+        self.cmd.wdata.next = self.args.q.val().get_bits::<32>(0);
+        if self.read.q.val() {
+            self.cmd.addr.next = self.args.q.val().get_bits::<32>(0);
+        } else {
+            self.cmd.addr.next = self.args.q.val().get_bits::<32>(32);
+        }
+        self.go.d.next = false;
         self.quiet.d.next = 0.into();
         match self.cst.q.val() {
             Cmd::Op => {
@@ -279,8 +284,7 @@ impl<const AW: usize> Logic for UartAxil<AW> {
                     self.args.d.next = (self.args.q.val() << 8) | bit_cast::<64, 8>(self.rbyte.q.val());
                     self.left.d.next = self.left.q.val() - 1;
                     if self.left.q.val() == 1 {
-                        self.aw_done.d.next = false;
-                        self.w_done.d.next = false;
+                        self.go.d.next = true;
                         self.cst.d.next = Cmd::Bus;
                     }
                 } else if self.quiet.q.val() == self.gap.val() {
@@ -291,44 +295,18 @@ impl<const AW: usize> Logic for UartAxil<AW> {
                 }
             }
             Cmd::Bus => {
-                if self.read.q.val() {
-                    self.m_axil.arvalid.next = true;
-                    if self.m_axil.arready.val() {
-                        self.cst.d.next = Cmd::Resp;
-                    }
-                } else {
-                    self.m_axil.awvalid.next = !self.aw_done.q.val();
-                    self.m_axil.wvalid.next = !self.w_done.q.val();
-                    if self.m_axil.awready.val() {
-                        self.aw_done.d.next = true;
-                    }
-                    if self.m_axil.wready.val() {
-                        self.w_done.d.next = true;
-                    }
-                    if (self.aw_done.q.val() | self.m_axil.awready.val()) & (self.w_done.q.val() | self.m_axil.wready.val()) {
-                        self.cst.d.next = Cmd::Resp;
-                    }
-                }
-            }
-            Cmd::Resp => {
-                if self.read.q.val() {
-                    self.m_axil.rready.next = true;
-                    if self.m_axil.rvalid.val() {
+                if self.cmd.done.val() {
+                    if self.read.q.val() {
                         // 'r', rresp, data.
-                        self.ans.d.next = self.ans_r.val()
-                            | (bit_cast::<48, 2>(self.m_axil.rresp.val()) << 32)
-                            | bit_cast::<48, 32>(self.m_axil.rdata.val());
+                        self.ans.d.next =
+                            self.ans_r.val() | (bit_cast::<48, 2>(self.cmd.resp.val()) << 32) | bit_cast::<48, 32>(self.cmd.rdata.val());
                         self.ans_n.d.next = 6.into();
-                        self.cst.d.next = Cmd::Answer;
-                    }
-                } else {
-                    self.m_axil.bready.next = true;
-                    if self.m_axil.bvalid.val() {
+                    } else {
                         // 'w', bresp.
-                        self.ans.d.next = self.ans_w.val() | (bit_cast::<48, 2>(self.m_axil.bresp.val()) << 32);
+                        self.ans.d.next = self.ans_w.val() | (bit_cast::<48, 2>(self.cmd.resp.val()) << 32);
                         self.ans_n.d.next = 2.into();
-                        self.cst.d.next = Cmd::Answer;
                     }
+                    self.cst.d.next = Cmd::Answer;
                 }
             }
             Cmd::Answer => {
