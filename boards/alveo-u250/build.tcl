@@ -8,19 +8,12 @@
 # and utilization, and writes <out_dir>/u250_top.bit. Fails when timing is
 # not met (a negative setup or hold slack) or an input is missing.
 
-if {[llength $argv] != 2} {
-    puts stderr "usage: vivado -mode batch -source build.tcl -tclargs <part> <out_dir>"
+if {![file exists implement.tcl]} {
+    puts stderr "implement.tcl: no such file (run trimswitch vivado --board alveo-u250)"
     exit 2
 }
-lassign $argv part out
-foreach f {ts_u250_switch.v u250_top.v u250_top.xdc implement.tcl} {
-    if {![file exists $f]} {
-        puts stderr "$f: no such file (run trimswitch vivado --board alveo-u250)"
-        exit 2
-    }
-}
-file mkdir $out
 source implement.tcl
+lassign [board_inputs $argv alveo-u250 {ts_u250_switch.v u250_top.v u250_top.xdc}] part out
 
 create_project -in_memory -part $part
 set_property target_language Verilog [current_project]

@@ -1,5 +1,7 @@
 # The implementation flow every Vivado board build shares (boards/README.md),
-# sourced by a board's build.tcl once its IP cores exist:
+# sourced first by a board's build.tcl:
+#   lassign [board_inputs $argv <board> <files>] part out
+# checks the arguments and the board's files, and once its IP cores exist
 #   implement <top> <part> <out_dir> <verilog files>
 # Reads the board's Verilog and <top>.xdc, synthesizes, places, routes,
 # writes the reports (synth_utilization, timing_summary, utilization,
@@ -26,4 +28,22 @@ proc implement {top part out sources} {
     }
     write_bitstream -force $out/$top.bit
     puts "trimswitch: wrote $out/$top.bit"
+}
+
+# The arguments (<part> <out_dir>) and the files of `trimswitch vivado
+# --board <board>`: the usage or the first missing file, exit 2, before
+# anything is built. Returns the arguments; creates <out_dir>.
+proc board_inputs {argv board files} {
+    if {[llength $argv] != 2} {
+        puts stderr "usage: vivado -mode batch -source build.tcl -tclargs <part> <out_dir>"
+        exit 2
+    }
+    foreach f $files {
+        if {![file exists $f]} {
+            puts stderr "$f: no such file (run trimswitch vivado --board $board)"
+            exit 2
+        }
+    }
+    file mkdir [lindex $argv 1]
+    return $argv
 }

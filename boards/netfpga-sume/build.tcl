@@ -8,19 +8,12 @@
 # utilization, and writes <out_dir>/sume_top.bit. Fails when timing is not
 # met (a negative setup or hold slack) or an input is missing.
 
-if {[llength $argv] != 2} {
-    puts stderr "usage: vivado -mode batch -source build.tcl -tclargs <part> <out_dir>"
+if {![file exists implement.tcl]} {
+    puts stderr "implement.tcl: no such file (run trimswitch vivado --board netfpga-sume)"
     exit 2
 }
-lassign $argv part out
-foreach f {ts_sume_switch.v sume_top.v sume_top.xdc implement.tcl} {
-    if {![file exists $f]} {
-        puts stderr "$f: no such file (run trimswitch vivado --board netfpga-sume)"
-        exit 2
-    }
-}
-file mkdir $out
 source implement.tcl
+lassign [board_inputs $argv netfpga-sume {ts_sume_switch.v sume_top.v sume_top.xdc}] part out
 
 create_project -in_memory -part $part
 set_property target_language Verilog [current_project]

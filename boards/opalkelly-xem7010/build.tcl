@@ -10,17 +10,12 @@
 # Fails when timing is not met (a negative setup or hold slack) or an
 # input is missing.
 
-if {[llength $argv] != 2} {
-    puts stderr "usage: FRONTPANEL_HDL=<dir> vivado -mode batch -source build.tcl -tclargs <part> <out_dir>"
+if {![file exists implement.tcl]} {
+    puts stderr "implement.tcl: no such file (run trimswitch vivado --board opalkelly-xem7010)"
     exit 2
 }
-lassign $argv part out
-foreach f {ts_xem7010_switch.v xem7010_top.v xem7010_top.xdc implement.tcl} {
-    if {![file exists $f]} {
-        puts stderr "$f: no such file (run trimswitch vivado --board opalkelly-xem7010)"
-        exit 2
-    }
-}
+source implement.tcl
+lassign [board_inputs $argv opalkelly-xem7010 {ts_xem7010_switch.v xem7010_top.v xem7010_top.xdc}] part out
 if {![info exists ::env(FRONTPANEL_HDL)]} {
     puts stderr "FRONTPANEL_HDL is not set: the FrontPanel SDK's HDL directory for the XEM7010 (boards/opalkelly-xem7010/README.md)"
     exit 2
@@ -30,8 +25,6 @@ if {![file exists [file join $fp okLibrary.v]]} {
     puts stderr "FRONTPANEL_HDL=$fp: no okLibrary.v there (the FrontPanel SDK's HDL directory for the XEM7010 and Vivado)"
     exit 2
 }
-file mkdir $out
-source implement.tcl
 
 create_project -in_memory -part $part
 set_property target_language Verilog [current_project]

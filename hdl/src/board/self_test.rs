@@ -426,7 +426,9 @@ impl<const D: usize, const K: usize> Logic for TestCheck<D, K> {
 ///   frames port `p`'s checker found as sent and in order; the others.
 /// - `done` out: both generators sent their frames and every frame came
 ///   back, or 2^20 cycles passed since; `pass` out: done, every frame back
-///   good; `fail` out: a bad frame, or done without `pass`.
+///   good; `fail` out: a bad frame, or done without `pass`; `status` out
+///   (32 bits): `active`, `done`, `pass`, `fail` in bits 0..3 (a board
+///   window's `SELFTEST_STATUS`).
 #[derive(LogicBlock)]
 pub struct SelfTest<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
@@ -448,6 +450,9 @@ pub struct SelfTest<const D: usize, const K: usize> {
     pub done: Signal<Out, Bit>,
     pub pass: Signal<Out, Bit>,
     pub fail: Signal<Out, Bit>,
+    /// The four flags as a board window's word: bit 0 active, 1 done, 2
+    /// passed, 3 failed (`SELFTEST_STATUS`).
+    pub status: Signal<Out, Bits<32>>,
     frames: Constant<Bits<32>>,
     run_q: DffR<Bit>,
     act: DffR<Bit>,
@@ -486,6 +491,7 @@ impl<const D: usize, const K: usize> SelfTest<D, K> {
             done: Default::default(),
             pass: Default::default(),
             fail: Default::default(),
+            status: Default::default(),
             frames: Constant::new((frames as u64).to_bits()),
             run_q: Default::default(),
             act: Default::default(),
@@ -536,6 +542,10 @@ impl<const D: usize, const K: usize> Logic for SelfTest<D, K> {
             & (self.chk[0].good.val() == self.frames.val())
             & (self.chk[1].good.val() == self.frames.val());
         self.fail.next = self.chk[0].bad.val().any() | self.chk[1].bad.val().any() | (self.done.val() & !self.pass.val());
+        self.status.next = bit_cast::<32, 1>(self.act.q.val().into())
+            | (bit_cast::<32, 1>(self.done.val().into()) << 1)
+            | (bit_cast::<32, 1>(self.pass.val().into()) << 2)
+            | (bit_cast::<32, 1>(self.fail.val().into()) << 3);
         for p in 0..self.gen.len() {
             self.gen[p].clock.next = self.clock.val();
             self.gen[p].reset.next = self.reset.val();

@@ -325,10 +325,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.stats.word_clock[k].next = self.pll.clkos.val();
             self.stats.word_reset[k].next = self.srst.q.val();
         }
-        self.stats.word[0].next = bit_cast::<32, 1>(self.test.active.val().into())
-            | (bit_cast::<32, 1>(self.test.done.val().into()) << 1)
-            | (bit_cast::<32, 1>(self.test.pass.val().into()) << 2)
-            | (bit_cast::<32, 1>(self.test.fail.val().into()) << 3);
+        self.stats.word[0].next = self.test.status.val();
 
         // The self-test: its switch through two flip-flops.
         self.st1.clock.next = self.pll.clkos.val();

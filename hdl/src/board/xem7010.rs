@@ -201,10 +201,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.stats.word_clock[k].next = self.clock.val();
             self.stats.word_reset[k].next = self.rst.q.val();
         }
-        self.stats.word[0].next = bit_cast::<32, 1>(self.test.active.val().into())
-            | (bit_cast::<32, 1>(self.test.done.val().into()) << 1)
-            | (bit_cast::<32, 1>(self.test.pass.val().into()) << 2)
-            | (bit_cast::<32, 1>(self.test.fail.val().into()) << 3);
+        self.stats.word[0].next = self.test.status.val();
         for p in 0..self.test.gen_tdata.len() {
             self.switch.s[p].tdata.next = self.test.gen_tdata[p].val();
             self.switch.s[p].tkeep.next = self.test.gen_tkeep[p].val();
