@@ -394,7 +394,8 @@ fn cmd_ok(serial: &str, load: Option<&Path>, args: &[String]) -> Result<()> {
         let _ = (serial, op);
         bail!(
             "trimswitch ok: this trimswitch was built without FrontPanel: build it with `cargo build --release --features opalkelly`, \
-             which needs Opal Kelly's FrontPanel SDK (OK_FRONTPANEL_DIR=<its API directory>, libclang; docs/boards.md, \"Opal Kelly host access\")"
+             which needs Opal Kelly's FrontPanel SDK (OK_FRONTPANEL_DIR=<its API directory>, FP_PATH=<its HDL directory>, VIVADO_PATH, libclang; \
+             docs/boards.md, \"Opal Kelly host access\")"
         )
     }
 }

@@ -170,3 +170,85 @@ pub mod device {
         }
     }
 }
+
+/// The XEM7010's pins as rust-hdl's board-support package for it has them
+/// (`rust-hdl-bsp-ok-xem7010`, `rust-hdl-ok-core`: the host interface, the
+/// LEDs, the oscillator), against `boards/opalkelly-xem7010/xem7010_top.xdc`:
+/// every pin of the BSP is the XDC's for the same port bit, with the same
+/// I/O standard. Runs with the feature (the CI builds it against a stand-in
+/// of the SDK, `tests/tools/cli.rs`).
+#[cfg(all(test, feature = "opalkelly"))]
+mod bsp_pins {
+    use rust_hdl::prelude::*;
+    use rust_hdl_bsp_ok_xem7010::xem7010::pins::{xem_7010_leds, xem_7010_neg_clock, xem_7010_pos_clock};
+    use rust_hdl_ok_core::core::prelude::OpalKellyHostInterface;
+    use std::collections::BTreeMap;
+
+    /// (port bit, pin, I/O standard) of a BSP signal named `port` in the top.
+    fn bsp(port: &str, width: usize, atom: &dyn Atom, out: &mut Vec<(String, String, String)>) {
+        let mut loc = BTreeMap::new();
+        let mut std = BTreeMap::new();
+        for c in atom.constraints() {
+            match c.constraint {
+                Constraint::Location(l) => {
+                    loc.insert(c.index, l);
+                }
+                Constraint::Kind(k) => {
+                    let s = match k {
+                        SignalType::LowVoltageCMOS_3v3 => "LVCMOS33",
+                        SignalType::LowVoltageDifferentialSignal_2v5 => "LVDS_25",
+                        other => panic!("{port}: I/O standard {other:?} not expected on the XEM7010"),
+                    };
+                    std.insert(c.index, s.to_string());
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(loc.len(), width, "{port}: the BSP places {} of {width} bits", loc.len());
+        for (i, pin) in loc {
+            let name = if width == 1 { port.to_string() } else { format!("{port}[{i}]") };
+            out.push((name, pin, std.get(&i).cloned().unwrap_or_default()));
+        }
+    }
+
+    /// Opening a device that is not there is an error naming the serial
+    /// number and FrontPanel's code, not a panic (with the CI's stand-in
+    /// library no device is ever there).
+    #[test]
+    fn no_device_is_an_error() {
+        let e = crate::ok_host::device::Device::open("NOSUCH", None).err().expect("a device opened").to_string();
+        assert!(e.contains("FrontPanel: no device with serial \"NOSUCH\""), "{e}");
+    }
+
+    #[test]
+    fn xdc_pins_are_the_bsps() {
+        let hi = OpalKellyHostInterface::xem_7010();
+        let mut want = vec![];
+        bsp("hi_in", 8, &hi.sig_in, &mut want);
+        bsp("hi_out", 2, &hi.sig_out, &mut want);
+        bsp("hi_inout", 16, &hi.sig_inout, &mut want);
+        bsp("hi_aa", 1, &hi.sig_aa, &mut want);
+        bsp("hi_muxsel", 1, &hi.sig_mux, &mut want);
+        bsp("led", 8, &xem_7010_leds(), &mut want);
+        bsp("sys_clk_p", 1, &xem_7010_pos_clock(), &mut want);
+        bsp("sys_clk_n", 1, &xem_7010_neg_clock(), &mut want);
+        let xdc = std::fs::read_to_string(crate::tools::repo_root().join("boards/opalkelly-xem7010/xem7010_top.xdc")).unwrap();
+        let mut got = BTreeMap::new();
+        for line in xdc.lines().filter(|l| l.starts_with("set_property -dict {PACKAGE_PIN ")) {
+            let dict = &line["set_property -dict {".len()..line.find('}').unwrap()];
+            let words: Vec<&str> = dict.split_whitespace().collect();
+            // `[get_ports name]` or `[get_ports {name[i]}]`.
+            let port = line.rsplit("get_ports ").next().unwrap().trim_end().strip_suffix(']').unwrap();
+            let port = port.trim_start_matches('{').trim_end_matches('}').to_string();
+            let pin = words[1].to_string();
+            let std = words.iter().position(|w| *w == "IOSTANDARD").map(|i| words[i + 1].to_string()).unwrap_or_default();
+            got.insert(port, (pin, std));
+        }
+        assert_eq!(want.len(), 38, "the BSP's port bits");
+        for (port, pin, std) in &want {
+            let (xpin, xstd) = got.get(port).unwrap_or_else(|| panic!("{port}: not in xem7010_top.xdc"));
+            assert_eq!((xpin, xstd), (pin, std), "{port}: XDC {xpin} {xstd}, BSP {pin} {std}");
+        }
+        assert_eq!(got.len(), want.len(), "the XDC places ports the BSP does not: {got:?}");
+    }
+}
