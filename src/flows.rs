@@ -403,14 +403,24 @@ pub fn timing(
 ) -> Result<(Vec<crate::timing::TimingReport>, Vec<String>)> {
     use crate::timing::{nextpnr_version, path_summary, place_and_route, pnr_key, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
     use std::sync::Mutex;
-    let all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
+    let base = Config::load_with(path, overrides)?;
+    let mut all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
+    // A block named outside the catalogue (a board's port, core or bridge,
+    // e.g. ts_uart_axil) is emitted beside the catalogue's, as `trimswitch
+    // synth` does; a name the generator does not know is an error.
+    // (Each with its Verilog at the configuration as given: reduction level 0.)
+    let named: Vec<(String, String)> = blocks
+        .iter()
+        .filter(|b| file_of_block(b, &all).is_none())
+        .filter_map(|b| catalog::emit_block(&base, b).ok().map(|e| (b.clone(), e.verilog)))
+        .collect();
+    all.extend(named.iter().map(|(b, _)| b.clone()));
     let unknown: Vec<_> = blocks.iter().filter(|b| file_of_block(b, &all).is_none()).collect();
     anyhow::ensure!(
         unknown.is_empty(),
         "unknown block(s) {unknown:?}; blocks are {all:?}, or a stage inside one, named `<block>__<instance>` as in the emitted Verilog"
     );
     let blocks = if blocks.is_empty() { all.clone() } else { blocks.to_vec() };
-    let base = Config::load_with(path, overrides)?;
     let version = nextpnr_version(&flow.nextpnr)?;
     // The overrides of each reduction level (0 = none), and the emitted
     // configuration of each level once a block needs it.
@@ -426,6 +436,10 @@ pub fn timing(
                     let cfg = Config::load_with(path, &sets).with_context(|| format!("reduction {level}: {:?}", reductions[level]))?;
                     let dir = workdir.join(format!("verilog-{level}"));
                     emit(&cfg, &dir)?;
+                    for (b, verilog) in &named {
+                        let v = if level == 0 { verilog.clone() } else { catalog::emit_block(&cfg, b)?.verilog };
+                        write_if_changed(&dir.join(format!("{b}.v")), &v)?;
+                    }
                     e[level] = Some((cfg, dir));
                 }
                 e[level].clone().expect("emitted above")

@@ -119,7 +119,8 @@ enum Cmd {
         /// Only these blocks (comma-separated) [default: every block]; a
         /// module inside a block, named as in the emitted Verilog
         /// (`ts_trimmer__sum_a`), is timed alone between registers: one
-        /// pipeline stage in a minute instead of the whole block.
+        /// pipeline stage in a minute instead of the whole block; a board's
+        /// port, core or bridge by name too (ts_uart_axil, ts_ok_axil, ...).
         #[arg(long, value_delimiter = ',')]
         block: Vec<String>,
         /// Clock target for nextpnr, MHz.
