@@ -35,12 +35,14 @@ struct AluDut {
     cfg: Pl2Config,
     n: usize,
     p: usize,
-    /// Per pipeline: valid, kind, in, src, dst, demand.
-    op: Vec<[Port; 8]>,
+    /// Per pipeline: valid, kind, in, src, dst, demand, in and dst one-hot,
+    /// the demand clamped to `k_now` and whether it was above.
+    op: Vec<[Port; 10]>,
     /// Per pipeline: valid, code, demand, send, recv.
     res: Vec<[Port; 5]>,
     joint: Port,
     k: Port,
+    k_now: Port,
     t_drop: Port,
     port_en: Port,
     slot_cycles: Port,
@@ -104,17 +106,18 @@ impl AluDut {
         let lib = model_of(&mut Pl2Alu::new(ports, pipelines), "ts_pl2_alu", &format!("p{ports}n{pipelines}"))?;
         let m = lib.instantiate();
         let per = |name: &str, n: usize| (0..n).map(|i| m.port(&format!("{name}_{i}"))).collect::<Result<Vec<_>>>();
-        let opn = ["op_valid", "op_kind", "op_in", "op_src", "op_dst", "op_demand", "op_in_oh", "op_dst_oh"];
+        let opn = ["op_valid", "op_kind", "op_in", "op_src", "op_dst", "op_demand", "op_in_oh", "op_dst_oh", "op_dem_k", "op_over_k"];
         let resn = ["res_valid", "res_code", "res_demand", "res_send", "res_recv"];
         let op = (0..pipelines)
             .map(|i| Ok(opn.map(|n| m.port(&format!("{n}_{i}"))).into_iter().collect::<Result<Vec<_>>>()?.try_into().unwrap()));
         let res = (0..pipelines)
             .map(|i| Ok(resn.map(|n| m.port(&format!("{n}_{i}"))).into_iter().collect::<Result<Vec<_>>>()?.try_into().unwrap()));
         let mut d = AluDut {
-            op: op.collect::<Result<Vec<[Port; 8]>>>()?,
+            op: op.collect::<Result<Vec<[Port; 10]>>>()?,
             res: res.collect::<Result<Vec<[Port; 5]>>>()?,
             joint: m.port("joint")?,
             k: m.port("k")?,
+            k_now: m.port("k_now")?,
             t_drop: m.port("t_drop")?,
             port_en: m.port("port_en")?,
             slot_cycles: m.port("slot_cycles")?,
@@ -190,6 +193,8 @@ impl AluDut {
         self.step(&vec![None; self.n], None)?;
         self.pending_cfg = Some(cfg);
         self.step(&vec![None; self.n], None)?;
+        let k_now = self.tb.model.get(&self.k_now);
+        ensure!(k_now == cfg.k as u64, "k_now {k_now} two cycles after K = {} was written", cfg.k);
         Ok(())
     }
 
@@ -208,11 +213,18 @@ impl AluDut {
 
     fn step_checked(&mut self, ops: &[Option<Op>], wr: Option<Write>) -> Result<Vec<Option<Outcome>>> {
         let m = &mut self.tb.model;
+        // The PL2 stage clamps the demand to the ALU's `k_now` as it
+        // registers the op (a configuration changes between ops: `k_now`
+        // is the same then as a cycle before).
+        let k_now = m.get(&self.k_now) as u8;
         for (i, o) in self.op.iter().enumerate() {
             match ops.get(i).copied().flatten() {
                 Some(op) => {
                     let (k, a, s, d, dem) = op_fields(&op);
-                    for (port, v) in o.iter().zip([1, k, a, s, d, dem].map(u64::from).into_iter().chain([one_hot(a), one_hot(d)])) {
+                    let clamp = [dem.min(k_now) as u64, (dem > k_now) as u64];
+                    for (port, v) in
+                        o.iter().zip([1, k, a, s, d, dem].map(u64::from).into_iter().chain([one_hot(a), one_hot(d)]).chain(clamp))
+                    {
                         m.set(port, v);
                     }
                 }
@@ -663,6 +675,8 @@ fn same_cycle_conflict_is_a_counted_drop() -> Result<()> {
             ("op_src", src),
             ("op_dst", 1),
             ("op_demand", 3),
+            ("op_dem_k", 3),
+            ("op_over_k", 0),
             ("op_in_oh", 1 << src),
             ("op_dst_oh", 2),
         ] {

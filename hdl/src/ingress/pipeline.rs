@@ -263,7 +263,8 @@ pub mod regidx {
 ///   `pl2_unsol_dscp`, `pl2_unsol_dscp_en`, `pl2_unsol_pcp`,
 ///   `pl2_unsol_pcp_en` in (the PL2 registers); `pl2_op_valid`,
 ///   `pl2_op_kind`, `pl2_op_in`, `pl2_op_src`, `pl2_op_dst`, `pl2_op_demand`,
-///   `pl2_op_in_oh`, `pl2_op_dst_oh` out (registered), and `pl2_res_code`, `pl2_res_demand`,
+///   `pl2_op_in_oh`, `pl2_op_dst_oh`, `pl2_op_dem_k`, `pl2_op_over_k` out
+///   (registered; the demand clamped to `pl2_k` in, the ALU's `k_now`), and `pl2_res_code`, `pl2_res_demand`,
 ///   `pl2_res_send`, `pl2_res_recv` in: one op input of the ALU and its
 ///   result. Without an ALU tie `pl2_enable` low. The cross-pipeline hold
 ///   (`crate::pl2::stage`, built when the switch has several pipelines):
@@ -292,6 +293,9 @@ pub struct Ingress<const D: usize, const K: usize, const U: usize, const M: usiz
     pub pl2_op_src: Signal<Out, Bits<8>>,
     pub pl2_op_dst: Signal<Out, Bits<8>>,
     pub pl2_op_demand: Signal<Out, Bits<8>>,
+    pub pl2_op_dem_k: Signal<Out, Bits<8>>,
+    pub pl2_op_over_k: Signal<Out, Bit>,
+    pub pl2_k: Signal<In, Bits<8>>,
     pub pl2_op_in_oh: Signal<Out, Bits<64>>,
     pub pl2_op_dst_oh: Signal<Out, Bits<64>>,
     pub pl2_res_code: Signal<In, Bits<3>>,
@@ -366,6 +370,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2_op_src: Default::default(),
             pl2_op_dst: Default::default(),
             pl2_op_demand: Default::default(),
+            pl2_op_dem_k: Default::default(),
+            pl2_op_over_k: Default::default(),
+            pl2_k: Default::default(),
             pl2_op_in_oh: Default::default(),
             pl2_op_dst_oh: Default::default(),
             pl2_res_code: Default::default(),
@@ -546,6 +553,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.pl2_op_src.next = self.pl2.op_src.val();
         self.pl2_op_dst.next = self.pl2.op_dst.val();
         self.pl2_op_demand.next = self.pl2.op_demand.val();
+        self.pl2_op_dem_k.next = self.pl2.op_dem_k.val();
+        self.pl2_op_over_k.next = self.pl2.op_over_k.val();
+        self.pl2.k.next = self.pl2_k.val();
         self.pl2_op_in_oh.next = self.pl2.op_in_oh.val();
         self.pl2_op_dst_oh.next = self.pl2.op_dst_oh.val();
         self.pl2.res_code.next = self.pl2_res_code.val();

@@ -28,7 +28,8 @@
 //! Two stages, two cycles from an op to its result (A.9: "at most 2 cycles
 //! added to ingress"), one op per pipeline per cycle:
 //! - **decode** (from the `op_*` inputs, which must come from registers): the
-//!   checks, the clamp to `K`, the conflicts; per port the cycle's change
+//!   checks, the conflicts (the clamp to `K` is the caller's, as it registers
+//!   the op: `op_dem_k`, `op_over_k` from `k_now`); per port the cycle's change
 //!   less one (`inc − dec − 1` in 10 bits, sign-extended; joint mode: minus
 //!   the slot step, less one) and one-hot writer selects; paper mode's UNSOL
 //!   test against `T`, from the counters as they are in this cycle (one
@@ -72,7 +73,12 @@
 //!   `op_in_oh_i`, `op_dst_oh_i` (64 bits): `op_in_i` and `op_dst_i`
 //!   one-hot (bit `p` set when the port is `p`; none for 64 and above),
 //!   which the caller decodes as it registers the op, so the decode stage
-//!   starts from per-port bits (bits at or above `ports` are not read).
+//!   starts from per-port bits (bits at or above `ports` are not read);
+//!   `op_dem_k_i` (8 bits: `min(op_demand_i, k_now)`) and `op_over_k_i`
+//!   (`op_demand_i > k_now`), which the caller computes as it registers the
+//!   op, from `k_now` out (the `k` registered here), so the compare is not
+//!   in the decode stage (a `K` written takes effect for the ops registered
+//!   after `k_now` shows it: two cycles after the write).
 //! - Per pipeline `i`, [`Pl2Alu::LATENCY`] cycles later: `res_valid_i`,
 //!   `res_code_i` ([`code`]), and for a grant `res_demand_i` (clamped to
 //!   `K`), `res_send_i`, `res_recv_i` (the GRT's `send_timeslot`,
@@ -169,6 +175,10 @@ pub struct Pl2Alu {
     pub op_src: Vec<Signal<In, Bits<8>>>,
     pub op_dst: Vec<Signal<In, Bits<8>>>,
     pub op_demand: Vec<Signal<In, Bits<8>>>,
+    /// `op_demand` clamped to `k_now` (`min(demand, K)`) and whether it was
+    /// above (`demand > K`), from the caller's op register.
+    pub op_dem_k: Vec<Signal<In, Bits<8>>>,
+    pub op_over_k: Vec<Signal<In, Bit>>,
     /// `op_in` and `op_dst` one-hot, from the caller's op register.
     pub op_in_oh: Vec<Signal<In, Bits<64>>>,
     pub op_dst_oh: Vec<Signal<In, Bits<64>>>,
@@ -179,6 +189,8 @@ pub struct Pl2Alu {
     pub res_recv: Vec<Signal<Out, Bits<32>>>,
     pub joint: Signal<In, Bit>,
     pub k: Signal<In, Bits<8>>,
+    /// `k` as registered here: the `K` the caller clamps its next op with.
+    pub k_now: Signal<Out, Bits<8>>,
     pub t_drop: Signal<In, Bits<32>>,
     pub port_en: Signal<In, Bits<64>>,
     pub slot_cycles: Signal<In, Bits<32>>,
@@ -473,6 +485,8 @@ impl Pl2Alu {
             op_src: vec_of(n),
             op_dst: vec_of(n),
             op_demand: vec_of(n),
+            op_dem_k: vec_of(n),
+            op_over_k: vec_of(n),
             op_in_oh: vec_of(n),
             op_dst_oh: vec_of(n),
             res_valid: vec_of(n),
@@ -482,6 +496,7 @@ impl Pl2Alu {
             res_recv: vec_of(n),
             joint: Default::default(),
             k: Default::default(),
+            k_now: Default::default(),
             t_drop: Default::default(),
             port_en: Default::default(),
             slot_cycles: Default::default(),
@@ -690,6 +705,7 @@ impl Pl2Alu {
         // written), and whether the mode or the slot length just changed.
         self.c_joint.d.next = self.joint.val();
         self.c_k.d.next = self.k.val();
+        self.k_now.next = self.c_k.q.val();
         self.c_t.d.next = self.t_drop.val();
         self.c_en.d.next = self.port_en.val();
         self.c_sc.d.next = self.slot_cycles.val();
@@ -794,11 +810,8 @@ impl Pl2Alu {
             self.d_on_in[i].next = (self.d_in_oh[i].val() & self.c_en.q.val()).any();
             self.d_on_dst[i].next = (self.d_dst_oh[i].val() & self.c_en.q.val()).any();
             self.d_unsol[i].next = self.op_valid[i].val() & (self.op_kind[i].val() == 3);
-            // The demand, clamped to K (A.3).
-            self.d_dem[i].next = self.op_demand[i].val();
-            if self.op_demand[i].val() > self.c_k.q.val() {
-                self.d_dem[i].next = self.c_k.q.val();
-            }
+            // The demand, clamped to K (A.3) by the caller, from `k_now`.
+            self.d_dem[i].next = self.op_dem_k[i].val();
             // The RSV's checks, in the model's order.
             self.d_code[i].next = 1.into();
             if !self.op_demand[i].val().any() {
@@ -888,7 +901,7 @@ impl Pl2Alu {
             self.r_ok[i].d.next = self.d_ok[i].val() & !self.d_conf[i].val();
             self.r_unsol[i].d.next = self.d_unsol[i].val() & !self.d_conf[i].val();
             self.r_data[i].d.next = self.op_valid[i].val() & (self.op_kind[i].val() == 2);
-            self.r_clamp[i].d.next = self.op_demand[i].val() > self.c_k.q.val();
+            self.r_clamp[i].d.next = self.op_over_k[i].val();
             self.r_mism[i].d.next = self.op_src[i].val() != self.op_in[i].val();
             self.r_badp[i].d.next = self.op_valid[i].val()
                 & self.op_kind[i].val().get_bit(1)

@@ -151,7 +151,8 @@ mod pidx {
 /// - `s_axil_*`: the register window ([`Pl2Regs`]).
 /// - Per pipeline `i`: `op_*_i` in, `res_*_i` out, as on [`Pl2Alu`].
 /// - `enable`, `unsol_dscp`, `unsol_dscp_en`, `unsol_pcp`, `unsol_pcp_en`
-///   out: `CTRL` bit 0 and `UNSOL`, for every pipeline's stage.
+///   out: `CTRL` bit 0 and `UNSOL`, for every pipeline's stage; `k_now`
+///   out: the ALU's registered `K`, which each stage clamps its ops to.
 /// - Per pipeline `i`: `hold_ev_i` in: the stage's head was held (the
 ///   cross-pipeline hold, `crate::pl2::stage`, A.2), counted in
 ///   `HOLD_CYCLES` (cycles in which some pipeline's head was held).
@@ -176,6 +177,10 @@ pub struct Pl2Block {
     pub op_src: Vec<Signal<In, Bits<8>>>,
     pub op_dst: Vec<Signal<In, Bits<8>>>,
     pub op_demand: Vec<Signal<In, Bits<8>>>,
+    pub op_dem_k: Vec<Signal<In, Bits<8>>>,
+    pub op_over_k: Vec<Signal<In, Bit>>,
+    /// The ALU's `k_now` (the callers clamp their ops' demand to it).
+    pub k_now: Signal<Out, Bits<8>>,
     pub op_in_oh: Vec<Signal<In, Bits<64>>>,
     pub op_dst_oh: Vec<Signal<In, Bits<64>>>,
     pub res_code: Vec<Signal<Out, Bits<3>>>,
@@ -228,6 +233,9 @@ impl Pl2Block {
             op_src: vec_of(pipes),
             op_dst: vec_of(pipes),
             op_demand: vec_of(pipes),
+            op_dem_k: vec_of(pipes),
+            op_over_k: vec_of(pipes),
+            k_now: Default::default(),
             op_in_oh: vec_of(pipes),
             op_dst_oh: vec_of(pipes),
             res_code: vec_of(pipes),
@@ -300,6 +308,7 @@ impl Pl2Block {
         self.alu.slot_cycles.next = self.regs.rw[RW_SLOT].val();
         self.alu.port_en.next = bit_cast::<64, 32>(self.regs.rw[RW_EN_LO].val()) | (bit_cast::<64, 32>(self.regs.rw[RW_EN_HI].val()) << 32);
         self.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_ENABLE_BIT);
+        self.k_now.next = self.alu.k_now.val();
         self.unsol_dscp.next = self.regs.rw[RW_UNSOL].val().get_bits::<6>(0);
         self.unsol_dscp_en.next = self.regs.rw[RW_UNSOL].val().get_bit(UNSOL_DSCP_EN_BIT);
         self.unsol_pcp.next = self.regs.rw[RW_UNSOL].val().get_bits::<3>(UNSOL_PCP_LSB);
@@ -312,6 +321,8 @@ impl Pl2Block {
             self.alu.op_src[i].next = self.op_src[i].val();
             self.alu.op_dst[i].next = self.op_dst[i].val();
             self.alu.op_demand[i].next = self.op_demand[i].val();
+            self.alu.op_dem_k[i].next = self.op_dem_k[i].val();
+            self.alu.op_over_k[i].next = self.op_over_k[i].val();
             self.alu.op_in_oh[i].next = self.op_in_oh[i].val();
             self.alu.op_dst_oh[i].next = self.op_dst_oh[i].val();
             self.res_code[i].next = self.alu.res_code[i].val();

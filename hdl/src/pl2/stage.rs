@@ -33,10 +33,12 @@
 //! - `unsol_dscp` (6 bits), `unsol_dscp_en`, `unsol_pcp` (3 bits),
 //!   `unsol_pcp_en` in: the marks of an unsolicited packet (A.4).
 //! - `op_valid`, `op_kind`, `op_in`, `op_src`, `op_dst`, `op_demand`,
-//!   `op_in_oh`, `op_dst_oh` out (registered): the op, for one pipeline
-//!   input of the ALU (the last two: `op_in` and `op_dst` one-hot, bit `p`
-//!   for port `p` of the switch's ports, decoded here so the ALU's decode
-//!   starts from them).
+//!   `op_in_oh`, `op_dst_oh`, `op_dem_k`, `op_over_k` out (registered): the
+//!   op, for one pipeline input of the ALU (`op_in` and `op_dst` one-hot,
+//!   bit `p` for port `p` of the switch's ports, and the demand clamped to
+//!   `k` with its "above `K`" flag, made here so the ALU's decode starts
+//!   from them).
+//! - `k` in: the ALU's `k_now`.
 //! - `res_code`, `res_demand`, `res_send`, `res_recv` in: that input's
 //!   result (`res_valid` is implied by the op this stage sent).
 //! - `drop_no_port`, `drop_pl2`, `out_pkts` out (32 bits, wrap), `clr_*`
@@ -129,6 +131,10 @@ pub struct Pl2Stage {
     pub op_in_oh: Signal<Out, Bits<64>>,
     pub op_dst_oh: Signal<Out, Bits<64>>,
     pub op_demand: Signal<Out, Bits<8>>,
+    pub op_dem_k: Signal<Out, Bits<8>>,
+    pub op_over_k: Signal<Out, Bit>,
+    /// The ALU's `k_now`: the `K` an op is clamped to as it is registered.
+    pub k: Signal<In, Bits<8>>,
     pub res_code: Signal<In, Bits<3>>,
     pub res_demand: Signal<In, Bits<8>>,
     pub res_send: Signal<In, Bits<32>>,
@@ -258,6 +264,8 @@ pub struct Pl2Stage {
     /// One entry per port of the switch: the one-hot's length.
     c_ports: Vec<Constant<Bit>>,
     r_op_d: DFF<Bits<8>>,
+    r_op_dk: DFF<Bits<8>>,
+    r_op_ok: DFF<Bit>,
     d1_v: DffR<Bit>,
     d1_op: DffR<Bit>,
     d1_phv: DFF<Bits<PHV_BITS>>,
@@ -337,6 +345,9 @@ impl Pl2Stage {
             op_in_oh: Default::default(),
             op_dst_oh: Default::default(),
             op_demand: Default::default(),
+            op_dem_k: Default::default(),
+            op_over_k: Default::default(),
+            k: Default::default(),
             res_code: Default::default(),
             res_demand: Default::default(),
             res_send: Default::default(),
@@ -450,6 +461,8 @@ impl Pl2Stage {
             r_op_doh: Default::default(),
             c_ports: (0..ports).map(|_| Constant::new(true)).collect(),
             r_op_d: Default::default(),
+            r_op_dk: Default::default(),
+            r_op_ok: Default::default(),
             d1_v: Default::default(),
             d1_op: Default::default(),
             d1_phv: Default::default(),
@@ -491,9 +504,9 @@ impl Pl2Stage {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_ioh, r_op_doh, r_op_d, d1_v, d1_op, d1_phv, d1_res, d2_v, d2_op,
-            d2_phv, d2_res, d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out, byp, h_v, h_byp, wr_ptr, rd_ptr, cnt, nz, hq_req,
-            hq_dst, hold_q, started, top_oh, above
+            self, clock, r_op_v, r_op_k, r_op_in, r_op_src, r_op_dst, r_op_ioh, r_op_doh, r_op_d, r_op_dk, r_op_ok, d1_v, d1_op, d1_phv,
+            d1_res, d2_v, d2_op, d2_phv, d2_res, d3_v, d3_op, d3_phv, d3_res, ev_q, n_no_port, n_pl2, n_out, byp, h_v, h_byp, wr_ptr,
+            rd_ptr, cnt, nz, hq_req, hq_dst, hold_q, started, top_oh, above
         );
         self.opq.clock.next = self.clock.val();
         self.hq_req.reset.next = self.reset.val();
@@ -683,6 +696,12 @@ impl Pl2Stage {
             self.r_op_src.d.next = self.head.val().get_bits::<8>(self.e_src.val().index());
             self.r_op_d.d.next = self.head.val().get_bits::<8>(self.e_d.val().index());
         }
+        // The demand clamped to the ALU's K (A.3), for the ALU's decode.
+        self.r_op_dk.d.next = self.r_op_d.d.val();
+        self.r_op_ok.d.next = self.r_op_d.d.val() > self.k.val();
+        if self.r_op_ok.d.val() {
+            self.r_op_dk.d.next = self.k.val();
+        }
         // The op's ports one-hot, for the ALU's decode.
         self.r_op_ioh.d.next = 0.into();
         self.r_op_doh.d.next = 0.into();
@@ -702,6 +721,8 @@ impl Pl2Stage {
         self.op_in_oh.next = self.r_op_ioh.q.val();
         self.op_dst_oh.next = self.r_op_doh.q.val();
         self.op_demand.next = self.r_op_d.q.val();
+        self.op_dem_k.next = self.r_op_dk.q.val();
+        self.op_over_k.next = self.r_op_ok.q.val();
         // ---- Delay line: the PHV and result wait for the ALU ----
         self.d1_v.d.next = self.s_valid.val();
         self.d1_op.d.next = self.c_op.val();

@@ -244,6 +244,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.pl2.op_src[i].next = self.ingress[i].pl2_op_src.val();
             self.pl2.op_dst[i].next = self.ingress[i].pl2_op_dst.val();
             self.pl2.op_demand[i].next = self.ingress[i].pl2_op_demand.val();
+            self.pl2.op_dem_k[i].next = self.ingress[i].pl2_op_dem_k.val();
+            self.pl2.op_over_k[i].next = self.ingress[i].pl2_op_over_k.val();
+            self.ingress[i].pl2_k.next = self.pl2.k_now.val();
             self.pl2.op_in_oh[i].next = self.ingress[i].pl2_op_in_oh.val();
             self.pl2.op_dst_oh[i].next = self.ingress[i].pl2_op_dst_oh.val();
             self.ingress[i].pl2_res_code.next = self.pl2.res_code[i].val();
