@@ -202,6 +202,13 @@ pub struct Tm {
     /// Meter mode: words (beats) of trimmed packets the deflect-on-drop FIFO
     /// holds (build time; at least one 128-byte header).
     pub dod_words: usize,
+    /// Build meter mode (build time; default true): the meter stage, the
+    /// meter bank, the port modes, the deflect-on-drop FIFO and its
+    /// recirculation. `false` builds ideal mode only (for small parts,
+    /// `docs/boards.md`): the input goes straight to admission, `CTRL` bit 3
+    /// is stored but does nothing, `mode` must be `"ideal"`.
+    #[serde(default = "yes")]
+    pub meters: bool,
 }
 
 impl Tm {
@@ -479,6 +486,10 @@ fn trim_window_default() -> usize {
     128
 }
 
+fn yes() -> bool {
+    true
+}
+
 /// The name in backticks after `prefix` at the start of `msg`.
 fn backticked(msg: &str, prefix: &str) -> Option<String> {
     let rest = msg.strip_prefix(prefix)?.strip_prefix('`')?;
@@ -747,6 +758,9 @@ impl Config {
         let k = self.datapath.data_width / 8;
         if !["ideal", "meter"].contains(&t.mode.as_str()) {
             err("mode", format!("{:?}", t.mode), "must be \"ideal\" or \"meter\"")?;
+        }
+        if !t.meters && t.mode == "meter" {
+            err("mode", format!("{:?}", t.mode), "meter mode is not built (tm.meters = false): must be \"ideal\"")?;
         }
         let mhz = self.target.clock_mhz;
         let bpc = t.meter_bytes_per_cycle(mhz);
@@ -1031,6 +1045,7 @@ nexthop = 1
             ("trim_window = 128", "trim_window = 48", "x.toml: tm.trim_window = 48: must be in 64..=128 bytes and a multiple of data_width / 8 (32)"),
             ("trim_window = 128", "trim_window = 80", "x.toml: tm.trim_window = 80: must be in 64..=128 bytes and a multiple of data_width / 8 (32)"),
             ("trim_window = 128", "trim_window = 64", "x.toml: tm.trim_len_ndp = 80: must be in 1..=64 bytes (tm.trim_window: the trimmer keeps at most that)"),
+            ("mode = \"ideal\"", "mode = \"meter\"\nmeters = false", "x.toml: tm.mode = \"meter\": meter mode is not built (tm.meters = false): must be \"ideal\""),
         ];
         for (from, to, want) in cases {
             assert!(GOOD.contains(from), "{from}");

@@ -80,6 +80,8 @@ struct Knobs {
     width: Option<usize>,
     /// Build-time `tm.trim_window` instead of the configuration's 128 bytes.
     window: Option<usize>,
+    /// Build-time `tm.meters = false`: ideal mode only (the Versa's build).
+    ideal_only: bool,
 }
 
 /// Meter-mode registers: optimistic rate (16.16 B/cycle; halftimistic and
@@ -188,8 +190,9 @@ fn drive(pkts: &[(Vec<u8>, Meta)], k: Knobs, idle: f64, ready: &[f64], seed: u64
     if let Some(w) = k.window {
         cfg.tm.trim_window = w;
     }
+    cfg.tm.meters = !k.ideal_only;
     let (d, u) = (cfg.datapath.data_width, cfg.datapath.user_width);
-    let tag = format!("netfpga-{d}-w{}", cfg.tm.trim_window);
+    let tag = format!("netfpga-{d}-w{}{}", cfg.tm.trim_window, if k.ideal_only { "-ideal" } else { "" });
     let m = with_geometry!(d, u, [(256, 128), (512, 128)], |D, K, U, M, W| model_of(
         &mut TrafficManager::<D, K, U, M, W>::new(&cfg),
         "ts_tm",
@@ -481,12 +484,32 @@ fn differential_random() -> Result<()> {
     let pkts = traffic(6000, 3000, 41, &mut |_, m| (m.src_port, if rng.gen_bool(0.01) { 7 } else { rng.gen_range(0..PORTS as u8) }));
     for (k, ready, seed) in [
         (
-            Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: false, meter: None, dod_words: None, width: None, window: None },
+            Knobs {
+                limit_h: 300,
+                limit_d: 5000,
+                rts: true,
+                drr: false,
+                meter: None,
+                dod_words: None,
+                width: None,
+                window: None,
+                ideal_only: false,
+            },
             [0.12, 0.2, 0.1, 0.6],
             1,
         ),
         (
-            Knobs { limit_h: 250, limit_d: 4000, rts: false, drr: true, meter: None, dod_words: None, width: None, window: None },
+            Knobs {
+                limit_h: 250,
+                limit_d: 4000,
+                rts: false,
+                drr: true,
+                meter: None,
+                dod_words: None,
+                width: None,
+                window: None,
+                ideal_only: false,
+            },
             [0.1, 0.15, 0.3, 0.2],
             2,
         ),
@@ -504,17 +527,28 @@ fn differential_random() -> Result<()> {
     Ok(())
 }
 
-/// A 64-byte trim window (`tm.trim_window = 64`, the ECP5 board's): every
-/// decision, departure and counter is the model's, and packets whose
-/// headers end past the window (IPv4 with options, NDP over IPv6) are never
-/// trimmed: queued whole or dropped as not trimmable.
+/// The ECP5 board's build: a 64-byte trim window (`tm.trim_window = 64`)
+/// and ideal mode only (`tm.meters = false`, the input straight into
+/// admission): every decision, departure and counter is the model's, and
+/// packets whose headers end past the window (IPv4 with options, NDP over
+/// IPv6) are never trimmed: queued whole or dropped as not trimmable.
 #[test]
 fn window_64_keeps_long_headers_whole() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
     let pkts = traffic(3000, 1500, 61, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
     let long = pkts.iter().filter(|(_, m)| m.trim_ok && trimswitch_sim::model::tm::header_end(m) > 64).count();
     ensure!(long > 50, "only {long} trimmable packets with headers past 64 bytes");
-    let k = Knobs { limit_h: 300, limit_d: 4000, rts: true, drr: false, meter: None, dod_words: None, width: None, window: Some(64) };
+    let k = Knobs {
+        limit_h: 300,
+        limit_d: 4000,
+        rts: true,
+        drr: false,
+        meter: None,
+        dod_words: None,
+        width: None,
+        window: Some(64),
+        ideal_only: true,
+    };
     let o = run(&pkts, k, 0.05, &[0.1, 0.15, 0.3, 0.2], 9)?;
     let c = &o.counters;
     for name in ["trim_packets", "drop_data_pkts", "enq_d_pkts"] {
@@ -531,7 +565,17 @@ fn window_64_keeps_long_headers_whole() -> Result<()> {
 fn matrix() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let pkts = traffic(1500, 1500, 51, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
-    let k = Knobs { limit_h: 300, limit_d: 5000, rts: true, drr: true, meter: None, dod_words: None, width: None, window: None };
+    let k = Knobs {
+        limit_h: 300,
+        limit_d: 5000,
+        rts: true,
+        drr: true,
+        meter: None,
+        dod_words: None,
+        width: None,
+        window: None,
+        ideal_only: false,
+    };
     let mut seed = 30;
     for_matrix(|c| {
         seed += 1;
@@ -566,6 +610,7 @@ fn incast_4_to_1() -> Result<()> {
         dod_words: None,
         width: None,
         window: None,
+        ideal_only: false,
     };
     let meter = Knobs { meter: Some(MeterKnobs::of(&cfg)), ..ideal };
     let mut trims = vec![];
@@ -627,7 +672,17 @@ fn differential_meter() -> Result<()> {
         (m.src_port, if rng.gen_bool(0.01) { 6 } else { rng.gen_range(0..PORTS as u8) })
     });
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 3000, t0: 300, t1: 700 };
-    let k = Knobs { limit_h: 400, limit_d: 4500, rts: true, drr: false, meter: Some(mk), dod_words: Some(4), width: None, window: None };
+    let k = Knobs {
+        limit_h: 400,
+        limit_d: 4500,
+        rts: true,
+        drr: false,
+        meter: Some(mk),
+        dod_words: Some(4),
+        width: None,
+        window: None,
+        ideal_only: false,
+    };
     let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 7)?;
     let c = &o.counters;
     eprintln!("meter mode: {} cycles, {c:?}", o.cycles);
@@ -670,7 +725,17 @@ fn differential_512_back_to_back() -> Result<()> {
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 2000, t0: 300, t1: 700 };
     for (k, ready, seed, want) in [
         (
-            Knobs { limit_h: 300, limit_d: 1500, rts: true, drr: false, meter: None, dod_words: None, width: Some(512), window: None },
+            Knobs {
+                limit_h: 300,
+                limit_d: 1500,
+                rts: true,
+                drr: false,
+                meter: None,
+                dod_words: None,
+                width: Some(512),
+                window: None,
+                ideal_only: false,
+            },
             [0.5, 0.2, 0.3, 0.6],
             21,
             &["enq_h_pkts", "enq_d_pkts", "trim_packets", "rts_packets", "drop_bad_pkts", "drop_data_pkts", "dropped_trim_packets"][..],
@@ -685,6 +750,7 @@ fn differential_512_back_to_back() -> Result<()> {
                 dod_words: Some(4),
                 width: Some(512),
                 window: None,
+                ideal_only: false,
             },
             [0.5, 0.2, 0.3, 0.6],
             22,
@@ -712,7 +778,17 @@ fn word_limit_bounds_admission() -> Result<()> {
     let words = cfg.tm.queue_d_words as u32;
     let o = run(
         &pkts,
-        Knobs { limit_h: 1 << 20, limit_d: 1 << 23, rts: false, drr: false, meter: None, dod_words: None, width: None, window: None },
+        Knobs {
+            limit_h: 1 << 20,
+            limit_d: 1 << 23,
+            rts: false,
+            drr: false,
+            meter: None,
+            dod_words: None,
+            width: None,
+            window: None,
+            ideal_only: false,
+        },
         0.0,
         &[1.0, 1.0, 0.05, 1.0],
         8,

@@ -58,7 +58,7 @@ use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
 use crate::prim::widgets::{vec_of, DffR};
 use crate::tm::admit::{trim_len, TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
-use crate::tm::meter::{rate_fixed, MeterBank, MeterStage, PortMode};
+use crate::tm::meter::{rate_fixed, user_in_mask, MeterBank, MeterStage, PortMode};
 use crate::tm::occupancy::TmOcc;
 use crate::tm::trimmer::Trimmer;
 use regidx::*;
@@ -289,6 +289,10 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     dod: PktFifo<D, K, U, M, W>,
     occ_dod: DffR<Bits<32>>,
     dod_q: Constant<Bits<8>>,
+    /// `tm.meters`: meter mode built (else its blocks see no traffic).
+    meters_c: Constant<Bit>,
+    /// The `tuser` bits from outside (the meter stage's input mask).
+    user_in: Constant<Bits<U>>,
     port_id: Vec<Constant<Bits<8>>>,
     notify: Vec<Signal<Local, Bit>>,
     enq_dod: Signal<Local, Bit>,
@@ -347,6 +351,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             dod: PktFifo::new(dod_depth, false),
             occ_dod: Default::default(),
             dod_q: Constant::new((nq as u64).to_bits()),
+            meters_c: Constant::new(t.meters),
+            user_in: Constant::new(user_in_mask()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             notify: vec_of(ports),
             enq_dod: Default::default(),
@@ -411,8 +417,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.dod.reset.next = self.reset.val();
         self.occ_dod.clock.next = self.clock.val();
         self.occ_dod.reset.next = self.reset.val();
-        AxisSink::<D, K, U>::link(&mut self.s, &mut self.meter.s);
-        self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
+        // Without meter mode (`tm.meters = false`) the input goes straight
+        // to admission and the meter stage, the DoD FIFO and the
+        // recirculation mux see no traffic (synthesis removes them).
+        self.meter.s.tdata.next = self.s.tdata.val();
+        self.meter.s.tkeep.next = self.s.tkeep.val();
+        self.meter.s.tuser.next = self.s.tuser.val();
+        self.meter.s.tlast.next = self.s.tlast.val();
+        self.meter.s.tvalid.next = self.s.tvalid.val() & self.meters_c.val();
+        self.s.tready.next = self.meter.s.tready.val();
+        if !self.meters_c.val() {
+            self.s.tready.next = self.pre.s.tready.val();
+        }
+        self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT) & self.meters_c.val();
         self.bank.req_valid.next = self.meter.req_valid.val();
         self.bank.req_port.next = self.meter.req_port.val();
         self.bank.req_bytes.next = self.meter.req_bytes.val();
@@ -436,11 +453,24 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         AxisSource::<D, K, U>::join(&mut self.meter.m, &mut self.recirc.s[1]);
         self.pre.clock.next = self.clock.val();
         self.pre.reset.next = self.reset.val();
-        AxisSource::<D, K, U>::join(&mut self.recirc.m, &mut self.pre.s);
+        self.pre.s.tdata.next = self.recirc.m.tdata.val();
+        self.pre.s.tkeep.next = self.recirc.m.tkeep.val();
+        self.pre.s.tuser.next = self.recirc.m.tuser.val();
+        self.pre.s.tlast.next = self.recirc.m.tlast.val();
+        self.pre.s.tvalid.next = self.recirc.m.tvalid.val();
+        self.recirc.m.tready.next = self.pre.s.tready.val();
+        if !self.meters_c.val() {
+            self.pre.s.tdata.next = self.s.tdata.val();
+            self.pre.s.tkeep.next = self.s.tkeep.val();
+            self.pre.s.tuser.next = self.s.tuser.val() & self.user_in.val();
+            self.pre.s.tlast.next = self.s.tlast.val();
+            self.pre.s.tvalid.next = self.s.tvalid.val();
+            self.recirc.m.tready.next = false;
+        }
         self.pre.trim_len.next = self.regs.rw[RW_TRIM_LEN].val().get_bits::<24>(0);
         AxisSource::<D, K, U>::join(&mut self.pre.m, &mut self.admit.s);
         self.admit.rts_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_RTS_BIT);
-        self.admit.meter_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT);
+        self.admit.meter_en.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT) & self.meters_c.val();
         self.dec_valid.next = self.admit.dec_valid.val();
         self.dec_code.next = self.admit.dec_code.val();
         self.dec_recirc.next = self.admit.dec_recirc.val();
@@ -451,7 +481,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.hold.next = self.hold.val();
         // DoD FIFO: demux output 2N (a one-pass loop names the index).
         for q in (2usize * self.port.len())..(2usize * self.port.len() + 1usize) {
-            AxisSource::<D, K, U>::join(&mut self.demux.m[q], &mut self.dod.s);
+            self.dod.s.tdata.next = self.demux.m[q].tdata.val();
+            self.dod.s.tkeep.next = self.demux.m[q].tkeep.val();
+            self.dod.s.tuser.next = self.demux.m[q].tuser.val();
+            self.dod.s.tlast.next = self.demux.m[q].tlast.val();
+            self.dod.s.tvalid.next = self.demux.m[q].tvalid.val() & self.meters_c.val();
+            self.demux.m[q].tready.next = self.dod.s.tready.val() | !self.meters_c.val();
         }
         self.dod.s_abort.next = false;
         self.dod.clear_drops.next = false;
@@ -473,7 +508,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.notify[p].next =
                 self.admit.dec_valid.val() & (self.admit.dec_code.val() == 8) & (self.admit.dec_port.val() == self.port_id[p].val());
             self.notify_out[p].next = self.notify[p].val();
-            self.pmode.notify[p].next = self.notify[p].val() | self.notify_in[p].val();
+            self.pmode.notify[p].next = (self.notify[p].val() | self.notify_in[p].val()) & self.meters_c.val();
             self.meter.mode[p].next = self.pmode.mode[p].val();
         }
         self.admit.limit_h.next = self.regs.rw[RW_LIMIT_H].val() & self.mask24.val();

@@ -640,6 +640,12 @@ impl Logic for PortMode {
     }
 }
 
+/// The `tuser` bits that enter the traffic manager from outside (the
+/// others are its own and are cleared at its input: [`MeterStage`]'s ports).
+pub fn user_in_mask<const U: usize>() -> Bits<U> {
+    (0..88).chain(T_IN_HI_LSB..T_IN_HI_LSB + 6).fold(Bits::<U>::default(), |b, i| b.replace_bit(i, true))
+}
+
 /// Bit of `tuser` (internal to the traffic manager) that [`MeterStage`] sets
 /// on a packet whose meter answered "not green": trim it at ingress (seed 001,
 /// ingress step 2.2).
@@ -734,7 +740,7 @@ impl<const D: usize, const K: usize, const U: usize> MeterStage<D, K, U> {
             resp_green: Default::default(),
             port_id: (0..n).map(|p| Constant::new((p as u64).to_bits())).collect(),
             mark: Constant::new(Bits::<U>::default().replace_bit(METER_TRIM_BIT, true)),
-            user_in: Constant::new((0..88).chain(T_IN_HI_LSB..T_IN_HI_LSB + 6).fold(Bits::<U>::default(), |b, i| b.replace_bit(i, true))),
+            user_in: Constant::new(user_in_mask()),
             overhead: Constant::new((WIRE_OVERHEAD as u64).to_bits()),
             v: Default::default(),
             pend: Default::default(),
