@@ -197,7 +197,7 @@ pub fn tm_regs(cfg: &Config) -> Vec<Reg> {
     let tr = TmRegs { ports };
     let rw = TmRegs::rw_reset(cfg);
     let docs: [(&str, u32, &str); TmRegs::N_RW] = [
-        ("CTRL", TmRegs::CTRL, "bit 0 return to sender; bit 1 DRR scheduler (else strict header > data); bit 2 rewrite DSCP TRIMMABLE -> TRIMMED; bit 3 meter mode (else ideal)"),
+        ("CTRL", TmRegs::CTRL, "bit 0 return to sender; bit 1 DRR scheduler (else strict header > data); bit 2 rewrite DSCP TRIMMABLE -> TRIMMED; bit 3 meter mode (else ideal; stored but without effect where `tm.meters = false`)"),
         ("LIMIT_H", TmRegs::LIMIT_H, "header queue limit per port, bytes [23:0]"),
         ("LIMIT_D", TmRegs::LIMIT_D, "data queue limit per port, bytes [23:0]"),
         ("TRIM_LEN", TmRegs::TRIM_LEN, "bytes kept by a trim: NDP [7:0], IPv4 [15:8], IPv6 [23:16] (1..=128)"),
