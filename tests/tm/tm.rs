@@ -84,6 +84,13 @@ struct Knobs {
     ideal_only: bool,
 }
 
+impl Knobs {
+    /// Ideal mode with these limits and policies, the configuration's build.
+    fn new(limit_h: u32, limit_d: u32, rts: bool, drr: bool) -> Knobs {
+        Knobs { limit_h, limit_d, rts, drr, meter: None, dod_words: None, width: None, window: None, ideal_only: false }
+    }
+}
+
 /// Meter-mode registers: optimistic rate (16.16 B/cycle; halftimistic and
 /// pessimistic get 1/2 and 1/4), burst (bytes, all three), T0, T1 (cycles).
 #[derive(Clone, Copy, Debug)]
@@ -482,38 +489,9 @@ fn check_registers(pkts: &[(Vec<u8>, Meta)], cap: &mut Capture, r: &Replay) -> R
 fn differential_random() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
     let pkts = traffic(6000, 3000, 41, &mut |_, m| (m.src_port, if rng.gen_bool(0.01) { 7 } else { rng.gen_range(0..PORTS as u8) }));
-    for (k, ready, seed) in [
-        (
-            Knobs {
-                limit_h: 300,
-                limit_d: 5000,
-                rts: true,
-                drr: false,
-                meter: None,
-                dod_words: None,
-                width: None,
-                window: None,
-                ideal_only: false,
-            },
-            [0.12, 0.2, 0.1, 0.6],
-            1,
-        ),
-        (
-            Knobs {
-                limit_h: 250,
-                limit_d: 4000,
-                rts: false,
-                drr: true,
-                meter: None,
-                dod_words: None,
-                width: None,
-                window: None,
-                ideal_only: false,
-            },
-            [0.1, 0.15, 0.3, 0.2],
-            2,
-        ),
-    ] {
+    for (k, ready, seed) in
+        [(Knobs::new(300, 5000, true, false), [0.12, 0.2, 0.1, 0.6], 1), (Knobs::new(250, 4000, false, true), [0.1, 0.15, 0.3, 0.2], 2)]
+    {
         let o = run(&pkts, k, 0.05, &ready, seed).with_context(|| format!("{k:?}"))?;
         let c = &o.counters;
         eprintln!("{k:?}: {} cycles, {c:?}", o.cycles);
@@ -538,17 +516,7 @@ fn window_64_keeps_long_headers_whole() -> Result<()> {
     let pkts = traffic(3000, 1500, 61, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
     let long = pkts.iter().filter(|(_, m)| m.trim_ok && trimswitch_sim::model::tm::header_end(m) > 64).count();
     ensure!(long > 50, "only {long} trimmable packets with headers past 64 bytes");
-    let k = Knobs {
-        limit_h: 300,
-        limit_d: 4000,
-        rts: true,
-        drr: false,
-        meter: None,
-        dod_words: None,
-        width: None,
-        window: Some(64),
-        ideal_only: true,
-    };
+    let k = Knobs { window: Some(64), ideal_only: true, ..Knobs::new(300, 4000, true, false) };
     let o = run(&pkts, k, 0.05, &[0.1, 0.15, 0.3, 0.2], 9)?;
     let c = &o.counters;
     for name in ["trim_packets", "drop_data_pkts", "enq_d_pkts"] {
@@ -565,17 +533,7 @@ fn window_64_keeps_long_headers_whole() -> Result<()> {
 fn matrix() -> Result<()> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
     let pkts = traffic(1500, 1500, 51, &mut |_, m| (m.src_port, rng.gen_range(0..PORTS as u8)));
-    let k = Knobs {
-        limit_h: 300,
-        limit_d: 5000,
-        rts: true,
-        drr: true,
-        meter: None,
-        dod_words: None,
-        width: None,
-        window: None,
-        ideal_only: false,
-    };
+    let k = Knobs::new(300, 5000, true, true);
     let mut seed = 30;
     for_matrix(|c| {
         seed += 1;
@@ -601,17 +559,7 @@ fn incast_4_to_1() -> Result<()> {
     let src = [1u8, 2, 3, 3];
     let pkts = traffic_where(4000, 1500, 77, &|m| m.ndp_data && !m.prio, &mut |i, _| (src[i % 4], 0));
     let cfg = config();
-    let ideal = Knobs {
-        limit_h: cfg.tm.queue_h_bytes,
-        limit_d: cfg.tm.queue_d_bytes,
-        rts: true,
-        drr: false,
-        meter: None,
-        dod_words: None,
-        width: None,
-        window: None,
-        ideal_only: false,
-    };
+    let ideal = Knobs::new(cfg.tm.queue_h_bytes, cfg.tm.queue_d_bytes, true, false);
     let meter = Knobs { meter: Some(MeterKnobs::of(&cfg)), ..ideal };
     let mut trims = vec![];
     for (name, k) in [("ideal", ideal), ("meter", meter)] {
@@ -672,17 +620,7 @@ fn differential_meter() -> Result<()> {
         (m.src_port, if rng.gen_bool(0.01) { 6 } else { rng.gen_range(0..PORTS as u8) })
     });
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 3000, t0: 300, t1: 700 };
-    let k = Knobs {
-        limit_h: 400,
-        limit_d: 4500,
-        rts: true,
-        drr: false,
-        meter: Some(mk),
-        dod_words: Some(4),
-        width: None,
-        window: None,
-        ideal_only: false,
-    };
+    let k = Knobs { meter: Some(mk), dod_words: Some(4), ..Knobs::new(400, 4500, true, false) };
     let o = run(&pkts, k, 0.05, &[0.15, 0.25, 0.1, 0.5], 7)?;
     let c = &o.counters;
     eprintln!("meter mode: {} cycles, {c:?}", o.cycles);
@@ -725,33 +663,13 @@ fn differential_512_back_to_back() -> Result<()> {
     let mk = MeterKnobs { rate: trimswitch_hdl::tm::meter::rate_fixed(6.25), burst: 2000, t0: 300, t1: 700 };
     for (k, ready, seed, want) in [
         (
-            Knobs {
-                limit_h: 300,
-                limit_d: 1500,
-                rts: true,
-                drr: false,
-                meter: None,
-                dod_words: None,
-                width: Some(512),
-                window: None,
-                ideal_only: false,
-            },
+            Knobs { width: Some(512), ..Knobs::new(300, 1500, true, false) },
             [0.5, 0.2, 0.3, 0.6],
             21,
             &["enq_h_pkts", "enq_d_pkts", "trim_packets", "rts_packets", "drop_bad_pkts", "drop_data_pkts", "dropped_trim_packets"][..],
         ),
         (
-            Knobs {
-                limit_h: 300,
-                limit_d: 1500,
-                rts: true,
-                drr: false,
-                meter: Some(mk),
-                dod_words: Some(4),
-                width: Some(512),
-                window: None,
-                ideal_only: false,
-            },
+            Knobs { meter: Some(mk), dod_words: Some(4), width: Some(512), ..Knobs::new(300, 1500, true, false) },
             [0.5, 0.2, 0.3, 0.6],
             22,
             &["enq_d_pkts", "trim_packets", "dod_trim_packets", "drop_dod_pkts"][..],
@@ -776,23 +694,7 @@ fn word_limit_bounds_admission() -> Result<()> {
     let pkts = traffic(1500, 200, 9, &mut |_, m| (m.src_port, 2));
     let cfg = config();
     let words = cfg.tm.queue_d_words as u32;
-    let o = run(
-        &pkts,
-        Knobs {
-            limit_h: 1 << 20,
-            limit_d: 1 << 23,
-            rts: false,
-            drr: false,
-            meter: None,
-            dod_words: None,
-            width: None,
-            window: None,
-            ideal_only: false,
-        },
-        0.0,
-        &[1.0, 1.0, 0.05, 1.0],
-        8,
-    )?;
+    let o = run(&pkts, Knobs::new(1 << 20, 1 << 23, false, false), 0.0, &[1.0, 1.0, 0.05, 1.0], 8)?;
     let c = &o.counters;
     ensure!(c["trim_packets"] + c["drop_data_pkts"] > 0, "the {words}-word data queue never filled: {c:?}");
     Ok(())
