@@ -17,7 +17,11 @@
 //! trimmed packet comes back to admission through the recirculation mux (DoD
 //! FIFO first) and takes the trim path (header queue, return to sender, or
 //! dropped). `notify_out[p]` carries the notifies to other pipelines and
-//! `notify_in[p]` takes theirs (send-to-all, seed 000 §5).
+//! `notify_in[p]` takes theirs (send-to-all, seed 000 §5). Built with
+//! `tm.meters = false` (ideal mode only, for small parts) the input goes
+//! straight to [`TmPre`] (its `tuser` masked as [`MeterStage`] masks it) and
+//! the meter stage, the DoD FIFO, the recirculation mux and the port modes
+//! see no traffic, so synthesis removes them; `CTRL` bit 3 does nothing.
 //!
 //! [`TmAdmit`] decides every packet at its first beat from the exact
 //! occupancy of the queues: occupancy is reserved at admission and freed when
