@@ -44,7 +44,8 @@
 //!   UNSOL's one less is the carry in), whose carry out clamps it (the
 //!   change's sign, known a cycle early, says which way); joint mode's
 //!   `max(b_in, b_out)` from the carry out of `a + !b + 1`, the two sums
-//!   `b + (d − 1) + !tick` and their clamps (`b + d > 2³² − 1`) each a chain
+//!   `b + (d − tick)` (the decode registers `d − tick` from the next
+//!   cycle's slot step) and their clamps (`b + d > 2³² − 1`) each a chain
 //!   from registers; the state's sources selected early, as masks, so the
 //!   late signals meet in the last two levels.
 //!
@@ -342,12 +343,18 @@ pub struct Pl2Alu {
     x_pb: Vec<Signal<Local, Bits<32>>>,
     x_ge: Vec<Signal<Local, Bit>>,
     x_d32: Vec<Zext<8, 32>>,
-    /// `b + d − tick` as `b + (d − 1) + !tick`: one chain, no carry-save
-    /// layer before it.
+    /// `b + d − tick` as `b + r_dt`: one chain from registers (the tick
+    /// is folded into `r_dt` a cycle early, so it is not the chain's carry
+    /// in).
     x_add_a: Vec<AddCarry<32>>,
     x_add_b: Vec<AddCarry<32>>,
     /// The clamped demand less one (an RSV that executes has `d >= 1`).
     r_dm1: Vec<DFF<Bits<8>>>,
+    /// The clamped demand less the execute cycle's slot step (`d − tick`,
+    /// from `tick_next` as the decode registers the op): the joint sums'
+    /// addend, so `tick_q`'s fan-out is not in front of their chains.
+    r_dt: Vec<DFF<Bits<8>>>,
+    x_dt32: Vec<Zext<8, 32>>,
     x_sa: Vec<Signal<Local, Bits<32>>>,
     x_sb: Vec<Signal<Local, Bits<32>>>,
     x_sat_a: Vec<Signal<Local, Bit>>,
@@ -606,6 +613,8 @@ impl Pl2Alu {
             x_add_a: vec_of(n),
             x_add_b: vec_of(n),
             r_dm1: vec_of(n),
+            r_dt: vec_of(n),
+            x_dt32: vec_of(n),
             x_sa: vec_of(n),
             x_sb: vec_of(n),
             x_sat_a: vec_of(n),
@@ -911,6 +920,11 @@ impl Pl2Alu {
             self.r_d[i].d.next = self.d_dem[i].val();
             self.r_dm1[i].clock.next = self.clock.val();
             self.r_dm1[i].d.next = self.d_dem[i].val() - 1;
+            self.r_dt[i].clock.next = self.clock.val();
+            self.r_dt[i].d.next = self.d_dem[i].val();
+            if self.tick_next.val() {
+                self.r_dt[i].d.next = self.d_dem[i].val() - 1;
+            }
             self.r_in[i].d.next = self.op_in[i].val();
             self.r_dst[i].d.next = self.op_dst[i].val();
             self.r_in_oh[i].clock.next = self.clock.val();
@@ -1069,12 +1083,13 @@ impl Pl2Alu {
             self.x_ab[i].cin.next = true;
             self.x_ge[i].next = self.x_ab[i].cout.val();
             self.x_d32[i].a.next = self.r_dm1[i].q.val();
+            self.x_dt32[i].a.next = self.r_dt[i].q.val();
             self.x_add_a[i].a.next = self.x_a[i].val();
-            self.x_add_a[i].b.next = self.x_d32[i].y.val();
-            self.x_add_a[i].cin.next = !self.tick_q.q.val();
+            self.x_add_a[i].b.next = self.x_dt32[i].y.val();
+            self.x_add_a[i].cin.next = false;
             self.x_add_b[i].a.next = self.x_b[i].val();
-            self.x_add_b[i].b.next = self.x_d32[i].y.val();
-            self.x_add_b[i].cin.next = !self.tick_q.q.val();
+            self.x_add_b[i].b.next = self.x_dt32[i].y.val();
+            self.x_add_b[i].cin.next = false;
             self.x_sa[i].next = self.x_add_a[i].sum.val();
             self.x_sb[i].next = self.x_add_b[i].sum.val();
             // Above 2^32 - 1 (before the tick).
