@@ -155,8 +155,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     // value (docs/resources.md, "Protego sender side").
     ("ts_protego_tx", 7, 7),
     // Issue 18's MACs (docs/boards.md): the transmitter 8 (its FCS's
-    // zero-lane correction, an AND-OR of nine XOR networks, is the next
-    // cut), the receiver 5.
+    // zero-lane correction, an AND-OR of nine XOR networks; with the nine
+    // registered apart, from the CRC's next value, the CRC's own network is
+    // the 8-level path: sessions 42 and 48), the receiver 5.
     ("ts_xgmii_tx", 8, 8),
     ("ts_xgmii_rx", 5, 5),
     // A whole 10G port (session 43): the transmit MAC's 8; the port's own
