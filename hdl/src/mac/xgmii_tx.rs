@@ -99,9 +99,16 @@ pub struct XgmiiTx {
     /// Bytes still to go to the padded 60: `60 - cnt`, 0 once past (a
     /// small counter, so no compare of `cnt` sits before a word's kind).
     pad_left: DffR<Bits<7>>,
-    /// A whole frame's bytes on the wire, added to `bytes` a cycle later.
+    /// A whole frame's bytes on the wire: `cnt + 4` here, plus the last
+    /// word's `last_n` (when `flen_add`) a cycle later in `fsum`, added to
+    /// `bytes` the cycle after (each add from registers alone; the beat's
+    /// byte count in front of two chains was the block's deepest path to
+    /// ABC).
     flen: DFF<Bits<16>>,
+    flen_add: DFF<Bit>,
     flen_v: DffR<Bit>,
+    fsum: DFF<Bits<16>>,
+    fsum_v: DffR<Bit>,
     crc: DffR<Bits<32>>,
     /// Idle words still owed before the next start.
     gapc: DffR<Bits<2>>,
@@ -242,7 +249,10 @@ impl Default for XgmiiTx {
             cnt: Default::default(),
             pad_left: Default::default(),
             flen: Default::default(),
+            flen_add: Default::default(),
             flen_v: Default::default(),
+            fsum: Default::default(),
+            fsum_v: Default::default(),
             crc: DffR::new(0xFFFF_FFFFu64.to_bits()),
             gapc: Default::default(),
             tpend: Default::default(),
@@ -329,14 +339,15 @@ impl Logic for XgmiiTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, cnt, pad_left, flen, flen_v, crc, gapc, tpend, lt, off_next, off_cur, dic, last_n, d1_kind, d1_data, d1_n,
-            d1_off, d1_noh, fcs_q, e_data, e_off, e_md, e_lk, e_lc, d2_data, d2_ctrl, d2_off, hi_data, hi_ctrl, out_data, out_ctrl,
-            n_frames, n_bytes, n_under, n_err
+            self, clock, st, cnt, pad_left, flen, flen_add, flen_v, fsum, fsum_v, crc, gapc, tpend, lt, off_next, off_cur, dic, last_n,
+            d1_kind, d1_data, d1_n, d1_off, d1_noh, fcs_q, e_data, e_off, e_md, e_lk, e_lc, d2_data, d2_ctrl, d2_off, hi_data, hi_ctrl,
+            out_data, out_ctrl, n_frames, n_bytes, n_under, n_err
         );
         self.st.reset.next = self.reset.val();
         self.cnt.reset.next = self.reset.val();
         self.pad_left.reset.next = self.reset.val();
         self.flen_v.reset.next = self.reset.val();
+        self.fsum_v.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.gapc.reset.next = self.reset.val();
         self.tpend.reset.next = self.reset.val();
@@ -423,7 +434,13 @@ impl Logic for XgmiiTx {
         self.cnt.d.next = self.cnt.q.val();
         self.pad_left.d.next = self.pad_left.q.val();
         self.flen_v.d.next = false;
-        self.flen.d.next = self.cnt.q.val() + bit_cast::<16, 4>(self.n_last.val()) + 4;
+        self.flen.d.next = self.cnt.q.val() + 4;
+        self.flen_add.d.next = true;
+        self.fsum.d.next = self.flen.q.val();
+        if self.flen_add.q.val() {
+            self.fsum.d.next = self.flen.q.val() + bit_cast::<16, 4>(self.last_n.q.val());
+        }
+        self.fsum_v.d.next = self.flen_v.q.val();
         self.tpend.d.next = false;
         self.lt.d.next = self.lt.q.val();
         self.last_n.d.next = self.last_n.q.val();
@@ -451,8 +468,8 @@ impl Logic for XgmiiTx {
         self.cword.next = self.masked.val();
         self.n_frames.d.next = self.n_frames.q.val();
         self.n_bytes.d.next = self.n_bytes.q.val();
-        if self.flen_v.q.val() {
-            self.n_bytes.d.next = self.n_bytes.q.val() + bit_cast::<32, 16>(self.flen.q.val());
+        if self.fsum_v.q.val() {
+            self.n_bytes.d.next = self.n_bytes.q.val() + bit_cast::<32, 16>(self.fsum.q.val());
         }
         self.n_under.d.next = self.n_under.q.val();
         self.n_err.d.next = self.n_err.q.val();
@@ -523,6 +540,7 @@ impl Logic for XgmiiTx {
                 self.n_frames.d.next = self.n_frames.q.val() + 1;
                 self.flen_v.d.next = true;
                 self.flen.d.next = self.c_min_fcs.val();
+                self.flen_add.d.next = false;
                 if self.pad_n.val() >= 4 {
                     self.st.d.next = St::Spill;
                 } else {

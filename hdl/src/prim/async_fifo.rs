@@ -7,7 +7,11 @@
 //! binary and in Gray code (one bit changes per step), each reads the other's
 //! Gray pointer through two flip-flops of its own clock, and each works out
 //! its flag (`full` on the write side, `empty` on the read side) from its own
-//! pointer's next value against the synchronized one, registered. A pointer
+//! pointer's next value against the synchronized one, registered. Each side
+//! also keeps its pointer plus one, in binary and Gray, in registers, so the
+//! flag compares registers only and the push or fetch just picks one of two
+//! compares (issue 14: the increment, its Gray code and the compare in a row
+//! were 7 Xilinx LUT levels in `ts_xgmii_port`). A pointer
 //! seen late only makes a flag pessimistic for a few cycles: a word is never
 //! lost, duplicated or read before it is written. The memory is written on the
 //! write clock and read (registered) on the read clock: one dual-clock block
@@ -118,6 +122,10 @@ pub struct AsyncFifo<const W: usize, const A: usize, const A1: usize> {
     // Write side: the pointer in binary and Gray (A + 1 bits: the wrap bit),
     // the read pointer's Gray code through two flip-flops, `full`.
     wbin: DffR<Bits<A1>>,
+    /// `wbin + 1`, and the Gray codes of `wbin` and `wbin + 1`.
+    wbin1: DffR<Bits<A1>>,
+    wgray: DffR<Bits<A1>>,
+    wgray1: DffR<Bits<A1>>,
     rq1: DffR<Bits<A1>>,
     rq2: DffR<Bits<A1>>,
     full: DffR<Bit>,
@@ -129,6 +137,9 @@ pub struct AsyncFifo<const W: usize, const A: usize, const A1: usize> {
     // Read side.
     rbin: DffR<Bits<A1>>,
     rgray: DffR<Bits<A1>>,
+    /// `rbin + 1` and its Gray code.
+    rbin1: DffR<Bits<A1>>,
+    rgray1: DffR<Bits<A1>>,
     wq1: DffR<Bits<A1>>,
     wq2: DffR<Bits<A1>>,
     /// No word to read (as of the synchronized write pointer).
@@ -137,6 +148,9 @@ pub struct AsyncFifo<const W: usize, const A: usize, const A1: usize> {
     out_v: DffR<Bit>,
     // Combinational.
     push: Signal<Local, Bit>,
+    /// `wbin1 + 1`, `rbin1 + 1`.
+    winc: Signal<Local, Bits<A1>>,
+    rinc: Signal<Local, Bits<A1>>,
     wbin_n: Signal<Local, Bits<A1>>,
     wgray_n: Signal<Local, Bits<A1>>,
     /// The read pointer as the write side must see it to be full: its two
@@ -165,6 +179,11 @@ impl<const W: usize, const A: usize, const A1: usize> Default for AsyncFifo<W, A
             rd_ready: Default::default(),
             ram: Default::default(),
             wbin: Default::default(),
+            wbin1: DffR::new(1u64.to_bits()),
+            wgray: Default::default(),
+            wgray1: DffR::new(1u64.to_bits()),
+            winc: Default::default(),
+            rinc: Default::default(),
             rq1: Default::default(),
             rq2: Default::default(),
             full: DffR::new(true),
@@ -173,6 +192,8 @@ impl<const W: usize, const A: usize, const A1: usize> Default for AsyncFifo<W, A
             wr_last: Default::default(),
             rbin: Default::default(),
             rgray: Default::default(),
+            rbin1: DffR::new(1u64.to_bits()),
+            rgray1: DffR::new(1u64.to_bits()),
             wq1: Default::default(),
             wq2: Default::default(),
             empty: DffR::new(true),
@@ -202,6 +223,12 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
     fn update(&mut self) {
         // ---- write side ----
         self.wbin.clock.next = self.wr_clock.val();
+        self.wbin1.clock.next = self.wr_clock.val();
+        self.wgray.clock.next = self.wr_clock.val();
+        self.wgray1.clock.next = self.wr_clock.val();
+        self.wbin1.reset.next = self.wr_reset.val();
+        self.wgray.reset.next = self.wr_reset.val();
+        self.wgray1.reset.next = self.wr_reset.val();
         self.rq1.clock.next = self.wr_clock.val();
         self.rq2.clock.next = self.wr_clock.val();
         self.full.clock.next = self.wr_clock.val();
@@ -214,18 +241,26 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
         self.rq1.d.next = self.rgray.q.val();
         self.rq2.d.next = self.rq1.q.val();
         self.push.next = self.wr_valid.val() & !self.full.q.val();
+        self.full_at.next = self.rq2.q.val() ^ self.c_top2.val();
+        self.winc.next = self.wbin1.q.val() + 1;
         self.wbin_n.next = self.wbin.q.val();
+        self.wgray_n.next = self.wgray.q.val();
+        self.full.d.next = self.wgray.q.val() == self.full_at.val();
+        self.wbin1.d.next = self.wbin1.q.val();
+        self.wgray1.d.next = self.wgray1.q.val();
         if self.push.val() {
-            self.wbin_n.next = self.wbin.q.val() + 1;
+            self.wbin_n.next = self.wbin1.q.val();
+            self.wgray_n.next = self.wgray1.q.val();
+            self.full.d.next = self.wgray1.q.val() == self.full_at.val();
+            self.wbin1.d.next = self.winc.val();
+            self.wgray1.d.next = self.winc.val() ^ (self.winc.val() >> 1);
         }
-        self.wgray_n.next = self.wbin_n.val() ^ (self.wbin_n.val() >> 1);
         self.wbin.d.next = self.wbin_n.val();
+        self.wgray.d.next = self.wgray_n.val();
         self.cgray.d.next = self.cgray.q.val();
         if !self.frame.val() | (self.push.val() & self.wr_last.val()) {
             self.cgray.d.next = self.wgray_n.val();
         }
-        self.full_at.next = self.rq2.q.val() ^ self.c_top2.val();
-        self.full.d.next = self.wgray_n.val() == self.full_at.val();
         self.wr_ready.next = !self.full.q.val();
         self.ram.write_clock.next = self.wr_clock.val();
         self.ram.write_enable.next = self.push.val();
@@ -235,6 +270,10 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
         // ---- read side ----
         self.rbin.clock.next = self.rd_clock.val();
         self.rgray.clock.next = self.rd_clock.val();
+        self.rbin1.clock.next = self.rd_clock.val();
+        self.rgray1.clock.next = self.rd_clock.val();
+        self.rbin1.reset.next = self.rd_reset.val();
+        self.rgray1.reset.next = self.rd_reset.val();
         self.wq1.clock.next = self.rd_clock.val();
         self.wq2.clock.next = self.rd_clock.val();
         self.empty.clock.next = self.rd_clock.val();
@@ -251,14 +290,21 @@ impl<const W: usize, const A: usize, const A1: usize> Logic for AsyncFifo<W, A, 
         // when there is one and it is free (or being freed).
         self.pop.next = self.out_v.q.val() & self.rd_ready.val();
         self.fetch.next = !self.empty.q.val() & (!self.out_v.q.val() | self.pop.val());
+        self.rinc.next = self.rbin1.q.val() + 1;
         self.rbin_n.next = self.rbin.q.val();
+        self.rgray_n.next = self.rgray.q.val();
+        self.empty.d.next = self.rgray.q.val() == self.wq2.q.val();
+        self.rbin1.d.next = self.rbin1.q.val();
+        self.rgray1.d.next = self.rgray1.q.val();
         if self.fetch.val() {
-            self.rbin_n.next = self.rbin.q.val() + 1;
+            self.rbin_n.next = self.rbin1.q.val();
+            self.rgray_n.next = self.rgray1.q.val();
+            self.empty.d.next = self.rgray1.q.val() == self.wq2.q.val();
+            self.rbin1.d.next = self.rinc.val();
+            self.rgray1.d.next = self.rinc.val() ^ (self.rinc.val() >> 1);
         }
-        self.rgray_n.next = self.rbin_n.val() ^ (self.rbin_n.val() >> 1);
         self.rbin.d.next = self.rbin_n.val();
         self.rgray.d.next = self.rgray_n.val();
-        self.empty.d.next = self.rgray_n.val() == self.wq2.q.val();
         self.out_v.d.next = self.fetch.val() | (self.out_v.q.val() & !self.pop.val());
         self.ram.read_clock.next = self.rd_clock.val();
         self.ram.read_enable.next = self.fetch.val();
