@@ -109,6 +109,11 @@ pub struct ProtegoStore<const D: usize, const K: usize, const U: usize> {
     /// The mover takes an action this cycle: idle, or a FREE's last step.
     take_ok: Signal<Local, Bit>,
     idx: DffR<Bits<16>>,
+    /// The clearing's last step is next (`idx` at `frames - 2` in `Init`),
+    /// registered: compared in the cycle of the step, `idx == frames - 1`
+    /// shared the all-ones test with `idx + 1`'s carry chain, in front of
+    /// the state's next-state logic (issue 14: 7 UltraScale+ LUT levels).
+    init_end: DffR<Bit>,
     rp: DFF<Bits<16>>,
     /// Words of the frame after the next one read; the next is its last.
     wleft: DFF<Bits<16>>,
@@ -253,6 +258,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoStore<D, K, U> {
             state: Default::default(),
             take_ok: Default::default(),
             idx: Default::default(),
+            init_end: Default::default(),
             rp: Default::default(),
             wleft: Default::default(),
             at_last: Default::default(),
@@ -331,9 +337,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, rp, wleft, at_last, li, first, len_r, si, keep_r,
-            free_r, dn_v, dn_a, dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, r_b, o0_v, o0_d,
-            o0_k, o0_u, o0_l, o0_b, o1_v, o1_d, o1_k, o1_u, o1_l, o1_b
+            self, clock, wr_ptr, tail, f_start, wn, mid, n_wr, n_act, n_rec, state, idx, init_end, rp, wleft, at_last, li, first, len_r,
+            si, keep_r, free_r, dn_v, dn_a, dn_d, rc_ok, rc_end, hw_r, acted, inflight, used_r, inr_r, room_r, rv, r_d, r_k, r_u, r_l, r_b,
+            o0_v, o0_d, o0_k, o0_u, o0_l, o0_b, o1_v, o1_d, o1_k, o1_u, o1_l, o1_b
         );
         self.wr_ptr.reset.next = self.reset.val();
         self.tail.reset.next = self.reset.val();
@@ -343,6 +349,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
         self.n_rec.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
         self.idx.reset.next = self.reset.val();
+        self.init_end.reset.next = self.reset.val();
         self.inflight.reset.next = self.reset.val();
         self.room_r.reset.next = self.reset.val();
         self.used_r.reset.next = self.reset.val();
@@ -487,7 +494,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoStore<D, K
             self.f_done.write_address.next = self.idx.q.val().get_bits::<15>(0) & self.c_fmask.val();
             self.f_done.write_data.next = false;
             self.idx.d.next = self.idx.q.val() + 1;
-            if self.idx.q.val() == self.c_frames.val() - 1 {
+            self.init_end.d.next = self.idx.q.val() == self.c_frames.val() - 2;
+            if self.init_end.q.val() {
                 self.state.d.next = Mv::Idle;
             }
         }
