@@ -31,10 +31,20 @@
 //! single-beat packets stream back to back. The output goes through a
 //! [`AxisSkid`] register slice.
 crate::gen::unroll::named_indices! {
-    /// The sign bit of a deficit (32-bit two's complement: a packet may
-    /// overdraw its input's credit, which it pays back in later turns).
-    DEFICIT_SIGN = 31;
+    /// The sign bit of a deficit ([`DEFICIT_BITS`]-bit two's complement: a
+    /// packet may overdraw its input's credit, which it pays back in later
+    /// turns).
+    DEFICIT_SIGN = 19;
 }
+
+/// Bits of a deficit and of its sums. A deficit lies in `1 - P ..= Q` for
+/// quanta `Q < 2^16` and packets of `P` bytes, and the widest sum the
+/// arbiter forms is `deficit + 2 Q`, below `3 * 2^16`: 20 bits hold every
+/// value for packets up to 2^19 bytes (512 KiB; the switch's are at most
+/// `ingress.max_frame`). Issue 14: 32-bit sums were chains of 26-28 bits
+/// after [`LateSub`]'s low part, two Xilinx levels where 16 bits are one.
+pub const DEFICIT_BITS: usize = DEFICIT_SIGN + 1;
+const _: () = assert!(DEFICIT_BITS == 20, "the hdl_gen code below spells 20");
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, AddSub, DffR, LateSub};
@@ -56,7 +66,8 @@ use rust_hdl::prelude::*;
 ///   `tkeep`), read by DRR only (tie it to 0 for round robin and strict
 ///   priority).
 /// - `quantum_<i>` in: bytes added to input `i`'s deficit per DRR round (use at
-///   least the largest packet size for one packet per round; below 2^30). The
+///   least the largest packet size for one packet per round). Bits 15:0 are
+///   read (1..=65535 bytes; 0 skips the input for ever); the rest are ignored. The
 ///   credit test (`deficit + quantum > 0`) is a register, so a new quantum
 ///   decides grants from the second cycle after it is set.
 #[derive(LogicBlock)]
@@ -81,20 +92,20 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     /// state through a carry chain). A beat's bytes come in late, off the
     /// low [`low_bits`] bits ([`LateSub`]: no carry chain after another, and
     /// none of 32 bits between a beat's `tkeep` and the deficit).
-    nd_add: Vec<LateSub<32>>,
-    nd_no: Vec<LateSub<32>>,
+    nd_add: Vec<LateSub<DEFICIT_BITS>>,
+    nd_no: Vec<LateSub<DEFICIT_BITS>>,
     /// `deficit + quantum - 1` and `next deficit - 1` (both variants): their
     /// signs are the tests `credit > 0` and `next deficit > 0` straight out of
     /// a carry chain.
-    credit_m1: Vec<AddSub<32>>,
-    rem_add: Vec<LateSub<32>>,
-    rem_no: Vec<LateSub<32>>,
+    credit_m1: Vec<AddSub<DEFICIT_BITS>>,
+    rem_add: Vec<LateSub<DEFICIT_BITS>>,
+    rem_no: Vec<LateSub<DEFICIT_BITS>>,
     /// The credit test of the deficit being written, a cycle ahead: `next
     /// deficit + quantum - 1` after a beat (`deficit + 2 * quantum - bytes -
     /// 1` at a turn's start, else `rem_add`) and `deficit + 2 * quantum - 1`
     /// after a skip.
-    beat_cm1: Vec<LateSub<32>>,
-    skip_cm1: Vec<AddSub<32>>,
+    beat_cm1: Vec<LateSub<DEFICIT_BITS>>,
+    skip_cm1: Vec<AddSub<DEFICIT_BITS>>,
     /// `deficit + quantum > 0`, registered (issue 14: no carry chain between
     /// the deficits and the grant). Exact for every deficit written, since
     /// each write also writes the test of the value written; a change of
@@ -122,7 +133,7 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     /// Per input, the bits of the inputs numbered below and above it.
     lo: Vec<Constant<Bits<64>>>,
     hi: Vec<Constant<Bits<64>>>,
-    deficit: Vec<DffR<Bits<32>>>,
+    deficit: Vec<DffR<Bits<DEFICIT_BITS>>>,
     // Combinational helpers.
     req_v: Signal<Local, Bits<64>>,
     /// "The input served is at or below `x`", bit `x` (a prefix OR of `sel`).
@@ -142,10 +153,13 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     skip: Vec<Signal<Local, Bit>>,
     dry: Vec<Signal<Local, Bit>>,
     xfer_i: Vec<Signal<Local, Bit>>,
-    credit: Vec<Signal<Local, Bits<32>>>,
+    credit: Vec<Signal<Local, Bits<DEFICIT_BITS>>>,
     credit_ok: Vec<Signal<Local, Bit>>,
     quantum_nz: Vec<Signal<Local, Bit>>,
-    quantum2: Vec<Signal<Local, Bits<32>>>,
+    quantum2: Vec<Signal<Local, Bits<DEFICIT_BITS>>>,
+    /// `quantum`'s bits 15:0, at the deficit's width.
+    q16: Vec<Signal<Local, Bits<DEFICIT_BITS>>>,
+    c_q16: Constant<Bits<DEFICIT_BITS>>,
     bytes: Vec<Signal<Local, Bits<8>>>,
     hold_i: Vec<Signal<Local, Bit>>,
     beat_add: Vec<Signal<Local, Bit>>,
@@ -167,7 +181,14 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     p_keep: Signal<Local, Bits<K>>,
     p_last: Signal<Local, Bit>,
     xfer: Signal<Local, Bit>,
-    set_last: Signal<Local, Bit>,
+    /// Write the order rows past the input served (`sel`): at every beat
+    /// taken, skip and dry end. The rows are read only when no input holds
+    /// the output, and every beat of a packet (and of a DRR turn) comes from
+    /// the input that holds it, so rows written at a packet's first beat are
+    /// those its last beat would write. Issue 14: written at the last beat
+    /// only, the picked input's `tlast` (an N:1 multiplexer by `pick`) sat
+    /// in the loop `ord` -> pick -> `tlast` -> `ord`.
+    upd_ord: Signal<Local, Bit>,
 }
 
 /// The bits of `n` inputs.
@@ -243,6 +264,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             credit_ok: vec_of(n),
             quantum_nz: vec_of(n),
             quantum2: vec_of(n),
+            q16: vec_of(n),
+            c_q16: Constant::new(0xFFFFu64.to_bits()),
             bytes: vec_of(n),
             hold_i: vec_of(n),
             beat_add: vec_of(n),
@@ -259,7 +282,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             p_keep: Default::default(),
             p_last: Default::default(),
             xfer: Default::default(),
-            set_last: Default::default(),
+            upd_ord: Default::default(),
         }
     }
 
@@ -357,22 +380,23 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
         // start) - beat bytes`: the bytes come in late, [`LateSub`]). The
         // turn's state and the input's events pick the results afterwards.
         for i in 0..self.deficit.len() {
-            self.credit[i].next = self.deficit[i].q.val() + self.quantum[i].val();
+            self.q16[i].next = self.quantum[i].val().get_bits::<20>(0) & self.c_q16.val();
+            self.credit[i].next = self.deficit[i].q.val() + self.q16[i].val();
             self.credit_m1[i].a.next = self.deficit[i].q.val();
-            self.credit_m1[i].b.next = self.quantum[i].val();
+            self.credit_m1[i].b.next = self.q16[i].val();
             self.credit_m1[i].c.next = 0.into();
             self.credit_ok[i].next = !self.credit_m1[i].add_sub.val().get_bit(DEFICIT_SIGN);
             // Unless the deficit is written below, the test of its value as
             // it stands (and of the quantum as it stands).
             self.cok[i].d.next = self.credit_ok[i].val();
-            self.quantum_nz[i].next = self.quantum[i].val().any();
-            self.quantum2[i].next = self.quantum[i].val() << 1;
+            self.quantum_nz[i].next = self.q16[i].val().any();
+            self.quantum2[i].next = self.q16[i].val() << 1;
             self.bytes[i].next = self.s_bytes[i].val();
             self.nd_add[i].a.next = self.deficit[i].q.val();
-            self.nd_add[i].b.next = self.quantum[i].val();
+            self.nd_add[i].b.next = self.q16[i].val();
             self.nd_add[i].s.next = self.bytes[i].val();
             self.rem_add[i].a.next = self.deficit[i].q.val();
-            self.rem_add[i].b.next = self.quantum[i].val();
+            self.rem_add[i].b.next = self.q16[i].val();
             self.rem_add[i].s.next = self.bytes[i].val();
             self.nd_no[i].a.next = self.deficit[i].q.val();
             self.nd_no[i].b.next = 0.into();
@@ -432,7 +456,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
 
         // State updates.
         // State updates, per input from its own events.
-        self.set_last.next = false;
+        self.upd_ord.next = false;
         for i in 0..self.deficit.len() {
             if self.skip[i].val() {
                 // Skipped for lack of credit: keep the banked quantum (a skip
@@ -453,7 +477,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.pos[i].d.next = false;
                 self.cok[i].d.next = self.quantum_nz[i].val();
             }
-            self.set_last.next = self.set_last.val() | self.skip[i].val() | self.dry[i].val();
+            self.upd_ord.next = self.upd_ord.val() | self.skip[i].val() | self.dry[i].val();
             if self.beat_no[i].val() & !self.reset.val() {
                 self.deficit[i].d.next = self.nd_no[i].diff.val();
                 self.pos[i].d.next = !self.rem_no[i].diff.val().get_bit(DEFICIT_SIGN);
@@ -469,9 +493,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             for i in 0..self.cur.len() {
                 self.cur[i].d.next = self.sel[i].val();
             }
+            self.upd_ord.next = true;
             if self.sel_last.val() {
                 self.locked.d.next = false;
-                self.set_last.next = true;
                 // DRR: keep the turn; it lasts while credit remains (`pos`).
                 self.turn.d.next = self.drr_enable.val();
             } else {
@@ -496,7 +520,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.ord[i].d.next = self.lo[i].val();
             } else if self.reset.val() {
                 self.ord[i].d.next = self.hi[i].val();
-            } else if self.set_last.val() {
+            } else if self.upd_ord.val() {
                 if self.le_last.val().get_bit(i) {
                     self.ord[i].d.next = (!self.le_last.val() & self.lo[i].val()) | self.hi[i].val();
                 } else {

@@ -80,8 +80,8 @@ pub const REG_ADDR_BITS: usize = 14;
 /// | 0x08 | `LIMIT_D` | data queue limit, bytes (bits 23:0) |
 /// | 0x0C | `TRIM_LEN` | bytes kept: `[7:0]` NDP, `[15:8]` IPv4, `[23:16]` IPv6 (1..=128) |
 /// | 0x10 | `DSCP_TRIMMED` | DSCP written into trimmed non-NDP packets (bits 5:0) |
-/// | 0x14 | `QUANTUM_H` | DRR quantum of the header queue, bytes |
-/// | 0x18 | `QUANTUM_D` | DRR quantum of the data queue, bytes |
+/// | 0x14 | `QUANTUM_H` | DRR quantum of the header queue, bytes, bits 15:0 (1..=65535; the bits above are ignored) |
+/// | 0x18 | `QUANTUM_D` | DRR quantum of the data queue, bytes, bits 15:0 (1..=65535; the bits above are ignored) |
 /// | 0x1C, 0x20, 0x24 | `RATE_OPT`, `RATE_HALF`, `RATE_PESS` | meter refill per cycle, 16.16 bytes |
 /// | 0x28, 0x2C, 0x30 | `BURST_OPT`, `BURST_HALF`, `BURST_PESS` | meter bucket capacity, bytes (bits 23:0) |
 /// | 0x34, 0x38 | `T0`, `T1` | pessimistic and halftimistic time, cycles |
