@@ -130,9 +130,17 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     ("ts_tm_port", 6, 6),
     ("ts_parser", 6, 6),
     ("ts_trimmer", 6, 6),
-    ("ts_axis_arb_mux", 7, 7),
+    // 7 / 7 until session 49: the DRR sums were 32 bits, chains of 26-28
+    // bits after `LateSub`'s low part (two levels); 20 bits since.
+    ("ts_axis_arb_mux", 6, 6),
     ("ts_rx_fcs", 6, 6),
-    ("ts_fabric", 9, 8),
+    // 9 / 8 until session 49; 8 / 8 with the arbiter's narrower deficits,
+    // 8 / 9 with its order rows written at every beat (which takes `ts_tm`
+    // on the Versa from 78.1 to 100.6 MHz): the path is a FIFO's fill level
+    // -> `m_tvalid` -> the arbiter's pick -> its output slice's `tkeep`,
+    // logic neither change touched, mapped by ABC's area recovery
+    // (docs/resources.md, session 49).
+    ("ts_fabric", 8, 9),
     // Issue 15 (docs/resources.md, "PL2 ALU"): 9, then 6 in session 32
     // (the op's ports one-hot from the PL2 stage's op register).
     ("ts_pl2_alu", 6, 6),
@@ -145,25 +153,28 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     // Its frame store.
     ("ts_protego_store", 5, 5),
     // The receiver side: its blocks' paths in one flattened netlist, each
-    // 5-6 levels in its block alone, 6-7 where Yosys's ABC maps them inside
-    // the composition (the remover's VLAN scan or tag window, the store's
-    // clearing index; which one and 6 or 7 vary from run to run: session 35,
-    // docs/resources.md, "Protego receiver side").
-    ("ts_protego_rx", 7, 7),
+    // 5-6 levels in its block alone, 6-7 inside the composition from run
+    // to run until session 49 (the remover's VLAN scan or tag window, the
+    // store's clearing index: ABC mapped `idx == frames - 1` through `idx +
+    // 1`'s carry chain); 6 / 5 with that test registered a step ahead.
+    ("ts_protego_rx", 6, 5),
     // The sender side (session 35): 9 / 7 first, 7 / 7 with the pick in two
-    // cycles (decide, act); the deepest path is the output state's next
-    // value (docs/resources.md, "Protego sender side").
-    ("ts_protego_tx", 7, 7),
-    // Issue 18's MACs (docs/boards.md): the transmitter 8 (its FCS's
-    // zero-lane correction, an AND-OR of nine XOR networks; with the nine
-    // registered apart, from the CRC's next value, the CRC's own network is
-    // the 8-level path: sessions 42 and 48), the receiver 5.
-    ("ts_xgmii_tx", 8, 8),
+    // cycles (decide, act); 6 / 6 in session 49 with the store's clearing
+    // index registered a step ahead (the output state's next value read
+    // `idx + 1`'s carry chain; docs/resources.md, "Protego sender side").
+    ("ts_protego_tx", 6, 6),
+    // Issue 18's MACs (docs/boards.md): the transmitter 8 until session 49
+    // (a frame's length, `cnt + n_last + 4` from the beat's `tkeep`, two
+    // carry chains in one cycle: ABC9 priced that path at 8 LUTs and mapped
+    // the FCS's XOR networks as deep; the sum in two registered steps since),
+    // the receiver 5.
+    ("ts_xgmii_tx", 6, 6),
     ("ts_xgmii_rx", 5, 5),
-    // A whole 10G port (session 43): the transmit MAC's 8; the port's own
-    // logic (converters, crossings) less once a slice cut the MAC's ready
-    // from the transmit FIFO's read pointer (9 before).
-    ("ts_xgmii_port", 8, 8),
+    // A whole 10G port (session 43): the transmit MAC's 8 until session 49,
+    // then 7 from the transmit FIFO's read side (`rbin + 1`, its Gray code,
+    // the compare for `empty` in a row); 6 with each side's pointer plus one
+    // kept in registers (`AsyncFifo`).
+    ("ts_xgmii_port", 6, 6),
     // The 1G MACs on GMII (session 43): a byte per cycle, the FCS through a
     // 256-entry table.
     ("ts_gmii_tx", 5, 5),
