@@ -136,7 +136,7 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     ("ts_rx_fcs", 6, 6),
     // 9 / 8 until session 49; 8 / 8 with the arbiter's narrower deficits,
     // 8 / 9 with its order rows written at every beat (which takes `ts_tm`
-    // on the Versa from 78.1 to 100.6 MHz): the path is a FIFO's fill level
+    // on the Versa from 78.1 to 101.3 MHz): the path is a FIFO's fill level
     // -> `m_tvalid` -> the arbiter's pick -> its output slice's `tkeep`,
     // logic neither change touched, mapped by ABC's area recovery
     // (docs/resources.md, session 49).

@@ -157,7 +157,7 @@ const FLOORS_MHZ: [(&str, f64); 39] = [
     ("ts_pkt_fifo", 150.0),
     // 138.0 until session 49; 131.3 with the order rows written at every
     // beat taken (the picked input's `tlast` out of the order loop: `ts_tm`
-    // on the Versa 78.1 -> 100.6 MHz), the path now `locked` -> the output
+    // on the Versa 78.1 -> 101.3 MHz), the path now `locked` -> the output
     // multiplexer -> the output slice (6.1 of 7.6 ns routing).
     ("ts_axis_arb_mux", 125.0),
     ("ts_axis_demux", 150.0),
