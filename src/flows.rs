@@ -463,7 +463,7 @@ pub fn timing(
                     let (fmax, crit, seconds, log) = place_and_route(&netlist, block, &work, flow)?;
                     if let Some(k) = known {
                         anyhow::ensure!(
-                            k.fmax_mhz == fmax && k.path == crit,
+                            same_result(k.fmax_mhz, &k.path, fmax, &crit),
                             "{block}: placed and routed again, {fmax:.2} MHz and a path of {} steps; the record says {:.2} MHz and {} steps for the same input (key {key}): the record is not this tool's result",
                             crit.len(),
                             k.fmax_mhz,
@@ -514,6 +514,18 @@ pub fn timing(
         }
     }
     Ok((reports, errors))
+}
+
+/// A recorded place-and-route result against a fresh one: the same path
+/// cell by cell and port by port, and the same numbers up to 1e-9 (ns, MHz).
+/// Not `==` on the floats: serde_json parses nextpnr's many-digit numbers
+/// to within an ulp, so a value written to the record and read back can
+/// differ from a fresh parse of the same text in its last bit.
+pub fn same_result(fmax_a: f64, path_a: &[crate::timing::PathStep], fmax_b: f64, path_b: &[crate::timing::PathStep]) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9;
+    close(fmax_a, fmax_b)
+        && path_a.len() == path_b.len()
+        && path_a.iter().zip(path_b).all(|(a, b)| a.kind == b.kind && a.cell == b.cell && a.port == b.port && close(a.ns, b.ns))
 }
 
 #[cfg(test)]
