@@ -151,3 +151,56 @@ fn reset_mid_packet() -> Result<()> {
     ensure!(tb.model.get(&dp) == 12, "drop_pkts {} after reset, expected 12", tb.model.get(&dp));
     Ok(())
 }
+
+/// The destination is read on a packet's first beat only: later beats that
+/// name another output (or the drop code) follow the first, and a packet
+/// whose first beat names the drop code is dropped whole and counted once.
+#[test]
+fn destination_is_held_from_the_first_beat() -> Result<()> {
+    let lib = model(64)?;
+    let m = lib.instantiate();
+    let mut tb = Tb::new(m, "clock", Some("reset"))?;
+    tb.reset(2);
+    let p = |n: &str| tb.model.port(n);
+    let (sv, sd, sk, sl, su, sr) = (p("s_tvalid")?, p("s_tdata")?, p("s_tkeep")?, p("s_tlast")?, p("s_tuser")?, p("s_tready")?);
+    let mv = (0..N).map(|i| p(&format!("m_tvalid_{i}"))).collect::<Result<Vec<_>>>()?;
+    let ml = (0..N).map(|i| p(&format!("m_tlast_{i}"))).collect::<Result<Vec<_>>>()?;
+    let dp = p("drop_pkts")?;
+    for i in 0..N {
+        let r = tb.model.port(&format!("m_tready_{i}"))?;
+        tb.model.set(&r, 1);
+    }
+    // (destination in tuser, tlast) per beat: three packets.
+    let drop = DEST_DROP as u8;
+    let mut beats: std::collections::VecDeque<(u8, bool)> =
+        [(1, false), (3, false), (drop, true), (drop, false), (0, true), (2, true)].into_iter().collect();
+    let mut out = [0u32; N];
+    let mut lasts = [0u32; N];
+    for _ in 0..40 {
+        let head = beats.front().copied();
+        tb.model.set(&sv, head.is_some() as u64);
+        let (dest, last) = head.unwrap_or((0, false));
+        tb.model.set(&sd, 0x0123_4567_89ab_cdef);
+        tb.model.set(&sk, 0xff);
+        tb.model.set(&sl, last as u64);
+        tb.model.set(&su, tuser(0, dest, 8) as u64);
+        let taken = head.is_some() && tb.model.get(&sr) == 1;
+        for i in 0..N {
+            if tb.model.get(&mv[i]) == 1 {
+                out[i] += 1;
+                lasts[i] += tb.model.get(&ml[i]) as u32;
+            }
+        }
+        tb.step(&mut []);
+        if taken {
+            beats.pop_front();
+        }
+    }
+    ensure!(beats.is_empty(), "{} beats were not taken", beats.len());
+    ensure!(
+        out == [0, 3, 1, 0] && lasts == [0, 1, 1, 0],
+        "beats per output {out:?} (last beats {lasts:?}), expected [0, 3, 1, 0] ([0, 1, 1, 0])"
+    );
+    ensure!(tb.model.get(&dp) == 1, "drop_pkts {}, expected 1", tb.model.get(&dp));
+    Ok(())
+}

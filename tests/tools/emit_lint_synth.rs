@@ -119,7 +119,10 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     ("ts_port_mode", 5, 5),
     ("ts_tm_pre", 5, 5),
     ("ts_axil_regs", 3, 3),
-    ("ts_axis_demux", 6, 6),
+    // 6 / 6 until session 50 (the destination's compare and first-beat
+    // select between the input slice and `m_tvalid`; decoded in front of
+    // the slice since).
+    ("ts_axis_demux", 4, 4),
     ("ts_lookup", 6, 6),
     ("ts_crc32_beat", 5, 5),
     // 7 until session 42 (the rate input -> `R < C` -> `C - R` select, and the
@@ -139,8 +142,11 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     // on the Versa from 78.1 to 101.3 MHz): the path is a FIFO's fill level
     // -> `m_tvalid` -> the arbiter's pick -> its output slice's `tkeep`,
     // logic neither change touched, mapped by ABC's area recovery
-    // (docs/resources.md, session 49).
-    ("ts_fabric", 8, 9),
+    // (docs/resources.md, session 49). 6 / 6 in session 50: a register
+    // slice between each FIFO and the arbiter, the demultiplexer's
+    // destination one-hot (7 / 7 on the way, the arbiter's own pick ->
+    // `tuser` multiplexer -> output slice mapped one level deeper).
+    ("ts_fabric", 6, 6),
     // Issue 15 (docs/resources.md, "PL2 ALU"): 9, then 6 in session 32
     // (the op's ports one-hot from the PL2 stage's op register).
     ("ts_pl2_alu", 6, 6),

@@ -5,6 +5,13 @@
 //! configured drop code (`0xFF`) or not below N sends the packet to the drop
 //! destination: every beat is accepted and discarded and `drop_pkts` counts the
 //! packet. Packets are never split or reordered.
+//!
+//! The destination is decoded in front of the input slice, one bit per output
+//! (and one for the drop destination), and each beat carries its packet's
+//! one-hot through registers moved in lockstep with the slice's two entries:
+//! `m_tvalid_<i>` is an AND of two flip-flops, so no compare or first-beat select lies between the
+//! slice and the block the output feeds (issue 14: `ts_tm`'s path of record on
+//! the Versa ran from the select through a queue's write side into its RAM).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, DffR};
@@ -19,7 +26,8 @@ pub const DEST_DROP: u64 = 0xFF;
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset
 ///   (discards the beat held in the input slice and zeroes `drop_pkts`).
 /// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tuser`, `s_tvalid` in, `s_tready` out:
-///   input stream (registered through an [`AxisSkid`] slice).
+///   input stream (registered through an [`AxisSkid`] slice; the destination
+///   is read from the beat entering it).
 /// - `m_tdata_<i>`, `m_tkeep_<i>`, `m_tlast_<i>`, `m_tuser_<i>`, `m_tvalid_<i>`
 ///   out, `m_tready_<i>` in: output `i`. `tdata`/`tkeep`/`tlast`/`tuser` are shared by
 ///   all outputs; only `m_tvalid_<i>` of the destination is high.
@@ -35,12 +43,28 @@ pub struct AxisDemux<const D: usize, const K: usize, const U: usize> {
     pub clear_drops: Signal<In, Bit>,
     dest_lsb: Constant<Bits<16>>,
     inp: AxisSkid<D, K, U>,
+    /// The one-hot of each beat in `inp`'s two entries (bit i: output i) and
+    /// its drop flag, moved in lockstep with the slice's output and skid
+    /// registers (the slice's `s_tready` is its skid entry empty, its
+    /// `m_tvalid` its output entry full).
+    oh_out: DffR<Bits<64>>,
+    drop_out: DffR<Bit>,
+    oh_skid: DffR<Bits<64>>,
+    drop_skid: DffR<Bit>,
+    /// Input side: the next beat into the slice is a first beat; the one-hot
+    /// and drop flag of the packet entering it.
+    in_first: DffR<Bit>,
+    in_oh: DffR<Bits<64>>,
+    in_drop: DffR<Bit>,
+    /// Output side: the beat leaving the slice is a first beat (for the count).
     first: DffR<Bit>,
-    dest_q: DffR<Bits<8>>,
     drops: DffR<Bits<32>>,
     dest: Signal<Local, Bits<8>>,
+    oh: Signal<Local, Bits<64>>,
+    oh_drop: Signal<Local, Bit>,
     to_drop: Signal<Local, Bit>,
     ready: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
 }
 
 impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
@@ -58,12 +82,21 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
             clear_drops: Default::default(),
             dest_lsb: Constant::new((dest_lsb as u64).to_bits()),
             inp: Default::default(),
+            oh_out: Default::default(),
+            drop_out: Default::default(),
+            oh_skid: Default::default(),
+            drop_skid: Default::default(),
+            in_first: DffR::new(true),
+            in_oh: Default::default(),
+            in_drop: Default::default(),
             first: DffR::new(true),
-            dest_q: Default::default(),
             drops: Default::default(),
             dest: Default::default(),
+            oh: Default::default(),
+            oh_drop: Default::default(),
             to_drop: Default::default(),
             ready: Default::default(),
+            take: Default::default(),
         }
     }
 }
@@ -71,43 +104,73 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
 impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, first, dest_q, drops);
+        dff_setup!(self, clock, in_first, in_oh, in_drop, first, drops, oh_out, drop_out, oh_skid, drop_skid);
+        self.in_first.reset.next = self.reset.val();
+        self.in_oh.reset.next = self.reset.val();
+        self.in_drop.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
-        self.dest_q.reset.next = self.reset.val();
         self.drops.reset.next = self.reset.val();
         self.inp.clock.next = self.clock.val();
         self.inp.reset.next = self.reset.val();
+        self.oh_out.reset.next = self.reset.val();
+        self.drop_out.reset.next = self.reset.val();
+        self.oh_skid.reset.next = self.reset.val();
+        self.drop_skid.reset.next = self.reset.val();
         AxisSink::<D, K, U>::link(&mut self.s, &mut self.inp.s);
 
-        if self.first.q.val() {
-            self.dest.next = self.inp.m.tuser.val().get_bits::<8>(self.dest_lsb.val().index());
-        } else {
-            self.dest.next = self.dest_q.q.val();
+        // Input side: a first beat's destination decoded, one 8-bit equality
+        // per output (no magnitude compare: the drop code 0xFF is never below
+        // N, at most 64); the rest of the packet's beats repeat it.
+        self.dest.next = self.s.tuser.val().get_bits::<8>(self.dest_lsb.val().index());
+        self.oh.next = 0.into();
+        self.oh_drop.next = true;
+        for i in 0..self.m.len() {
+            if self.dest.val().index() == i {
+                self.oh.next = self.oh.val().replace_bit(i, true);
+                self.oh_drop.next = false;
+            }
         }
-        // Drop unless the destination is one of the outputs: one 8-bit
-        // equality per output (two LUT levels) instead of a magnitude compare
-        // (a carry chain) in front of the ready path. The same set: the drop
-        // code (0xFF) is never below N (at most 64).
-        self.to_drop.next = true;
-        self.ready.next = false;
+        if !self.in_first.q.val() {
+            self.oh.next = self.in_oh.q.val();
+            self.oh_drop.next = self.in_drop.q.val();
+        }
+        self.take.next = self.s.tvalid.val() & self.s.tready.val();
+        if self.take.val() {
+            self.in_first.d.next = self.s.tlast.val();
+            self.in_oh.d.next = self.oh.val();
+            self.in_drop.d.next = self.oh_drop.val();
+        }
+        // Output side.
+        self.to_drop.next = self.drop_out.q.val();
+        self.ready.next = self.to_drop.val();
         for i in 0..self.m.len() {
             self.m[i].tdata.next = self.inp.m.tdata.val();
             self.m[i].tkeep.next = self.inp.m.tkeep.val();
             self.m[i].tlast.next = self.inp.m.tlast.val();
             self.m[i].tuser.next = self.inp.m.tuser.val();
-            self.m[i].tvalid.next = self.inp.m.tvalid.val() & (self.dest.val().index() == i);
-            if self.dest.val().index() == i {
-                self.to_drop.next = false;
+            self.m[i].tvalid.next = self.inp.m.tvalid.val() & self.oh_out.q.val().get_bit(i);
+            if self.oh_out.q.val().get_bit(i) {
                 self.ready.next = self.m[i].tready.val();
             }
         }
-        if self.to_drop.val() {
-            self.ready.next = true;
-        }
         self.inp.m.tready.next = self.ready.val();
+        // The slice's two entries, as `AxisSkid` moves them (its skid entry
+        // follows the input while empty).
+        if self.s.tready.val() {
+            self.oh_skid.d.next = self.oh.val();
+            self.drop_skid.d.next = self.oh_drop.val();
+        }
+        if !self.s.tready.val() {
+            if self.ready.val() {
+                self.oh_out.d.next = self.oh_skid.q.val();
+                self.drop_out.d.next = self.drop_skid.q.val();
+            }
+        } else if self.s.tvalid.val() & (!self.inp.m.tvalid.val() | self.ready.val()) {
+            self.oh_out.d.next = self.oh.val();
+            self.drop_out.d.next = self.oh_drop.val();
+        }
         if self.inp.m.tvalid.val() & self.ready.val() {
             self.first.d.next = self.inp.m.tlast.val();
-            self.dest_q.d.next = self.dest.val();
             if self.first.q.val() & self.to_drop.val() {
                 self.drops.d.next = self.drops.q.val() + 1;
             }

@@ -105,6 +105,19 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
         self.m.tkeep.next = self.out_keep.q.val();
         self.m.tlast.next = self.out_last.q.val();
         self.m.tuser.next = self.out_user.q.val();
+        // The skid entry's data registers follow the input while the entry is
+        // empty (what they hold matters only once `skid_valid` is set, and it
+        // is set only in a cycle they load), so their enables are one
+        // flip-flop, not `m_tready` (issue 14: a consumer's `s_tready`
+        // fanning out to both entries' enables was `ts_tm`'s path on the
+        // Versa).
+        if !self.skid_valid.q.val() {
+            self.skid_data.d.next = self.s.tdata.val();
+            self.skid_keep.d.next = self.s.tkeep.val();
+            self.skid_last.d.next = self.s.tlast.val();
+            self.skid_user.d.next = self.s.tuser.val();
+            self.skid_bytes.d.next = self.keep_count.count.val();
+        }
         if self.skid_valid.q.val() {
             // The output register is full (it always is while the skid is).
             if self.m.tready.val() {
@@ -128,11 +141,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_bytes.d.next = self.keep_count.count.val();
                 self.out_valid.d.next = self.s.tvalid.val();
             } else {
-                self.skid_data.d.next = self.s.tdata.val();
-                self.skid_keep.d.next = self.s.tkeep.val();
-                self.skid_last.d.next = self.s.tlast.val();
-                self.skid_user.d.next = self.s.tuser.val();
-                self.skid_bytes.d.next = self.keep_count.count.val();
                 self.skid_valid.d.next = self.s.tvalid.val();
             }
         } else if self.m.tready.val() {

@@ -115,6 +115,12 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     /// 0 idle, 1..=9 processing (9, [`LAST_PHASE`], waits while the previous
     /// packet is emitted).
     phase: DffR<Bits<4>>,
+    /// `phase == 0` and `phase == 1`, registered beside it from its next
+    /// value, so `s_tready` reads flip-flops instead of comparing `phase`
+    /// (issue 14: `ts_tm`'s path on the Versa ran from the phase compare
+    /// through `s_tready` into admission's output slice).
+    idle_q: DffR<Bit>,
+    ph1_q: DffR<Bit>,
     pmeta: DFF<Bits<U>>,
     ptotal: DFF<Bits<16>>,
     /// `ptotal >= 128`, `ptotal >= 256`, loaded with it: `total`'s high bits
@@ -320,6 +326,8 @@ impl<const D: usize, const K: usize, const U: usize> Trimmer<D, K, U> {
             fix4: Default::default(),
             fix6: Default::default(),
             emitting: Default::default(),
+            idle_q: DffR::new(true),
+            ph1_q: Default::default(),
             adv: Default::default(),
             ld: Default::default(),
             e2: Default::default(),
@@ -357,7 +365,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         dff_setup!(
             self, clock, meta, in_pkt, mode_trim, bidx, total, phase, pmeta, ptotal, ptbig, ptbig8, pwant, keep, cut, ipt, l3o40, ipend,
             la3, lb3, la6, lb6, la4, lb4, ksel, ge3, ge4, kt, fl, e0, lens_r, ec, e1, e1s, m_ip, m_ud, extra, parts, mids, sums, tsum,
-            csum, fix4, fix6, emitting, adv, ld, e2, erem, etuser, elkeep, cut_count
+            csum, fix4, fix6, emitting, adv, ld, e2, erem, etuser, elkeep, cut_count, idle_q, ph1_q
         );
         for j in 0..self.slot.len() {
             self.slot[j].clock.next = self.clock.val();
@@ -369,6 +377,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         }
         self.in_pkt.reset.next = self.reset.val();
         self.mode_trim.reset.next = self.reset.val();
+        self.idle_q.reset.next = self.reset.val();
+        self.ph1_q.reset.next = self.reset.val();
         self.bidx.reset.next = self.reset.val();
         self.total.reset.next = self.reset.val();
         self.phase.reset.next = self.reset.val();
@@ -454,7 +464,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // Capture.
         self.wide_in.next = bit_cast::<BUF_BITS, D>(self.s.tdata.val());
         self.keep_count.keep.next = self.s.tkeep.val();
-        self.idle.next = self.phase.q.val() == 0;
+        self.idle.next = self.idle_q.q.val();
         self.cur_trim.next = self.s.tuser.val().get_bit(TRIMMED_BIT);
         self.cur_meta.next = self.s.tuser.val();
         if self.in_pkt.q.val() {
@@ -478,7 +488,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         if self.cur_trim.val() {
             // No beat during phase 1 (phase 2 reads the beat registers); the
             // last beat waits until the processing is idle.
-            self.s.tready.next = (self.phase.q.val() != 1) & (!self.s.tlast.val() | self.idle.val());
+            self.s.tready.next = !self.ph1_q.q.val() & (!self.s.tlast.val() | self.idle.val());
         } else {
             // A passing packet starts only when the processing and the emit
             // are idle, so it cannot overtake a trimmed one (and no hand-off
@@ -495,7 +505,7 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         // the hand-off registers follow the input while the processing is
         // idle, so they hold the last beat's values when it leaves idle.
         for j in 0..self.slot.len() {
-            if (self.bidx.q.val() == self.slot_id[j].val()) & (self.phase.q.val() != 1) {
+            if (self.bidx.q.val() == self.slot_id[j].val()) & !self.ph1_q.q.val() {
                 self.slot[j].d.next = self.wide_in.val() << self.slot_shift[j].val();
             }
         }
@@ -650,6 +660,13 @@ impl<const D: usize, const K: usize, const U: usize> Logic for Trimmer<D, K, U> 
         self.fin.next = self.emitting.q.val() & self.out.s.tready.val() & (self.erem.q.val() <= self.k_bytes.val());
         self.ld.d.next = ((self.phase.q.val() == self.pre_last.val()) & (!self.emitting.q.val() | self.fin.val()))
             | ((self.phase.q.val() == self.last_phase.val()) & self.fin.val());
+        // `phase`'s next value compared with 0 and 1, written from registers
+        // (a trimmed packet's last beat is taken only while idle, where
+        // `s_tready` is 1: phase 0 -> 1; phase 1 always moves on; the last
+        // phase returns to 0 when nothing is being emitted).
+        self.ph1_q.d.next = self.s.tvalid.val() & self.s.tlast.val() & self.cur_trim.val() & self.idle_q.q.val();
+        self.idle_q.d.next =
+            (self.idle_q.q.val() & !self.ph1_q.d.val()) | ((self.phase.q.val() == self.last_phase.val()) & !self.emitting.q.val());
         if self.cut_clear.val() {
             self.cut_count.d.next = 0.into();
         }

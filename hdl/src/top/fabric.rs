@@ -1,7 +1,9 @@
 //! `ts_fabric`: the primitives wired into a shared-pipeline crossbar.
 //!
-//! Each of the N ports has a store-and-forward [`PktFifo`]; an N:1
-//! [`AxisArbMux`] (round robin or DRR) feeds one shared pipeline of
+//! Each of the N ports has a store-and-forward [`PktFifo`], then a register
+//! slice ([`AxisSkid`]: the arbiter's pick reads flip-flops, not the FIFO's
+//! output buffer, and the FIFO's read side sees a registered ready; issue 14);
+//! an N:1 [`AxisArbMux`] (round robin or DRR) feeds one shared pipeline of
 //! `data_width` bits, and an [`AxisDemux`] sends every packet to the output
 //! named by `tuser.dest_port` (see [`crate::meta`]). An [`AxilRegs`] register
 //! file holds the arbiter policy and quanta and exposes every drop counter.
@@ -27,6 +29,7 @@ use crate::axis::arb_mux::AxisArbMux;
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::demux::AxisDemux;
 use crate::axis::pkt_fifo::PktFifo;
+use crate::axis::skid::AxisSkid;
 use crate::meta::DEST_PORT_LSB;
 use crate::prim::widgets::vec_of;
 use rust_hdl::prelude::*;
@@ -73,10 +76,10 @@ pub struct Fabric<const D: usize, const K: usize, const U: usize, const M: usize
     pub m: Vec<AxisSource<D, K, U>>,
     pub s_axil: AxilSlave<REG_ADDR_BITS>,
     fifo: Vec<PktFifo<D, K, U, M, W>>,
+    fifo_out: Vec<AxisSkid<D, K, U>>,
     arb: AxisArbMux<D, K, U>,
     demux: AxisDemux<D, K, U>,
     regs: AxilRegs<REG_ADDR_BITS>,
-    quantum_mask: Constant<Bits<32>>,
 }
 
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> Fabric<D, K, U, M, W> {
@@ -93,10 +96,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             m: vec_of(ports),
             s_axil: Default::default(),
             fifo: (0..ports).map(|_| PktFifo::new(fifo_depth, store_forward)).collect(),
+            fifo_out: (0..ports).map(|_| AxisSkid::default()).collect(),
             arb: AxisArbMux::new(ports),
             demux: AxisDemux::new(ports, DEST_PORT_LSB),
             regs: AxilRegs::new(&rw, 3 * ports + 1),
-            quantum_mask: Constant::new(0xffffu64.to_bits()),
         }
     }
 }
@@ -113,14 +116,19 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         AxilSlave::<REG_ADDR_BITS>::link(&mut self.s_axil, &mut self.regs.s_axil);
         self.arb.drr_enable.next = self.regs.rw[0].val().get_bit(0);
         self.arb.strict.next = false;
-        // Ports: ingress FIFO -> arbiter input p; demux output p -> egress.
+        // Ports: ingress FIFO -> slice -> arbiter input p; demux output p -> egress.
         for p in 0..self.fifo.len() {
             self.fifo[p].clock.next = self.clock.val();
             self.fifo[p].reset.next = self.reset.val();
             AxisSink::<D, K, U>::link(&mut self.s[p], &mut self.fifo[p].s);
-            AxisSource::<D, K, U>::join(&mut self.fifo[p].m, &mut self.arb.s[p]);
-            self.arb.s_bytes[p].next = self.fifo[p].m_bytes.val();
-            self.arb.quantum[p].next = self.regs.rw[p + 1].val() & self.quantum_mask.val();
+            self.fifo_out[p].clock.next = self.clock.val();
+            self.fifo_out[p].reset.next = self.reset.val();
+            AxisSource::<D, K, U>::join(&mut self.fifo[p].m, &mut self.fifo_out[p].s);
+            AxisSource::<D, K, U>::join(&mut self.fifo_out[p].m, &mut self.arb.s[p]);
+            // The beat's byte count from the slice's register.
+            self.arb.s_bytes[p].next = self.fifo_out[p].m_bytes.val();
+            // The arbiter reads bits 15:0 of a quantum itself.
+            self.arb.quantum[p].next = self.regs.rw[p + 1].val();
             self.fifo[p].clear_drops.next = self.regs.ro_clear[3 * p + 1].val();
             self.fifo[p].s_abort.next = false;
             self.regs.ro[3 * p + 1].next = self.fifo[p].drop_pkts.val();
