@@ -212,7 +212,7 @@ pub fn jobs() -> Vec<Job> {
             mode: Mode::Bmc,
             depth: TM_BMC_DEPTH,
             defines: vec![],
-            mutation: Some(("deq_w_1 = (deq_bytes_1 + k_minus_1) >> k_shift;", "deq_w_1 = deq_bytes_1 >> k_shift;")),
+            mutation: Some(("nw_1__borrow = |(deq_bytes_1 & k_low);", "nw_1__borrow = 1'b0;")),
             expect: Expect::Fail,
         },
     ]

@@ -1,5 +1,5 @@
 //! The one-carry-chain arithmetic widgets (`SumLe`, `SumLe::lt`, `AddSub`,
-//! `AddSub::minus_one`, `AddCarry`, the carry-select `LateSub`),
+//! `AddSub::minus_one`, `AddSubBorrow`, `AddCarry`, the carry-select `LateSub`),
 //! their Verilog in Verilator against Rust's arithmetic: edge values and
 //! random ones, including sums that carry out of 32 bits. And the checksum
 //! compressor tree `OnesSum` against the RFC 1071 sum, and `KeepCount`'s two
@@ -7,7 +7,7 @@
 use anyhow::{ensure, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddCarry, AddSub, KeepCount, LateSub, OnesSum, SumLe};
+use trimswitch_hdl::prim::widgets::{ones_sum, ones_sum_depths, AddCarry, AddSub, AddSubBorrow, KeepCount, LateSub, OnesSum, SumLe};
 use trimswitch_sim::harness::dut::model_of;
 
 /// Operand values: the edges of 32 bits, then random ones.
@@ -292,5 +292,26 @@ fn ones_sum_keeps_the_checksum_and_matches_its_rust_model() -> Result<()> {
         checked_ok += ok as usize;
     }
     ensure!(checked_ok >= 2000, "only {checked_ok} correct checksums tried");
+    Ok(())
+}
+
+/// `AddSubBorrow` (`a + b - c - borrow`, one chain) in Verilog against
+/// `u64` arithmetic, both borrows, random and edge operands.
+#[test]
+fn add_sub_borrow_matches_rust() -> Result<()> {
+    let lib = model_of(&mut AddSubBorrow::<32>::default(), "ts_test_add_sub_borrow", "n32")?;
+    let mut m = lib.instantiate();
+    let (a, b, c, br, y) = (m.port("a")?, m.port("b")?, m.port("c")?, m.port("borrow")?, m.port("add_sub")?);
+    for [x, z, k] in operands(20_000) {
+        for borrow in [0u64, 1] {
+            m.set(&a, x);
+            m.set(&b, z);
+            m.set(&c, k);
+            m.set(&br, borrow);
+            m.eval();
+            let want = x.wrapping_add(z).wrapping_sub(k).wrapping_sub(borrow) & 0xffff_ffff;
+            ensure!(m.get(&y) == want, "{x} + {z} - {k} - {borrow}: got {:#x}, want {want:#x}", m.get(&y));
+        }
+    }
     Ok(())
 }

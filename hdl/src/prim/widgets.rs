@@ -664,13 +664,50 @@ impl<const N: usize> Logic for AddSub<N> {
     }
     fn hdl(&self) -> Verilog {
         assert!((1..=64).contains(&N), "AddSub: 1..=64 bits");
-        let cin = u8::from(!self._minus_one);
-        let cv = if N == 1 {
-            format!("1'b{cin}")
-        } else {
-            format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), 1'b{cin}}}", n = N - 2)
-        };
-        Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) add_sub = sv + cv;\n", m = N - 1))
+        add_sub_verilog(N, if self._minus_one { "1'b0" } else { "1'b1" })
+    }
+}
+
+/// [`AddSub`]'s body: `a`, `b` and `!c` through one carry-save layer, `cin`
+/// (a Verilog expression) the carry into bit 0 of the one chain.
+fn add_sub_verilog(n: usize, cin: &str) -> Verilog {
+    let cv = if n == 1 {
+        cin.to_string()
+    } else {
+        format!("{{(a[{n}:0] & b[{n}:0]) | (a[{n}:0] & ~c[{n}:0]) | (b[{n}:0] & ~c[{n}:0]), {cin}}}", n = n - 2)
+    };
+    Verilog::Custom(format!("wire [{m}:0] sv = a ^ b ^ ~c;\nwire [{m}:0] cv = {cv};\nalways @(*) add_sub = sv + cv;\n", m = n - 1))
+}
+
+/// `a + b - c - borrow` modulo `2^N` with one carry chain: [`AddSub`] with
+/// its `- 1` chosen by a signal (the carry into bit 0 is `!borrow`), where
+/// a rounding step in front of `c` would be a chain of its own (issue 14: a
+/// dequeued packet's `ceil(bytes / K)` words are `bytes >> log2 K` and a
+/// borrow from the low bits, subtracted from the occupancy in one chain).
+///
+/// Ports: `a`, `b`, `c` in (`N` bits, 1..=64), `borrow` in; `add_sub` out.
+#[derive(LogicBlock, Default)]
+pub struct AddSubBorrow<const N: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub c: Signal<In, Bits<N>>,
+    pub borrow: Signal<In, Bit>,
+    pub add_sub: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize> Logic for AddSubBorrow<N> {
+    fn update(&mut self) {
+        self.add_sub.next = self.a.val() + self.b.val() - self.c.val();
+        if self.borrow.val() {
+            self.add_sub.next = self.add_sub.next - 1;
+        }
+    }
+    fn connect(&mut self) {
+        self.add_sub.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!((1..=64).contains(&N), "AddSubBorrow: 1..=64 bits");
+        add_sub_verilog(N, "~borrow")
     }
 }
 

@@ -60,7 +60,7 @@ use crate::axis::skid::AxisSkid;
 use crate::config::{Config, Tm};
 use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{vec_of, AddSubBorrow, DffR};
 use crate::tm::admit::{trim_len, TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, user_in_mask, MeterBank, MeterStage, PortMode};
 use crate::tm::occupancy::TmOcc;
@@ -292,6 +292,9 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     recirc: AxisArbMux<D, K, U>,
     dod: PktFifo<D, K, U, M, W>,
     occ_dod: DffR<Bits<32>>,
+    /// `occ_dod` less a returning packet's words, one chain (as [`TmOcc`]'s
+    /// counts); the decisions select after it.
+    nw_dod: AddSubBorrow<32>,
     dod_q: Constant<Bits<8>>,
     /// `tm.meters`: meter mode built (else its blocks see no traffic).
     meters_c: Constant<Bit>,
@@ -310,7 +313,7 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     regs: AxilRegs<REG_ADDR_BITS>,
     occ: TmOcc<K>,
     tx_trim: Vec<DffR<Bits<32>>>,
-    k_minus_1: Constant<Bits<32>>,
+    k_low: Constant<Bits<32>>,
     mask24: Constant<Bits<32>>,
     k_shift: Constant<Bits<32>>,
     tot_b: Vec<Signal<Local, Bits<32>>>,
@@ -354,6 +357,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             recirc: AxisArbMux::new(2),
             dod: PktFifo::new(dod_depth, false),
             occ_dod: Default::default(),
+            nw_dod: Default::default(),
             dod_q: Constant::new((nq as u64).to_bits()),
             meters_c: Constant::new(t.meters),
             user_in: Constant::new(user_in_mask()),
@@ -370,7 +374,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             regs: AxilRegs::new(&TmRegs::rw_reset(cfg), regs.n_ro()),
             occ: TmOcc::new(nq),
             tx_trim: vec_of(ports),
-            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            k_low: Constant::new(((K - 1) as u64).to_bits()),
             mask24: Constant::new(0xff_ffffu64.to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             tot_b: vec_of(nq),
@@ -499,13 +503,20 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.admit.occ_dod_words.next = self.occ_dod.q.val();
         self.enq_dod.next = self.admit.enq.val() & (self.admit.enq_q.val() == self.dod_q.val());
         self.deq_dod.next = self.admit.dec_valid.val() & self.admit.dec_recirc.val();
-        self.deq_dod_w.next = (bit_cast::<32, 16>(self.admit.dec_bytes.val()) + self.k_minus_1.val()) >> self.k_shift.val();
+        // A packet's words, `ceil(bytes / K)`: `bytes >> log2 K` and a borrow
+        // when the low bits are not 0, subtracted in one chain from registers.
+        // A deflection and a return in one cycle leave the count as it is.
+        self.deq_dod_w.next = bit_cast::<32, 16>(self.admit.dec_bytes.val()) >> self.k_shift.val();
+        self.nw_dod.a.next = self.occ_dod.q.val();
+        self.nw_dod.b.next = 0.into();
+        self.nw_dod.c.next = self.deq_dod_w.val();
+        self.nw_dod.borrow.next = (bit_cast::<32, 16>(self.admit.dec_bytes.val()) & self.k_low.val()).any();
         self.occ_dod.d.next = self.occ_dod.q.val();
         if self.enq_dod.val() & !self.deq_dod.val() {
             self.occ_dod.d.next = self.occ_dod.q.val() + self.admit.enq_words.val();
         }
         if !self.enq_dod.val() & self.deq_dod.val() {
-            self.occ_dod.d.next = self.occ_dod.q.val() - self.deq_dod_w.val();
+            self.occ_dod.d.next = self.nw_dod.add_sub.val();
         }
         // Notifies: a deflection for port p, or one from another pipeline.
         for p in 0..self.port_id.len() {

@@ -5,7 +5,7 @@
 //! [`crate::tm::TrafficManager`] and the formal top `ts_tm_core` (`trimswitch
 //! formal`, jobs `tm_*`) both instantiate this block, so the proofs of exact
 //! occupancy check the logic that ships.
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{vec_of, AddSub, AddSubBorrow, DffR};
 use rust_hdl::prelude::*;
 
 /// Exact byte and word occupancy of `nq` queues, `K` bytes per word.
@@ -34,8 +34,19 @@ pub struct TmOcc<const K: usize> {
     pub occ_words: Vec<Signal<Out, Bits<32>>>,
     occ_b: Vec<DffR<Bits<32>>>,
     occ_w: Vec<DffR<Bits<32>>>,
+    /// Each count's next value with and without this cycle's enqueue, each
+    /// one carry chain (`occ + enq - deq` and `occ - deq`, the dequeue gated
+    /// to 0 when absent), the enqueue's decision selecting after them. A
+    /// packet's words, `ceil(bytes / K)`, are `bytes >> log2 K` and a borrow
+    /// when the low bits are not 0, so no rounding add in front (issue 14:
+    /// `ts_tm`'s path on the Versa was the port's output `tuser` -> the
+    /// rounding chain -> the subtraction's chain).
+    nb: Vec<AddSub<32>>,
+    nw: Vec<AddSubBorrow<32>>,
+    nb0: Vec<AddSub<32>>,
+    nw0: Vec<AddSubBorrow<32>>,
     q_id: Vec<Constant<Bits<8>>>,
-    k_minus_1: Constant<Bits<32>>,
+    k_low: Constant<Bits<32>>,
     k_shift: Constant<Bits<32>>,
     deq_w: Vec<Signal<Local, Bits<32>>>,
     enq_here: Vec<Signal<Local, Bit>>,
@@ -59,8 +70,12 @@ impl<const K: usize> TmOcc<K> {
             occ_words: vec_of(nq),
             occ_b: vec_of(nq),
             occ_w: vec_of(nq),
+            nb: vec_of(nq),
+            nw: vec_of(nq),
+            nb0: vec_of(nq),
+            nw0: vec_of(nq),
             q_id: (0..nq).map(|q| Constant::new((q as u64).to_bits())).collect(),
-            k_minus_1: Constant::new(((K - 1) as u64).to_bits()),
+            k_low: Constant::new(((K - 1) as u64).to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             deq_w: vec_of(nq),
             enq_here: vec_of(nq),
@@ -78,23 +93,35 @@ impl<const K: usize> Logic for TmOcc<K> {
             self.occ_w[q].reset.next = self.reset.val();
             self.occ_bytes[q].next = self.occ_b[q].q.val();
             self.occ_words[q].next = self.occ_w[q].q.val();
-            self.deq_w[q].next = (self.deq_bytes[q].val() + self.k_minus_1.val()) >> self.k_shift.val();
+            // The words a dequeue frees, less the rounding (the borrow below).
+            self.deq_w[q].next = self.deq_bytes[q].val() >> self.k_shift.val();
             self.enq_here[q].next = self.enq.val() & (self.enq_q.val() == self.q_id[q].val());
         }
         for q in 0..self.occ_b.len() {
-            self.occ_b[q].d.next = self.occ_b[q].q.val();
-            self.occ_w[q].d.next = self.occ_w[q].q.val();
-            if self.enq_here[q].val() & !self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.enq_bytes.val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.enq_words.val();
+            self.nb[q].a.next = self.occ_b[q].q.val();
+            self.nw[q].a.next = self.occ_w[q].q.val();
+            self.nb0[q].a.next = self.occ_b[q].q.val();
+            self.nw0[q].a.next = self.occ_w[q].q.val();
+            self.nb[q].b.next = self.enq_bytes.val();
+            self.nw[q].b.next = self.enq_words.val();
+            self.nb0[q].b.next = 0.into();
+            self.nw0[q].b.next = 0.into();
+            self.nb[q].c.next = 0.into();
+            self.nw[q].c.next = 0.into();
+            self.nw[q].borrow.next = false;
+            if self.deq[q].val() {
+                self.nb[q].c.next = self.deq_bytes[q].val();
+                self.nw[q].c.next = self.deq_w[q].val();
+                self.nw[q].borrow.next = (self.deq_bytes[q].val() & self.k_low.val()).any();
             }
-            if !self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() - self.deq_bytes[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() - self.deq_w[q].val();
-            }
-            if self.enq_here[q].val() & self.deq[q].val() {
-                self.occ_b[q].d.next = self.occ_b[q].q.val() + self.enq_bytes.val() - self.deq_bytes[q].val();
-                self.occ_w[q].d.next = self.occ_w[q].q.val() + self.enq_words.val() - self.deq_w[q].val();
+            self.nb0[q].c.next = self.nb[q].c.val();
+            self.nw0[q].c.next = self.nw[q].c.val();
+            self.nw0[q].borrow.next = self.nw[q].borrow.val();
+            self.occ_b[q].d.next = self.nb0[q].add_sub.val();
+            self.occ_w[q].d.next = self.nw0[q].add_sub.val();
+            if self.enq_here[q].val() {
+                self.occ_b[q].d.next = self.nb[q].add_sub.val();
+                self.occ_w[q].d.next = self.nw[q].add_sub.val();
             }
         }
     }
