@@ -9,9 +9,10 @@
 //! The destination is decoded in front of the input slice, one bit per output
 //! (and one for the drop destination), and each beat carries its packet's
 //! one-hot through registers moved in lockstep with the slice's two entries:
-//! `m_tvalid_<i>` is an AND of two flip-flops, so no compare or first-beat select lies between the
-//! slice and the block the output feeds (issue 14: `ts_tm`'s path of record on
-//! the Versa ran from the select through a queue's write side into its RAM).
+//! `m_tvalid_<i>` is an AND of two flip-flops, so no compare or first-beat
+//! select lies between the slice and the block the output feeds (issue 14:
+//! `ts_tm`'s path of record on the Versa ran from the select through a queue's
+//! write side into its RAM).
 use crate::axis::bundle::{AxisSink, AxisSource};
 use crate::axis::skid::AxisSkid;
 use crate::prim::widgets::{vec_of, DffR};

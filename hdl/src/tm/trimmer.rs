@@ -115,8 +115,9 @@ pub struct Trimmer<const D: usize, const K: usize, const U: usize> {
     /// 0 idle, 1..=9 processing (9, [`LAST_PHASE`], waits while the previous
     /// packet is emitted).
     phase: DffR<Bits<4>>,
-    /// `phase == 0` and `phase == 1`, registered beside it from its next
-    /// value, so `s_tready` reads flip-flops instead of comparing `phase`
+    /// `phase == 0` and `phase == 1`, kept in flip-flops beside it (written
+    /// from registers, as its next value is), so `s_tready` reads them
+    /// instead of comparing `phase`
     /// (issue 14: `ts_tm`'s path on the Versa ran from the phase compare
     /// through `s_tready` into admission's output slice).
     idle_q: DffR<Bit>,
