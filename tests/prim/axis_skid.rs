@@ -5,7 +5,8 @@ use common::*;
 use trimswitch_hdl::axis::skid::AxisSkid;
 use trimswitch_sim::agents::axis::{check_packets, AxisPorts, AxisSink, AxisSource, Packet};
 use trimswitch_sim::harness::dut::{model_of, Traffic};
-use trimswitch_sim::harness::tb::Tb;
+use trimswitch_sim::harness::tb::{Agent, Tb};
+use trimswitch_sim::harness::verilator::{Model, Port};
 
 fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
     let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
@@ -103,4 +104,74 @@ fn reset_mid_packet() -> Result<()> {
     no_protocol_errors(&sink)?;
     let got: Vec<Packet> = sink.packets.drain(..).collect();
     check_packets(&sent, &got)
+}
+
+/// The sideband a beat enters with, folded from its data and `tlast`.
+fn side_of(data: u64, last: u64) -> u64 {
+    (data ^ (data >> 16) ^ (data >> 32) ^ (data >> 48) ^ (last << 15)) & 0xffff
+}
+
+/// Drives `s_side_0` from the beat offered on `s_*` (after the source has
+/// driven it) and checks that every beat leaving on `m_*` carries the
+/// sideband it entered with.
+struct SideCheck {
+    /// `s_tdata`, `s_tlast`, `s_side_0`.
+    s: [Port; 3],
+    /// `m_tvalid`, `m_tready`, `m_tdata`, `m_tlast`, `m_side_0`.
+    m: [Port; 5],
+    beats: u64,
+    wrong: Vec<String>,
+}
+
+impl Agent for SideCheck {
+    fn drive(&mut self, m: &mut Model, _cycle: u64) {
+        let side = side_of(m.get(&self.s[0]), m.get(&self.s[1]));
+        m.set(&self.s[2], side);
+    }
+    fn sample(&mut self, m: &Model, cycle: u64) {
+        if m.get(&self.m[0]) == 1 && m.get(&self.m[1]) == 1 {
+            self.beats += 1;
+            let (want, got) = (side_of(m.get(&self.m[2]), m.get(&self.m[3])), m.get(&self.m[4]));
+            if want != got && self.wrong.len() < 5 {
+                self.wrong.push(format!("cycle {cycle}: m_side_0 {got:#06x}, the beat entered with {want:#06x}"));
+            }
+        }
+    }
+}
+
+/// A slice with a 16-bit sideband ([`AxisSkid::with_side`]) across the
+/// matrix of idle gaps and backpressure: the packets pass untouched and each
+/// beat leaves with the sideband it entered with (the demultiplexer carries
+/// its decoded destination this way).
+#[test]
+fn sideband_moves_with_its_beat() -> Result<()> {
+    let lib = model_of(&mut AxisSkid::<64, 8, 64, 16>::with_side(), "ts_axis_skid", "d64_u64_side16")?;
+    for_matrix(|cell| {
+        let m = lib.instantiate();
+        let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 11)?;
+        let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), 12)?;
+        src.idle_prob = cell.idle_prob;
+        sink.ready_prob = cell.ready_prob;
+        let p = |n: &str| m.port(n);
+        let mut side = SideCheck {
+            s: [p("s_tdata")?, p("s_tlast")?, p("s_side_0")?],
+            m: [p("m_tvalid")?, p("m_tready")?, p("m_tdata")?, p("m_tlast")?, p("m_side_0")?],
+            beats: 0,
+            wrong: vec![],
+        };
+        let mut tb = Tb::new(m, "clock", Some("reset"))?;
+        tb.reset(2);
+        let mut t = Traffic::new(13);
+        let sent = t.packets_for_beats(3000, 8, 1, 24 * 8, |i| i as u128);
+        let beats: u64 = sent.iter().map(|p| p.data.len().div_ceil(8) as u64).sum();
+        push_all(&mut src, sent.clone());
+        sink.expect(sent.len() as u64);
+        tb.run_until_idle(&mut [&mut src, &mut sink, &mut side], 100 * beats)?;
+        no_protocol_errors(&sink)?;
+        let got: Vec<Packet> = sink.packets.drain(..).collect();
+        check_packets(&sent, &got)?;
+        ensure!(side.wrong.is_empty(), "{}", side.wrong.join("; "));
+        ensure!(side.beats == beats, "the sideband was checked on {} beats of {beats}", side.beats);
+        Ok(())
+    })
 }

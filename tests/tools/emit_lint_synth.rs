@@ -121,8 +121,9 @@ const LUT_LEVELS_MAX: [(&str, u64, u64); 31] = [
     ("ts_axil_regs", 3, 3),
     // 6 / 6 until session 50 (the destination's compare and first-beat
     // select between the input slice and `m_tvalid`; decoded in front of
-    // the slice since).
-    ("ts_axis_demux", 4, 4),
+    // the slice since), 4 / 4 until session 51 (the one-hot carried as the
+    // slice's sideband).
+    ("ts_axis_demux", 3, 3),
     ("ts_lookup", 6, 6),
     ("ts_crc32_beat", 5, 5),
     // 7 until session 42 (the rate input -> `R < C` -> `C - R` select, and the

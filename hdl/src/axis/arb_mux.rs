@@ -164,6 +164,9 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     hold_i: Vec<Signal<Local, Bit>>,
     beat_add: Vec<Signal<Local, Bit>>,
     beat_no: Vec<Signal<Local, Bit>>,
+    /// The deficit's write enable, `pick & dwe_x | dwe_y`.
+    dwe_x: Vec<Signal<Local, Bit>>,
+    dwe_y: Vec<Signal<Local, Bit>>,
     turn_eff: Signal<Local, Bit>,
     sel_last: Signal<Local, Bit>,
     sel_keep: Signal<Local, Bits<K>>,
@@ -270,6 +273,8 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             hold_i: vec_of(n),
             beat_add: vec_of(n),
             beat_no: vec_of(n),
+            dwe_x: vec_of(n),
+            dwe_y: vec_of(n),
             turn_eff: Default::default(),
             sel_last: Default::default(),
             sel_keep: Default::default(),
@@ -461,7 +466,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
             if self.skip[i].val() {
                 // Skipped for lack of credit: keep the banked quantum (a skip
                 // is a turn's start: the quantum is added), rotate past it.
-                self.deficit[i].d.next = self.credit[i].val();
                 self.pos[i].d.next = self.credit_ok[i].val();
                 self.cok[i].d.next = !self.skip_cm1[i].add_sub.val().get_bit(DEFICIT_SIGN);
             }
@@ -469,24 +473,45 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 // End of a DRR turn on an empty input: positive credit is forfeited.
                 self.turn.d.next = false;
             }
-            // A forfeit and a reset both leave the deficit 0: the credit test
-            // is then `quantum > 0` (the reset in this select, not after it:
-            // no level of its own behind the chains).
+            // A forfeit and a reset both leave the deficit 0 (below, and the
+            // deficit register's own reset): the credit test is then
+            // `quantum > 0` (the reset in this select, not after it: no level
+            // of its own behind the chains).
             if (self.dry[i].val() & !self.deficit[i].q.val().get_bit(DEFICIT_SIGN)) | self.reset.val() {
-                self.deficit[i].d.next = 0.into();
                 self.pos[i].d.next = false;
                 self.cok[i].d.next = self.quantum_nz[i].val();
             }
             self.upd_ord.next = self.upd_ord.val() | self.skip[i].val() | self.dry[i].val();
             if self.beat_no[i].val() & !self.reset.val() {
-                self.deficit[i].d.next = self.nd_no[i].diff.val();
                 self.pos[i].d.next = !self.rem_no[i].diff.val().get_bit(DEFICIT_SIGN);
                 self.cok[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
             }
             if self.beat_add[i].val() & !self.reset.val() {
-                self.deficit[i].d.next = self.nd_add[i].diff.val();
                 self.pos[i].d.next = !self.rem_add[i].diff.val().get_bit(DEFICIT_SIGN);
                 self.cok[i].d.next = !self.beat_cm1[i].diff.val().get_bit(DEFICIT_SIGN);
+            }
+            // The deficit's write enable as an OR of two terms, only one of
+            // which waits for the arbitration (`pick`): a new packet's first
+            // beat or a skip (`!hold`, DRR, and not a credited pick the
+            // output cannot take), or a forfeit or a held beat (issue 14: in
+            // `ts_fabric` the pick reached the enable through four more
+            // levels). The events are exclusive: a skip and a first beat need
+            // `!hold`, a forfeit and a held beat `hold`, a forfeit `!tvalid`,
+            // a held beat `tvalid`. Reset is the register's own synchronous
+            // reset (a flip-flop's reset pin on both families), not a term
+            // of the enable.
+            self.dwe_x[i].next = !self.hold.val() & self.drr_enable.val() & (!self.cok[i].q.val() | self.out.s.tready.val());
+            self.dwe_y[i].next = (self.dry[i].val() & !self.deficit[i].q.val().get_bit(DEFICIT_SIGN)) | self.beat_no[i].val();
+            if (self.pick[i].val() & self.dwe_x[i].val()) | self.dwe_y[i].val() {
+                if self.dry[i].val() {
+                    self.deficit[i].d.next = 0.into();
+                } else if self.beat_no[i].val() {
+                    self.deficit[i].d.next = self.nd_no[i].diff.val();
+                } else if self.cok[i].q.val() {
+                    self.deficit[i].d.next = self.nd_add[i].diff.val();
+                } else {
+                    self.deficit[i].d.next = self.credit[i].val();
+                }
             }
         }
         if self.xfer.val() {

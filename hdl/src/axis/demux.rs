@@ -8,7 +8,7 @@
 //!
 //! The destination is decoded in front of the input slice, one bit per output
 //! (and one for the drop destination), and each beat carries its packet's
-//! one-hot through registers moved in lockstep with the slice's two entries:
+//! one-hot through the slice as its sideband ([`AxisSkid::with_side`]):
 //! `m_tvalid_<i>` is an AND of two flip-flops, so no compare or first-beat
 //! select lies between the slice and the block the output feeds (issue 14:
 //! `ts_tm`'s path of record on the Versa ran from the select through a queue's
@@ -43,15 +43,9 @@ pub struct AxisDemux<const D: usize, const K: usize, const U: usize> {
     pub drop_pkts: Signal<Out, Bits<32>>,
     pub clear_drops: Signal<In, Bit>,
     dest_lsb: Constant<Bits<16>>,
-    inp: AxisSkid<D, K, U>,
-    /// The one-hot of each beat in `inp`'s two entries (bit i: output i) and
-    /// its drop flag, moved in lockstep with the slice's output and skid
-    /// registers (the slice's `s_tready` is its skid entry empty, its
-    /// `m_tvalid` its output entry full).
-    oh_out: DffR<Bits<64>>,
-    drop_out: DffR<Bit>,
-    oh_skid: DffR<Bits<64>>,
-    drop_skid: DffR<Bit>,
+    /// The input slice; its sideband carries each beat's one-hot (bits
+    /// 0..=63: output i) and drop flag (bit 64).
+    inp: AxisSkid<D, K, U, 65>,
     /// Input side: the next beat into the slice is a first beat; the one-hot
     /// and drop flag of the packet entering it.
     in_first: DffR<Bit>,
@@ -63,6 +57,7 @@ pub struct AxisDemux<const D: usize, const K: usize, const U: usize> {
     dest: Signal<Local, Bits<8>>,
     oh: Signal<Local, Bits<64>>,
     oh_drop: Signal<Local, Bit>,
+    in_side: Signal<Local, Bits<65>>,
     to_drop: Signal<Local, Bit>,
     ready: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
@@ -82,11 +77,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
             drop_pkts: Default::default(),
             clear_drops: Default::default(),
             dest_lsb: Constant::new((dest_lsb as u64).to_bits()),
-            inp: Default::default(),
-            oh_out: Default::default(),
-            drop_out: Default::default(),
-            oh_skid: Default::default(),
-            drop_skid: Default::default(),
+            inp: AxisSkid::with_side(),
             in_first: DffR::new(true),
             in_oh: Default::default(),
             in_drop: Default::default(),
@@ -95,6 +86,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
             dest: Default::default(),
             oh: Default::default(),
             oh_drop: Default::default(),
+            in_side: Default::default(),
             to_drop: Default::default(),
             ready: Default::default(),
             take: Default::default(),
@@ -105,7 +97,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisDemux<D, K, U> {
 impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_first, in_oh, in_drop, first, drops, oh_out, drop_out, oh_skid, drop_skid);
+        dff_setup!(self, clock, in_first, in_oh, in_drop, first, drops);
         self.in_first.reset.next = self.reset.val();
         self.in_oh.reset.next = self.reset.val();
         self.in_drop.reset.next = self.reset.val();
@@ -113,10 +105,6 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
         self.drops.reset.next = self.reset.val();
         self.inp.clock.next = self.clock.val();
         self.inp.reset.next = self.reset.val();
-        self.oh_out.reset.next = self.reset.val();
-        self.drop_out.reset.next = self.reset.val();
-        self.oh_skid.reset.next = self.reset.val();
-        self.drop_skid.reset.next = self.reset.val();
         AxisSink::<D, K, U>::link(&mut self.s, &mut self.inp.s);
 
         // Input side: a first beat's destination decoded, one 8-bit equality
@@ -141,35 +129,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisDemux<D, K, U
             self.in_oh.d.next = self.oh.val();
             self.in_drop.d.next = self.oh_drop.val();
         }
+        self.in_side.next = bit_cast::<65, 64>(self.oh.val()).replace_bit(64, self.oh_drop.val());
+        self.inp.s_side[0].next = self.in_side.val();
         // Output side.
-        self.to_drop.next = self.drop_out.q.val();
+        self.to_drop.next = self.inp.m_side[0].val().get_bit(64);
         self.ready.next = self.to_drop.val();
         for i in 0..self.m.len() {
             self.m[i].tdata.next = self.inp.m.tdata.val();
             self.m[i].tkeep.next = self.inp.m.tkeep.val();
             self.m[i].tlast.next = self.inp.m.tlast.val();
             self.m[i].tuser.next = self.inp.m.tuser.val();
-            self.m[i].tvalid.next = self.inp.m.tvalid.val() & self.oh_out.q.val().get_bit(i);
-            if self.oh_out.q.val().get_bit(i) {
+            self.m[i].tvalid.next = self.inp.m.tvalid.val() & self.inp.m_side[0].val().get_bit(i);
+            if self.inp.m_side[0].val().get_bit(i) {
                 self.ready.next = self.m[i].tready.val();
             }
         }
         self.inp.m.tready.next = self.ready.val();
-        // The slice's two entries, as `AxisSkid` moves them (its skid entry
-        // follows the input while empty).
-        if self.s.tready.val() {
-            self.oh_skid.d.next = self.oh.val();
-            self.drop_skid.d.next = self.oh_drop.val();
-        }
-        if !self.s.tready.val() {
-            if self.ready.val() {
-                self.oh_out.d.next = self.oh_skid.q.val();
-                self.drop_out.d.next = self.drop_skid.q.val();
-            }
-        } else if self.s.tvalid.val() & (!self.inp.m.tvalid.val() | self.ready.val()) {
-            self.oh_out.d.next = self.oh.val();
-            self.drop_out.d.next = self.oh_drop.val();
-        }
         if self.inp.m.tvalid.val() & self.ready.val() {
             self.first.d.next = self.inp.m.tlast.val();
             if self.first.q.val() & self.to_drop.val() {

@@ -5,12 +5,14 @@
 //! between its two sides. Two entries: the output register and the skid register
 //! that catches the beat accepted in the cycle `m_tready` falls.
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::prim::widgets::{DffR, KeepCount};
+use crate::prim::widgets::{vec_of, DffR, KeepCount};
 use rust_hdl::prelude::*;
 
 /// AXI4-Stream register slice.
 ///
-/// Type parameters: `D` tdata bits, `K` tkeep bits (`D / 8`), `U` tuser bits.
+/// Type parameters: `D` tdata bits, `K` tkeep bits (`D / 8`), `U` tuser bits,
+/// `S` sideband bits (default 1; no port or register unless the slice is
+/// built by [`AxisSkid::with_side`]).
 ///
 /// Ports (AXI4-Stream names; `s_` is the slave input, `m_` the master output):
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset that
@@ -25,13 +27,24 @@ use rust_hdl::prelude::*;
 ///   [`crate::axis::arb_mux::AxisArbMux`], on its `s_bytes_<i>`) reads a
 ///   flip-flop instead of counting lanes behind this slice (issue 14). Unused,
 ///   synthesis removes it.
+/// - `s_side_0` in, `m_side_0` out (registered), only in a slice built by
+///   [`AxisSkid::with_side`]: `S` bits carried beside each beat through the
+///   same two entries, for a parent's per-beat state that must move exactly as
+///   the beat does (the demultiplexer's decoded destination). Not part of the
+///   stream's handshake.
 #[derive(LogicBlock)]
-pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
+pub struct AxisSkid<const D: usize, const K: usize, const U: usize, const S: usize = 1> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s: AxisSink<D, K, U>,
     pub m: AxisSource<D, K, U>,
     pub m_bytes: Signal<Out, Bits<8>>,
+    /// The sideband ([`AxisSkid::with_side`]): empty, or one word. A `Vec` so
+    /// that a slice without it has neither the ports nor the registers.
+    pub s_side: Vec<Signal<In, Bits<S>>>,
+    pub m_side: Vec<Signal<Out, Bits<S>>>,
+    out_side: Vec<DFF<Bits<S>>>,
+    skid_side: Vec<DFF<Bits<S>>>,
     keep_count: KeepCount<K, 8>,
     out_bytes: DFF<Bits<8>>,
     skid_bytes: DFF<Bits<8>>,
@@ -48,7 +61,7 @@ pub struct AxisSkid<const D: usize, const K: usize, const U: usize> {
     eager: Constant<Bit>,
 }
 
-impl<const D: usize, const K: usize, const U: usize> AxisSkid<D, K, U> {
+impl<const D: usize, const K: usize, const U: usize, const S: usize> AxisSkid<D, K, U, S> {
     /// A slice whose data registers load in every cycle they may, valid beat
     /// or not (issue 14): for a slice behind a long `s_tvalid` (admission's
     /// decision, the arbiter's grant, the trimmer's passing packets), whose
@@ -59,9 +72,15 @@ impl<const D: usize, const K: usize, const U: usize> AxisSkid<D, K, U> {
     pub fn eager() -> Self {
         Self { eager: Constant::new(true), ..Default::default() }
     }
+
+    /// A slice that carries an `S`-bit sideband (`s_side_0` -> `m_side_0`)
+    /// beside each beat, loaded and moved by the same enables as `tuser`.
+    pub fn with_side() -> Self {
+        Self { s_side: vec_of(1), m_side: vec_of(1), out_side: vec_of(1), skid_side: vec_of(1), ..Default::default() }
+    }
 }
 
-impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, U> {
+impl<const D: usize, const K: usize, const U: usize, const S: usize> Default for AxisSkid<D, K, U, S> {
     fn default() -> Self {
         assert_eq!(K * 8, D, "AxisSkid: tkeep must have one bit per tdata byte");
         Self {
@@ -70,6 +89,10 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
             s: Default::default(),
             m: Default::default(),
             m_bytes: Default::default(),
+            s_side: Vec::new(),
+            m_side: Vec::new(),
+            out_side: Vec::new(),
+            skid_side: Vec::new(),
             keep_count: KeepCount::thermo(),
             out_bytes: Default::default(),
             skid_bytes: Default::default(),
@@ -88,13 +111,20 @@ impl<const D: usize, const K: usize, const U: usize> Default for AxisSkid<D, K, 
     }
 }
 
-impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U> {
+impl<const D: usize, const K: usize, const U: usize, const S: usize> Logic for AxisSkid<D, K, U, S> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, out_valid, skid_valid, out_data, out_keep, out_last, out_user, skid_data, skid_keep, skid_last, skid_user,
             out_bytes, skid_bytes
         );
+        for j in 0..self.out_side.len() {
+            self.out_side[j].clock.next = self.clock.val();
+            self.skid_side[j].clock.next = self.clock.val();
+            self.out_side[j].d.next = self.out_side[j].q.val();
+            self.skid_side[j].d.next = self.skid_side[j].q.val();
+            self.m_side[j].next = self.out_side[j].q.val();
+        }
         self.keep_count.keep.next = self.s.tkeep.val();
         self.m_bytes.next = self.out_bytes.q.val();
         self.out_valid.reset.next = self.reset.val();
@@ -117,6 +147,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
             self.skid_last.d.next = self.s.tlast.val();
             self.skid_user.d.next = self.s.tuser.val();
             self.skid_bytes.d.next = self.keep_count.count.val();
+            for j in 0..self.skid_side.len() {
+                self.skid_side[j].d.next = self.s_side[j].val();
+            }
         }
         if self.skid_valid.q.val() {
             // The output register is full (it always is while the skid is).
@@ -126,6 +159,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_last.d.next = self.skid_last.q.val();
                 self.out_user.d.next = self.skid_user.q.val();
                 self.out_bytes.d.next = self.skid_bytes.q.val();
+                for j in 0..self.out_side.len() {
+                    self.out_side[j].d.next = self.skid_side[j].q.val();
+                }
                 self.skid_valid.d.next = false;
             }
         } else if self.s.tvalid.val() | self.eager.val() {
@@ -139,6 +175,9 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkid<D, K, U>
                 self.out_last.d.next = self.s.tlast.val();
                 self.out_user.d.next = self.s.tuser.val();
                 self.out_bytes.d.next = self.keep_count.count.val();
+                for j in 0..self.out_side.len() {
+                    self.out_side[j].d.next = self.s_side[j].val();
+                }
                 self.out_valid.d.next = self.s.tvalid.val();
             } else {
                 self.skid_valid.d.next = self.s.tvalid.val();
