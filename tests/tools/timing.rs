@@ -6,7 +6,8 @@ use trimswitch::timing::{Flow, Record, PART_LUTS};
 
 /// The skid buffer at 64 bits: placed, routed, timed; its report names a
 /// register-to-register path inside the block and counts the block's own
-/// cells, not the wrapper's.
+/// cells, not the wrapper's. With two seeds it is placed twice: seed 1's
+/// result is the report's, and the spread lists both.
 #[test]
 fn skid_buffer_is_placed_routed_and_timed() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("skid");
@@ -14,11 +15,21 @@ fn skid_buffer_is_placed_routed_and_timed() {
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/netfpga-sume.toml");
     let sets: Vec<String> = ["datapath.data_width=64", "tm.queue_d_words=1200", "fifo.depth=2048"].iter().map(|s| s.to_string()).collect();
     let mut seen = 0;
-    let (reports, errors) = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &Flow::default(), |_| seen += 1).unwrap();
+    let flow = Flow { seeds: 2, ..Flow::default() };
+    let (reports, errors) = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &flow, |_| seen += 1).unwrap();
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!((reports.len(), seen), (1, 1));
     let r = &reports[0];
-    eprintln!("{}", trimswitch::timing::table(&reports));
+    let table = trimswitch::timing::table(&reports);
+    eprintln!("{table}");
+    assert_eq!(r.seed_fmax.len(), 2, "{:?}", r.seed_fmax);
+    assert_eq!(r.seed_fmax[0], r.fmax_mhz);
+    assert!(r.seed_fmax[1] > 150.0 && r.seed_fmax[1] < 600.0, "seed 2: {} MHz", r.seed_fmax[1]);
+    assert!(work.join("ts_axis_skid-0/ts_axis_skid.seed2.pnr.log").is_file(), "seed 2's log");
+    assert!(table.contains("Fmax over placement seeds") && table.contains("| ts_axis_skid | 2 |"), "{table}");
+    let zero = Flow { seeds: 0, ..Flow::default() };
+    let e = flows::timing(&config, &sets, &["ts_axis_skid".to_string()], &work, &zero, |_| {}).err().unwrap().to_string();
+    assert!(e.contains("1 to 16 placement seeds per block, got 0"), "{e}");
     assert!(r.reduced.is_empty() && r.data_width == 64, "{r:?}");
     // Output register + skid register of 64 + 8 + 1 + 128 bits, and the
     // valid flags: about 400 FFs; the wrapper's 3 x ~400 are not counted.
