@@ -13,14 +13,20 @@
 //!   frame);
 //! - `IN_RES`/`OUT_RES` of every port, every PL2 counter and the ingress
 //!   fate counters equal the model's; a host write of `OUT_RES` lands;
-//! - an RSV's way to its GRT takes as many cycles as a data packet of its
-//!   size takes through the switch (the ALU is on every packet's way).
+//! - a packet that waits for the ALU's verdict (an RSV, an UNSOL) takes two
+//!   cycles more through the switch than a data packet of its size; a DATA
+//!   op takes as many cycles as with PL2 off (it never waits for the ALU);
+//! - a burst of mixed ops back to back from one port (RSVs, DATA, UNSOL,
+//!   GRTs and packets that are no op, of 64 to 146 bytes) leaves in order,
+//!   every byte the model's, on both configurations (one pipeline, and two
+//!   with the cross-pipeline hold).
 use crate::common::*;
 use anyhow::{ensure, Context, Result};
 use trimswitch_hdl::config::Config;
 use trimswitch_hdl::pl2::alu::Pl2Alu;
 use trimswitch_hdl::pl2::block::Pl2Regs;
 use trimswitch_sim::agents::axis::Packet;
+use trimswitch_sim::harness::tb::Agent;
 use trimswitch_sim::model::lookup::egress_rewrite;
 use trimswitch_sim::model::{IngressModel, Settings};
 use trimswitch_sim::packet::{Frame, Ipv4, Pl2, Protego, Vlan, L3, L4};
@@ -43,8 +49,13 @@ fn rsv(port: u8, src_field: u8, dst: u8, demand: u8, cookie: u32, vlans: usize) 
 }
 
 /// An IPv4 packet from the host behind `from` to the one behind `to` (an L2
-/// hit), with DSCP `dscp`.
+/// hit), with DSCP `dscp`: 146 bytes.
 fn data(from: u8, to: u8, dscp: u8) -> Vec<u8> {
+    data_sized(from, to, dscp, 100)
+}
+
+/// [`data`] with `payload` bytes after the IPv4 header.
+fn data_sized(from: u8, to: u8, dscp: u8, payload: usize) -> Vec<u8> {
     let ip = Ipv4 {
         dscp,
         ecn: 0,
@@ -56,7 +67,8 @@ fn data(from: u8, to: u8, dscp: u8) -> Vec<u8> {
         dst: [10, 0, to, 1],
         options: vec![],
     };
-    Frame { dst: host(to), src: host(from), vlans: vec![], protego: None, l3: L3::Ipv4(ip), l4: L4::None, payload: vec![7; 100] }.to_wire()
+    Frame { dst: host(to), src: host(from), vlans: vec![], protego: None, l3: L3::Ipv4(ip), l4: L4::None, payload: vec![7; payload] }
+        .to_wire()
 }
 
 /// Sends `frame` into `port` alone and waits until the switch is quiet;
@@ -86,16 +98,22 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
     let mut b = SwitchBench::new(&cfg, 7)?;
     b.configure(&cfg)?;
     let pl2 = b.map.window("pl2").clone();
-    b.write(pl2.addr("CTRL", 0), Pl2Regs::CTRL_ENABLE | Pl2Regs::CTRL_SLOT_RUN)?;
     let mut settings = Settings::from_config(&cfg);
-    settings.pl2.enable = true;
     let mut model = IngressModel::with_settings(&cfg, settings.clone());
-    let data_latency = {
-        let out = one(&mut b, 3, &data(3, 2, 0))?;
+    let data_latency = |b: &mut SwitchBench, model: &mut IngressModel| -> Result<u64> {
+        let out = one(b, 3, &data(3, 2, 0))?;
         model.process(3, &data(3, 2, 0));
         ensure!(out.len() == 1 && out[0].0 == 2, "data 3 -> 2: {:?}", out.iter().map(|o| o.0).collect::<Vec<_>>());
-        out[0].2
+        Ok(out[0].2)
     };
+    // A data packet with PL2 off (no op), then on (a DATA op): the same
+    // latency, as a DATA op never waits for the ALU's verdict.
+    let off_latency = data_latency(&mut b, &mut model)?;
+    b.write(pl2.addr("CTRL", 0), Pl2Regs::CTRL_ENABLE | Pl2Regs::CTRL_SLOT_RUN)?;
+    settings.pl2.enable = true;
+    model.settings_mut().pl2.enable = true;
+    let data_latency = data_latency(&mut b, &mut model)?;
+    ensure!(data_latency == off_latency, "a DATA op took {data_latency} cycles, the same packet with PL2 off {off_latency}");
     let cases: Vec<(&str, usize, Vec<u8>)> = vec![
         ("RSV 0 -> 2, demand 3", 0, rsv(0, 0, 2, 3, 0x1111_0000, 0)),
         ("RSV 1 -> 2, demand 9 (clamped), one tag", 1, rsv(1, 1, 2, 9, 0x2222_0000, 1)),
@@ -119,6 +137,7 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
     ];
     let mut grt_latency = vec![];
     let mut grt_ports: Vec<(usize, u64)> = vec![];
+    let mut case_latency: Vec<(String, u64)> = vec![];
     let mut run_case = |b: &mut SwitchBench, model: &mut IngressModel, what: &str, port: usize, frame: &[u8]| -> Result<()> {
         let t = model.trace(port, frame);
         let got = one(b, port, frame).with_context(|| what.to_string())?;
@@ -142,6 +161,7 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
                     seen(b)
                 );
                 let (p, pkt, lat) = &got[0];
+                case_latency.push((what.to_string(), *lat));
                 let mut want = o.frame.clone();
                 egress_rewrite(&mut want, o.meta.routed, &settings);
                 ensure!(*p == o.meta.dest_port as usize, "{what}: out of port {p}, the model says {}", o.meta.dest_port);
@@ -164,40 +184,29 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
     model.pl2_mut().set_out_res(1, 100);
     run_case(&mut b, &mut model, "unsolicited 3 -> 1 over T", 3, &data(3, 1, 14))?;
     // State and counters.
-    for p in 0..ports {
-        let (i, o) = (b.read(pl2.addr("IN_RES", p))?, b.read(pl2.addr("OUT_RES", p))?);
-        ensure!(
-            (i, o) == (model.pl2().in_res(p), model.pl2().out_res(p)),
-            "port {p}: IN_RES/OUT_RES ({i}, {o}), the model's ({}, {})",
-            model.pl2().in_res(p),
-            model.pl2().out_res(p)
-        );
-    }
+    same_state_as_model(&mut b, &model, ports)?;
     let mc = model.pl2().counters();
-    for name in Pl2Alu::COUNTERS {
-        let v = b.read(pl2.addr(&name.to_ascii_uppercase(), 0))? as u64;
-        let want = if name == "conflict_drop" { 0 } else { mc[name] };
-        ensure!(v == want, "pl2 counter {name} = {v}, the model's {want}");
-    }
     for (name, want) in
         [("rsv_ok", 4), ("rsv_pkts", 6), ("grt_from_host", 1), ("unsol_drop", 1), ("unsol_pass", 1), ("rsv_demand_clamped", 1)]
     {
         ensure!(mc[name] == want, "the model's {name} is {}, the test expects {want}", mc[name]);
     }
-    let w = b.map.window("ingress0").clone();
-    for name in ["drop_pl2", "drop_no_port", "ingress_out_pkts", "drop_malformed"] {
-        let v = b.read(w.addr(&name.to_ascii_uppercase(), 0))? as u64;
-        ensure!(
-            v == model.counters()[&format!("pipe0.{name}")],
-            "ingress0 {name} = {v}, the model's {}",
-            model.counters()[&format!("pipe0.{name}")]
-        );
-    }
     ensure!(model.counters()["pipe0.drop_pl2"] == 4, "four PL2 drops expected");
-    // The GRTs took the way of a data packet: the ALU sits on every packet's path.
+    // An RSV and an UNSOL wait for the ALU's verdict, two cycles more than
+    // a DATA op or a packet that is no op (`Pl2Stage`, "Latency"): the
+    // passing unsolicited packet has the data packet's size and takes two
+    // cycles more; a DATA op that underflows takes none.
+    let lat_of = |what: &str| case_latency.iter().find(|c| c.0 == what).map(|c| c.1);
     let (lo, hi) = (*grt_latency.iter().min().unwrap(), *grt_latency.iter().max().unwrap());
-    eprintln!("pl2 switch: RSV -> GRT {lo}..{hi} cycles (first beat in to first beat out), a 146-byte data packet {data_latency}");
-    ensure!(grt_latency.len() == 4 && hi <= data_latency + 2, "RSV -> GRT {grt_latency:?} cycles, data {data_latency}");
+    eprintln!(
+        "pl2 switch: RSV -> GRT {lo}..{hi} cycles (first beat in to first beat out), a 146-byte data packet {data_latency} (PL2 off: {off_latency}), unsolicited {:?}",
+        lat_of("unsolicited 2 -> 0, passes")
+    );
+    ensure!(grt_latency.len() == 4 && hi <= data_latency, "RSV -> GRT {grt_latency:?} cycles, data {data_latency}");
+    ensure!(
+        lat_of("unsolicited 2 -> 0, passes") == Some(data_latency + 2) && lat_of("data 3 -> 2 (in[3] underflows)") == Some(data_latency),
+        "unsolicited / DATA latencies {case_latency:?}, a data packet {data_latency}"
+    );
     // The switch's own RSV->GRT latency registers agree with the bench's
     // clock: GRTs left ports 0 (two), 1 and 3; ports without one read
     // "none" (0xFFFF, 0). Then a write clears them.
@@ -221,6 +230,125 @@ fn rsv_becomes_its_grt_and_every_count_is_the_models() -> Result<()> {
         ensure!((mn, mx) == (0xFFFF, 0), "port {p}: GRT_LAT_MIN/MAX ({mn}, {mx}) after the clear");
     }
     Ok(())
+}
+
+/// The PL2 stage's two ways (`Pl2Stage`, "Latency"): packets that wait for
+/// the ALU's verdict (RSV, UNSOL, a GRT from a host) and packets that need
+/// none (DATA, lookup's drops) back to back from port 0, 64 to 146 bytes,
+/// so a packet that needs no verdict enters the stage's delay line behind
+/// one that does, one or two cycles later, and in an empty line. Every
+/// packet leaves as the model says, in order per output port, every byte
+/// the model's (a packet merged with another's result, or two PHVs
+/// swapped, would put one packet's header on another's payload); the
+/// reservations and every PL2 and ingress counter end at the model's.
+fn mixed_burst_keeps_order(cfg: &Config, seed: u64) -> Result<()> {
+    use rand::{Rng, SeedableRng};
+    let ports = cfg.datapath.ports;
+    let mut b = SwitchBench::new(cfg, seed)?;
+    b.configure(cfg)?;
+    let pl2 = b.map.window("pl2").clone();
+    b.write(pl2.addr("CTRL", 0), Pl2Regs::CTRL_ENABLE | Pl2Regs::CTRL_SLOT_RUN)?;
+    let mut settings = Settings::from_config(cfg);
+    settings.pl2.enable = true;
+    let mut model = IngressModel::with_settings(cfg, settings.clone());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    // Few and small demands: the reservations stay far below `T`, whose
+    // verdict reads the counters of two cycles before (`docs/pl2.md`).
+    let mut frames = vec![];
+    let mut kinds = [0usize; 6];
+    for i in 0..60u32 {
+        let dst = rng.gen_range(1..ports) as u8;
+        let k = rng.gen_range(0..6);
+        kinds[k] += 1;
+        frames.push(match k {
+            0 => rsv(0, 0, dst, rng.gen_range(1..=2), 0x5000_0000 | i, rng.gen_range(0..3)),
+            1 => data_sized(0, dst, 14, rng.gen_range(18..=100)),
+            2 => {
+                let m = Pl2 { kind: Pl2::GRT, demand: 1, src_port: 0, dst_port: dst, ..Pl2::default() };
+                Frame { dst: ROUTER, src: host(0), vlans: vec![], protego: None, l3: L3::Pl2(m), l4: L4::None, payload: vec![] }.to_wire()
+            }
+            // To a host no table knows: lookup drops it, no op.
+            3 => data_sized(0, 0x77, 0, 18),
+            _ => data_sized(0, dst, 0, rng.gen_range(18..=100)),
+        });
+    }
+    let mut want: Vec<Vec<Vec<u8>>> = vec![vec![]; ports];
+    for f in &frames {
+        let t = model.trace(0, f);
+        if let Some(o) = t.out {
+            let mut w = o.frame.clone();
+            egress_rewrite(&mut w, o.meta.routed, &settings);
+            want[o.meta.dest_port as usize].push(w);
+        }
+        b.srcs[0].push(Packet::new(f.clone(), 0));
+    }
+    b.run(3000);
+    ensure!(b.srcs[0].idle(), "port 0 still has frames to send");
+    for (p, s) in b.sinks.iter_mut().enumerate() {
+        no_protocol_errors(s)?;
+        let got: Vec<Vec<u8>> = s.packets.drain(..).map(|k| k.data).collect();
+        ensure!(got.len() == want[p].len(), "port {p}: {} packets out, the model sends {}", got.len(), want[p].len());
+        for (j, (g, w)) in got.iter().zip(&want[p]).enumerate() {
+            ensure!(g == w, "port {p} packet {j}:\n  rtl   {:02x?}\n  model {:02x?}", &g[..g.len().min(48)], &w[..w.len().min(48)]);
+        }
+    }
+    same_state_as_model(&mut b, &model, ports)?;
+    let mc = model.pl2().counters();
+    eprintln!(
+        "pl2 mixed burst on {}: kinds {kinds:?}, out per port {:?}, rsv_ok {}, unsol_pass {}, data {}",
+        cfg.target.name,
+        want.iter().map(|w| w.len()).collect::<Vec<_>>(),
+        mc["rsv_ok"],
+        mc["unsol_pass"],
+        mc["data_pkts"]
+    );
+    ensure!(mc["rsv_ok"] >= 5 && mc["unsol_pass"] >= 5 && mc["data_pkts"] >= 10, "the mix lacks a kind: {kinds:?}");
+    Ok(())
+}
+
+/// `IN_RES`/`OUT_RES` of every port, every PL2 counter (the switch never
+/// meets the conflict drop with one pipeline or the hold) and pipeline 0's
+/// PL2 fate counters equal the model's.
+fn same_state_as_model(b: &mut SwitchBench, model: &IngressModel, ports: usize) -> Result<()> {
+    let pl2 = b.map.window("pl2").clone();
+    for p in 0..ports {
+        let (i, o) = (b.read(pl2.addr("IN_RES", p))?, b.read(pl2.addr("OUT_RES", p))?);
+        ensure!(
+            (i, o) == (model.pl2().in_res(p), model.pl2().out_res(p)),
+            "port {p}: IN_RES/OUT_RES ({i}, {o}), the model's ({}, {})",
+            model.pl2().in_res(p),
+            model.pl2().out_res(p)
+        );
+    }
+    let mc = model.pl2().counters();
+    for name in Pl2Alu::COUNTERS {
+        let v = b.read(pl2.addr(&name.to_ascii_uppercase(), 0))? as u64;
+        let want = if name == "conflict_drop" { 0 } else { mc[name] };
+        ensure!(v == want, "pl2 counter {name} = {v}, the model's {want}");
+    }
+    let w = b.map.window("ingress0").clone();
+    for name in ["drop_pl2", "drop_no_port", "ingress_out_pkts", "drop_malformed"] {
+        let v = b.read(w.addr(&name.to_ascii_uppercase(), 0))? as u64;
+        ensure!(
+            v == model.counters()[&format!("pipe0.{name}")],
+            "ingress0 {name} = {v}, the model's {}",
+            model.counters()[&format!("pipe0.{name}")]
+        );
+    }
+    Ok(())
+}
+
+/// [`mixed_burst_keeps_order`] on netfpga-sume (one pipeline).
+#[test]
+fn mixed_ops_back_to_back_keep_order_one_pipeline() -> Result<()> {
+    mixed_burst_keeps_order(&config(), 11)
+}
+
+/// [`mixed_burst_keeps_order`] on alveo-u250 (two pipelines: the stage's
+/// hold queue before its delay line).
+#[test]
+fn mixed_ops_back_to_back_keep_order_two_pipelines() -> Result<()> {
+    mixed_burst_keeps_order(&config_of("alveo-u250"), 12)
 }
 
 /// The cross-pipeline hold (`PL2-PROTEGO.md` A.2; `docs/pl2.md`), on

@@ -9,7 +9,8 @@
 //! [`crate::pl2::alu::Pl2Alu`]; its result comes back on `res_*`
 //! [`Pl2Alu::LATENCY`](crate::pl2::alu::Pl2Alu::LATENCY) cycles after that.
 //! Meanwhile the PHV and its lookup result wait in a delay line, and leave
-//! on `m_*` merged with the result, [`LATENCY`] cycles after they came:
+//! on `m_*` merged with the result, [`LATENCY`] cycles after they came
+//! (packets that need no verdict leave sooner: "Latency" below):
 //! - a grant turns the RSV into its GRT: `dest_port` := the ingress port,
 //!   `routed` set and `nexthop` 0 (the egress writes the router MAC as
 //!   source), the destination MAC := the RSV's source MAC (lookup's
@@ -26,9 +27,10 @@
 //!   (drops what is in flight, zeroes the counters).
 //! - `s_valid`, `s_phv`, `s_res` in: lookup's output ([`res`]), from
 //!   registers.
-//! - `m_valid`, `m_phv`, `m_res` out: the same, [`LATENCY`] cycles later,
-//!   merged (combinational from registers and the ALU's registered result;
-//!   the parser writes them into its PHV FIFO).
+//! - `m_valid`, `m_phv`, `m_res` out: the same, [`LATENCY_FAST`] to
+//!   [`LATENCY`] cycles later, in the order they came, merged
+//!   (combinational from registers and the ALU's registered result; the
+//!   parser writes them into its PHV FIFO).
 //! - `enable` in: `CTRL` bit 0 (PL2 on); off, nothing is an op.
 //! - `unsol_dscp` (6 bits), `unsol_dscp_en`, `unsol_pcp` (3 bits),
 //!   `unsol_pcp_en` in: the marks of an unsolicited packet (A.4).
@@ -49,6 +51,19 @@
 //!   (this pipeline's index), `hold_ev` out (registered: the head was held
 //!   in the cycle before): the cross-pipeline hold (below); `hd_req` and
 //!   `hold_ev` are low in a stage built without it.
+//!
+//! ## Latency
+//! Only an RSV, an UNSOL and a GRT from a host wait for the ALU's verdict
+//! (a grant, or the code that drops them): they take [`LATENCY`] cycles, in
+//! the delay line's three entries `d1`..`d3`, and meet their result in
+//! `d3`. A DATA op always passes (A.3, the model's `Op::Data`) and a packet
+//! that is no op has no result, so neither waits for one: such a packet
+//! enters the latest entry that keeps the order, `d3` when the line is
+//! empty ([`LATENCY_FAST`] cycles, two fewer), `d2` when only `d2` holds a
+//! packet, else `d1`. A DATA op still goes to the ALU from the op register
+//! in its first cycle; its result is not read. So the decrements of the
+//! data path and the header path of every packet that is no RSV cost one
+//! cycle, not three (the unloaded port-to-port latency, PL2 on or off).
 //!
 //! ## The cross-pipeline hold (`PL2-PROTEGO.md` A.2; switches of several pipelines)
 //! `out[d]` is shared by every pipeline, and an RSV or UNSOL reads it: two
@@ -80,12 +95,16 @@ use crate::prim::widgets::{vec_of, DffR, SdpRam};
 use crate::proto::ethertype;
 use rust_hdl::prelude::*;
 
-/// Cycles from `s_*` to `m_*`: one to register the op, the ALU's two.
+/// Cycles from `s_*` to `m_*` of a packet that waits for the ALU's verdict
+/// (RSV, UNSOL, GRT): one to register the op, the ALU's two.
 pub const LATENCY: usize = 1 + crate::pl2::alu::Pl2Alu::LATENCY as usize;
 // The delay line below has three registers: the op's, and one per ALU cycle.
 const _: () = assert!(LATENCY == 3);
-/// The same with the cross-pipeline hold and an empty queue: one more, the
-/// queue's head register.
+/// Cycles from `s_*` to `m_*` of any other packet (no op, or DATA) that
+/// finds the delay line empty: its last register ("Latency").
+pub const LATENCY_FAST: usize = 1;
+/// [`LATENCY`] with the cross-pipeline hold and an empty queue: one more,
+/// the queue's head register (a fast packet's: [`LATENCY_FAST`] + 1).
 pub const LATENCY_HOLD: usize = LATENCY + 1;
 /// Entries of the hold queue: at least the parser's packets in flight.
 pub const HOLD_DEPTH: usize = crate::ingress::parser::PHV_DEPTH;
@@ -278,6 +297,11 @@ pub struct Pl2Stage {
     d3_op: DffR<Bit>,
     d3_phv: DFF<Bits<PHV_BITS>>,
     d3_res: DFF<Bits<128>>,
+    /// The packet entering the delay line (module docs, "Latency").
+    in_v: Signal<Local, Bit>,
+    in_slow: Signal<Local, Bit>,
+    in_phv: Signal<Local, Bits<PHV_BITS>>,
+    in_res: Signal<Local, Bits<128>>,
     // Merge.
     granted: Signal<Local, Bit>,
     dropped: Signal<Local, Bit>,
@@ -475,6 +499,10 @@ impl Pl2Stage {
             d3_op: Default::default(),
             d3_phv: Default::default(),
             d3_res: Default::default(),
+            in_v: Default::default(),
+            in_slow: Default::default(),
+            in_phv: Default::default(),
+            in_res: Default::default(),
             granted: Default::default(),
             dropped: Default::default(),
             smac: Default::default(),
@@ -723,25 +751,49 @@ impl Pl2Stage {
         self.op_demand.next = self.r_op_d.q.val();
         self.op_dem_k.next = self.r_op_dk.q.val();
         self.op_over_k.next = self.r_op_ok.q.val();
-        // ---- Delay line: the PHV and result wait for the ALU ----
-        self.d1_v.d.next = self.s_valid.val();
-        self.d1_op.d.next = self.c_op.val();
-        self.d1_phv.d.next = self.s_phv.val();
-        self.d1_res.d.next = self.s_res.val();
+        // ---- Delay line: the PHV and result wait for the ALU's verdict ----
+        // The packet entering the line: lookup's, or the issued head.
+        self.in_v.next = self.s_valid.val();
+        self.in_slow.next = self.c_op.val() & (self.c_k.val() != self.k_data.val());
+        self.in_phv.next = self.s_phv.val();
+        self.in_res.next = self.s_res.val();
         if self.hold_en.val() {
-            self.d1_v.d.next = self.issue.val();
-            self.d1_op.d.next = self.issue.val() & self.head.val().get_bit(self.e_op.val().index());
-            self.d1_phv.d.next = self.head.val().get_bits::<PHV_BITS>(0);
-            self.d1_res.d.next = self.head.val().get_bits::<128>(self.e_res.val().index());
+            self.in_v.next = self.issue.val();
+            self.in_slow.next = self.head.val().get_bit(self.e_op.val().index())
+                & (self.head.val().get_bits::<2>(self.e_k.val().index()) != self.k_data.val());
+            self.in_phv.next = self.head.val().get_bits::<PHV_BITS>(0);
+            self.in_res.next = self.head.val().get_bits::<128>(self.e_res.val().index());
         }
+        // An RSV, UNSOL or GRT enters `d1` and meets its result in `d3`. Any
+        // other packet (no op, or a DATA, which always passes) enters the
+        // latest entry behind every packet in the line: `d3` when the line
+        // is empty, `d2` when only `d2` holds one, else `d1` (module docs,
+        // "Latency"). The data selects are registers' (`d1_v`, `d2_v`): an
+        // entry the packet does not take is loaded but stays invalid.
+        self.d1_v.d.next = self.in_v.val() & (self.in_slow.val() | self.d1_v.q.val());
+        self.d1_op.d.next = self.in_v.val() & self.in_slow.val();
+        self.d1_phv.d.next = self.in_phv.val();
+        self.d1_res.d.next = self.in_res.val();
         self.d2_v.d.next = self.d1_v.q.val();
         self.d2_op.d.next = self.d1_op.q.val();
         self.d2_phv.d.next = self.d1_phv.q.val();
         self.d2_res.d.next = self.d1_res.q.val();
+        if !self.d1_v.q.val() {
+            self.d2_v.d.next = self.in_v.val() & !self.in_slow.val() & self.d2_v.q.val();
+            self.d2_op.d.next = false;
+            self.d2_phv.d.next = self.in_phv.val();
+            self.d2_res.d.next = self.in_res.val();
+        }
         self.d3_v.d.next = self.d2_v.q.val();
         self.d3_op.d.next = self.d2_op.q.val();
         self.d3_phv.d.next = self.d2_phv.q.val();
         self.d3_res.d.next = self.d2_res.q.val();
+        if !self.d1_v.q.val() & !self.d2_v.q.val() {
+            self.d3_v.d.next = self.in_v.val() & !self.in_slow.val();
+            self.d3_op.d.next = false;
+            self.d3_phv.d.next = self.in_phv.val();
+            self.d3_res.d.next = self.in_res.val();
+        }
         // ---- Merge with the ALU's result ----
         self.granted.next = self.d3_op.q.val() & (self.res_code.val() == self.c_grant.val());
         self.dropped.next = self.d3_op.q.val() & (self.res_code.val() != self.c_grant.val()) & (self.res_code.val() != self.c_pass.val());
