@@ -61,9 +61,9 @@
 //! enters the latest entry that keeps the order, `d3` when the line is
 //! empty ([`LATENCY_FAST`] cycles, two fewer), `d2` when only `d2` holds a
 //! packet, else `d1`. A DATA op still goes to the ALU from the op register
-//! in its first cycle; its result is not read. So the decrements of the
-//! data path and the header path of every packet that is no RSV cost one
-//! cycle, not three (the unloaded port-to-port latency, PL2 on or off).
+//! in its first cycle (its decrements as before); its result is not read.
+//! So the header of every packet that waits for no verdict takes one cycle
+//! here, not three (the unloaded port-to-port latency, PL2 on or off).
 //!
 //! ## The cross-pipeline hold (`PL2-PROTEGO.md` A.2; switches of several pipelines)
 //! `out[d]` is shared by every pipeline, and an RSV or UNSOL reads it: two
