@@ -55,15 +55,11 @@ use rust_hdl::prelude::*;
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset of
 ///   every block (registers return to the configuration's values, tables
 ///   empty, queues empty, counters zero). The pin is registered once
-///   (`rst`) and the blocks see the register's copies, one per block or
-///   port (a reset tree of two levels), so the reset net starts at a
+///   (`rst`) and the blocks see the register, so the reset net starts at a
 ///   flip-flop and no block's logic depends on the pin combinationally (in
 ///   the Verilated switch such logic is evaluated at every input change:
-///   issue 14), nor on one net routed to every block (issue 14: on the
-///   Versa's `ts_switch` the single register's net was the path of
-///   record, 3.6 ns of routing into the traffic manager's demultiplexer);
-///   a reset takes effect two cycles after the pin rises and ends two
-///   cycles after it falls.
+///   issue 14); a reset takes effect one cycle after the pin rises and ends
+///   one cycle after it falls.
 /// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tuser[p]`, `s_tvalid[p]`
 ///   in, `s_tready[p]` out: frames from the MAC of port `p`, FCS included
 ///   (checked, then stripped or kept as `CTRL` says; without it with
@@ -88,15 +84,8 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     tm: Vec<TrafficManager<D, K, U, M, W>>,
     pl2: Pl2Block,
     split: AxilSplit<SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS>,
-    /// `reset`, registered, and its copies, one per block or port (the
-    /// reset tree: each copy's loads are one block's, so no block's logic
-    /// waits for one net spread across the die).
+    /// `reset`, registered.
     rst: DFF<Bit>,
-    rst_ing: Vec<DFF<Bit>>,
-    rst_tm: Vec<DFF<Bit>>,
-    rst_port: Vec<DFF<Bit>>,
-    rst_pl2: DFF<Bit>,
-    rst_misc: DFF<Bit>,
     notify_all: Vec<Signal<Local, Bit>>,
     // One pipeline: `zero` has one element (the other pipelines' occupancy).
     zero: Vec<Constant<Bits<32>>>,
@@ -165,11 +154,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2: Pl2Block::new(cfg),
             split: AxilSplit::new(2 * pipes + 1 + pg as usize),
             rst: Default::default(),
-            rst_ing: vec_of(pipes),
-            rst_tm: vec_of(pipes),
-            rst_port: vec_of(ports),
-            rst_pl2: Default::default(),
-            rst_misc: Default::default(),
             notify_all: vec_of(ports),
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
             rot: vec_of(multi as usize),
@@ -227,29 +211,15 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     fn update(&mut self) {
         self.rst.clock.next = self.clock.val();
         self.rst.d.next = self.reset.val();
-        for i in 0..self.rst_ing.len() {
-            self.rst_ing[i].clock.next = self.clock.val();
-            self.rst_ing[i].d.next = self.rst.q.val();
-            self.rst_tm[i].clock.next = self.clock.val();
-            self.rst_tm[i].d.next = self.rst.q.val();
-        }
-        for p in 0..self.rst_port.len() {
-            self.rst_port[p].clock.next = self.clock.val();
-            self.rst_port[p].d.next = self.rst.q.val();
-        }
-        self.rst_pl2.clock.next = self.clock.val();
-        self.rst_pl2.d.next = self.rst.q.val();
-        self.rst_misc.clock.next = self.clock.val();
-        self.rst_misc.d.next = self.rst.q.val();
         self.split.clock.next = self.clock.val();
-        self.split.reset.next = self.rst_misc.q.val();
+        self.split.reset.next = self.rst.q.val();
         // The pipelines' ports: pipeline i has switch ports i * per .. (i + 1) * per.
         for per in (self.ingress[0].s.len())..(self.ingress[0].s.len() + 1) {
             for i in 0..self.ingress.len() {
                 self.ingress[i].clock.next = self.clock.val();
-                self.ingress[i].reset.next = self.rst_ing[i].q.val();
+                self.ingress[i].reset.next = self.rst.q.val();
                 self.tm[i].clock.next = self.clock.val();
-                self.tm[i].reset.next = self.rst_tm[i].q.val();
+                self.tm[i].reset.next = self.rst.q.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
                 for k in 0..self.ingress[0].s.len() {
                     AxisPlainSink::<D, K>::link(&mut self.s[i * per + k], &mut self.ingress[i].s[k]);
@@ -266,7 +236,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // PL2: every pipeline's stage asks the one ALU.
         self.pl2.clock.next = self.clock.val();
-        self.pl2.reset.next = self.rst_pl2.q.val();
+        self.pl2.reset.next = self.rst.q.val();
         for i in 0..self.ingress.len() {
             self.pl2.op_valid[i].next = self.ingress[i].pl2_op_valid.val();
             self.pl2.op_kind[i].next = self.ingress[i].pl2_op_kind.val();
@@ -313,17 +283,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // out gives its RSV->GRT latency (`tuser.t_in`, crate::meta) to the
         // PL2 block, registered.
         self.now.clock.next = self.clock.val();
-        self.now.reset.next = self.rst_misc.q.val();
+        self.now.reset.next = self.rst.q.val();
         self.now.d.next = self.now.q.val() + 1;
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
-            self.egress[p].reset.next = self.rst_port[p].q.val();
+            self.egress[p].reset.next = self.rst.q.val();
             self.o_mid[p].clock.next = self.clock.val();
-            self.o_mid[p].reset.next = self.rst_port[p].q.val();
+            self.o_mid[p].reset.next = self.rst.q.val();
             self.o_grt[p].clock.next = self.clock.val();
-            self.o_grt[p].reset.next = self.rst_port[p].q.val();
+            self.o_grt[p].reset.next = self.rst.q.val();
             self.o_lat[p].clock.next = self.clock.val();
-            self.o_lat[p].reset.next = self.rst_port[p].q.val();
+            self.o_lat[p].reset.next = self.rst.q.val();
             self.o_go[p].next = self.m[p].tvalid.val() & self.m[p].tready.val();
             self.o_mid[p].d.next = self.o_mid[p].q.val();
             if self.o_go[p].val() {
@@ -347,10 +317,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         for z in 0..self.pg_split.len() {
             self.pg_split[z].clock.next = self.clock.val();
-            self.pg_split[z].reset.next = self.rst_misc.q.val();
+            self.pg_split[z].reset.next = self.rst.q.val();
             for p in 0..self.m.len() {
                 self.shim[p].clock.next = self.clock.val();
-                self.shim[p].reset.next = self.rst_port[p].q.val();
+                self.shim[p].reset.next = self.rst.q.val();
                 AxisSource::<D, K, U>::join(&mut self.egress[p].m, &mut self.shim[p].tx_s);
                 AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.shim[p].tx_m);
                 AxilMaster::<PORT_REG_BITS>::join(&mut self.pg_split[z].m_axil[p], &mut self.shim[p].s_axil);
@@ -385,11 +355,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Several pipelines.
         for z in 0..self.rot.len() {
             self.rot[z].clock.next = self.clock.val();
-            self.rot[z].reset.next = self.rst_misc.q.val();
+            self.rot[z].reset.next = self.rst.q.val();
             // Each port: the pipelines' outputs merged round robin.
             for p in 0..self.m.len() {
                 self.merge[p].clock.next = self.clock.val();
-                self.merge[p].reset.next = self.rst_port[p].q.val();
+                self.merge[p].reset.next = self.rst.q.val();
                 self.merge[p].drr_enable.next = false;
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
@@ -425,9 +395,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             // pipeline is held that way, so each pipeline gets its turn.
             for i in 0..self.tm.len() {
                 self.r_res[i].clock.next = self.clock.val();
-                self.r_res[i].reset.next = self.rst_misc.q.val();
+                self.r_res[i].reset.next = self.rst.q.val();
                 self.r_q[i].clock.next = self.clock.val();
-                self.r_q[i].reset.next = self.rst_misc.q.val();
+                self.r_q[i].reset.next = self.rst.q.val();
                 // Codes 1 and 3 reserve in the header queue of the
                 // destination, 2 in its data queue, 4 (return to sender) in
                 // the header queue of the source (queue 2 * port + data).
