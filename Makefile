@@ -10,7 +10,10 @@ TS     := target/debug/trimswitch
 # incast, or with several pipelines of two ports or more the paper's
 # cross-pipeline incast at RTL scale.
 # The configuration's FPGA family ([target] family): `make` synthesizes the
-# blocks for it alone (`make synth` for both Xilinx families).
+# blocks for it alone (`make synth` for both Xilinx families), reusing the
+# counts of every block the synthesis gates' record (tests/fixtures, `make
+# synth-record`) has for the same Verilog, Yosys and script, and says which
+# and from when; `make synth` synthesizes every block.
 FAMILY ?= $(shell awk -F'"' '/^family *=/{print $$2; exit}' $(CONFIG))
 SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} END{print (q>1 && p>=2*q) ? "cross_incast_rtl" : "incast"}' $(CONFIG))
 
@@ -19,7 +22,7 @@ SCENARIO ?= $(shell awk -F'= *' '/^ports *=/{p=$$2+0} /^pipelines *=/{q=$$2+0} E
 all: toolchain build py
 	$(TS) emit  --config $(CONFIG)
 	$(TS) lint  --config $(CONFIG)
-	$(TS) synth --config $(CONFIG) $(if $(FAMILY),--family $(FAMILY))
+	$(TS) synth --config $(CONFIG) $(if $(FAMILY),--family $(FAMILY)) --record tests/fixtures
 	$(TS) smoke --config $(CONFIG)
 	$(TS) regs  --config $(CONFIG)
 	$(TS) sim --config $(CONFIG) --scenario $(SCENARIO)

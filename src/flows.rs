@@ -328,6 +328,19 @@ pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -
 }
 
 /// A file time as `YYYY-MM-DD HH:MM UTC`.
+/// When `file` was written, for a report of figures reused from it: its last
+/// commit (`committed <date>`) in a Git work tree, else its modification
+/// time (`written <date>`).
+pub fn file_date(file: &Path) -> String {
+    let (dir, name) = (file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")), file.file_name().unwrap_or_default());
+    let git = std::process::Command::new("git").args(["log", "-1", "--format=%ct", "--"]).arg(name).current_dir(dir).output();
+    if let Some(secs) = git.ok().filter(|o| o.status.success()).and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse::<u64>().ok())
+    {
+        return format!("committed {}", utc(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs)));
+    }
+    std::fs::metadata(file).and_then(|m| m.modified()).map(|t| format!("written {}", utc(t))).unwrap_or_else(|_| "date unknown".into())
+}
+
 pub fn utc(t: std::time::SystemTime) -> String {
     let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
@@ -426,6 +439,7 @@ pub fn timing(
     );
     let blocks = if blocks.is_empty() { all.clone() } else { blocks.to_vec() };
     let version = nextpnr_version(&flow.nextpnr)?;
+    let banners = if flow.record.is_some() { crate::timing::yosys_banners(flow)? } else { String::new() };
     // The overrides of each reduction level (0 = none), and the emitted
     // configuration of each level once a block needs it.
     let reductions: Vec<Vec<String>> = (0..=TIMING_REDUCTIONS).map(|l| timing_reduction(&base, l)).collect();
@@ -450,7 +464,57 @@ pub fn timing(
             };
             let work = workdir.join(format!("{block}-{level}"));
             let file = file_of_block(block, &all).expect("checked above");
-            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&dir.join(format!("{file}.v")), block, &work, flow)?;
+            let verilog = dir.join(format!("{file}.v"));
+            // A synthesis input the record has: its result without synthesis
+            // or place-and-route (unless the block is verified or seeds are
+            // asked for).
+            let synth_key = match &flow.record {
+                Some(_) => crate::timing::synth_key(&verilog, block, &banners)?,
+                None => String::new(),
+            };
+            let by_synth = flow.record.as_ref().and_then(|r| r.get_synth(&synth_key));
+            // The report of this level, from a record or from the runs.
+            let report = |fmax_mhz: f64,
+                          path: Vec<crate::timing::PathStep>,
+                          cells: crate::timing::Cells,
+                          yosys: String,
+                          (synth_seconds, pnr_seconds): (f64, f64),
+                          log: PathBuf,
+                          key: String,
+                          recorded: bool,
+                          seed_fmax: Vec<f64>| {
+                let (logic_ns, route_ns, path_cells) = path_summary(&path);
+                TimingReport {
+                    block: block.clone(),
+                    config: cfg.target.name.clone(),
+                    reduced: reductions[level].join(", "),
+                    data_width: cfg.datapath.data_width,
+                    ports: cfg.datapath.ports,
+                    fmax_mhz,
+                    target_mhz: flow.target_mhz,
+                    luts: cells.luts,
+                    ffs: cells.ffs,
+                    carry: cells.carry,
+                    logic_ns,
+                    route_ns,
+                    path_cells,
+                    path,
+                    yosys,
+                    synth_seconds,
+                    pnr_seconds,
+                    log,
+                    key,
+                    recorded,
+                    seed_fmax,
+                    synth_key: synth_key.clone(),
+                }
+            };
+            if let Some(k) = by_synth.filter(|_| !flow.verify.contains(block) && flow.seeds == 1) {
+                let cells = crate::timing::Cells { luts: k.luts, ffs: k.ffs, carry: k.carry };
+                let yosys = "none: synthesis and place-and-route recorded".to_string();
+                return Ok(report(k.fmax_mhz, k.path.clone(), cells, yosys, (0.0, 0.0), PathBuf::new(), k.key.clone(), true, Vec::new()));
+            }
+            let (cells, netlist, synth_seconds, yosys) = synth_wrapped(&verilog, block, &work, flow)?;
             if cells.lut_slots() as f64 > FULL_SHARE * PART_LUTS as f64 && level < TIMING_REDUCTIONS {
                 level += 1;
                 continue;
@@ -460,6 +524,19 @@ pub fn timing(
                 &version,
                 flow.target_mhz,
             );
+            if let Some(k) = by_synth {
+                anyhow::ensure!(
+                    k.key == key && (k.luts, k.ffs, k.carry) == (cells.luts, cells.ffs, cells.carry),
+                    "{block}: synthesized again, a netlist of key {key} with {} LUT4, {} FF, {} CCU2C; the record says {} with {} LUT4, {} FF, {} CCU2C for the same synthesis input ({synth_key}): the record is not this tool's result",
+                    cells.luts,
+                    cells.ffs,
+                    cells.carry,
+                    k.key,
+                    k.luts,
+                    k.ffs,
+                    k.carry
+                );
+            }
             let known = flow.record.as_ref().and_then(|r| r.get(&key));
             let (fmax, crit, pnr_seconds, log, recorded) = match known {
                 Some(k) if !flow.verify.contains(block) => (k.fmax_mhz, k.path.clone(), 0.0, PathBuf::new(), true),
@@ -488,30 +565,7 @@ pub fn timing(
                     pnr_seconds += seconds;
                 }
             }
-            let (logic_ns, route_ns, path_cells) = path_summary(&crit);
-            return Ok(TimingReport {
-                block: block.clone(),
-                config: cfg.target.name.clone(),
-                reduced: reductions[level].join(", "),
-                data_width: cfg.datapath.data_width,
-                ports: cfg.datapath.ports,
-                fmax_mhz: fmax,
-                target_mhz: flow.target_mhz,
-                luts: cells.luts,
-                ffs: cells.ffs,
-                carry: cells.carry,
-                logic_ns,
-                route_ns,
-                path_cells,
-                path: crit,
-                yosys,
-                synth_seconds,
-                pnr_seconds,
-                log,
-                key,
-                recorded,
-                seed_fmax,
-            });
+            return Ok(report(fmax, crit, cells, yosys, (synth_seconds, pnr_seconds), log, key, recorded, seed_fmax));
         }
     };
     let progress = Mutex::new(progress);

@@ -107,6 +107,15 @@ enum Cmd {
         /// glue between parts synthesized alone (`docs/resources.md`).
         #[arg(long, value_delimiter = ',')]
         blackbox: Vec<String>,
+        /// Reuse the synthesis gates' record (`DIR/synth_record_<family>.json`,
+        /// e.g. `tests/fixtures`, written by `make synth-record`): a block whose
+        /// key (its Verilog, the Yosys banner, the script and the counting
+        /// code, `synth::synth_key`) is recorded takes the recorded counts
+        /// without running Yosys; `ts_axis_skid` is synthesized anyway and must
+        /// reproduce its record. The run says how many it reused and from
+        /// when. `make` uses it; without it every block is synthesized.
+        #[arg(long)]
+        record: Option<PathBuf>,
     },
     /// Place-and-route timing: each block between registers, `synth_ecp5` +
     /// `nextpnr-ecp5` for an LFE5UM5G-85F speed 8; writes <out>/timing.json
@@ -347,8 +356,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Emit { sel, out } => cmd_emit(sel, out),
         Cmd::Regs { sel, out, board } => cmd_regs(sel, out, board),
         Cmd::Lint(c) => cmd_lint(c),
-        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox, report } => {
-            cmd_synth(c, family, block, yosys, timeout_min, blackbox, report)
+        Cmd::Synth { c, family, block, yosys, timeout_min, blackbox, report, record } => {
+            cmd_synth(c, family, block, yosys, timeout_min, blackbox, report, record)
         }
         Cmd::Timing { c, block, target_mhz, timeout_min, seeds } => cmd_timing(c, block, target_mhz, timeout_min, seeds),
         Cmd::Smoke { c, cycles, seed } => cmd_smoke(c, cycles, seed),
@@ -455,6 +464,11 @@ fn cmd_lint(c: ConfigArgs) -> Result<()> {
     Ok(())
 }
 
+/// The block a run with `--record` synthesizes anyway, to show the record is
+/// this tool's (the smallest of the gates' verified blocks: seconds).
+const SYNTH_RECORD_VERIFY: &str = "ts_axis_skid";
+
+#[allow(clippy::too_many_arguments)]
 fn cmd_synth(
     c: ConfigArgs,
     family: Vec<Family>,
@@ -463,6 +477,7 @@ fn cmd_synth(
     timeout_min: u64,
     blackbox: Vec<String>,
     report: String,
+    record: Option<PathBuf>,
 ) -> Result<()> {
     anyhow::ensure!(
         !report.is_empty() && report.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
@@ -488,15 +503,31 @@ fn cmd_synth(
             m.files.push((b.clone(), file));
         }
     }
+    // The record of every family asked for, and the date of each file (its
+    // last commit, else its modification time).
+    let mut kept = trimswitch::synth::SynthRecord::default();
+    let mut sources = vec![];
+    if let Some(dir) = &record {
+        anyhow::ensure!(dir.is_dir(), "--record {}: not a directory (it holds synth_record_<family>.json)", dir.display());
+        for f in &families {
+            let file = dir.join(format!("synth_record_{f}.json"));
+            let r = trimswitch::synth::SynthRecord::load(&file)?;
+            if !r.results.is_empty() {
+                sources.push(format!("{} ({} results, {})", file.display(), r.results.len(), flows::file_date(&file)));
+            }
+            kept.results.extend(r.results);
+        }
+    }
+    let verify: Vec<String> = block.iter().filter(|b| *b == SYNTH_RECORD_VERIFY).cloned().collect();
     let done = std::sync::atomic::AtomicBool::new(false);
     let reports = std::thread::scope(|s| {
         s.spawn(|| progress(&out.join("synth"), &done, started));
-        let r = flows::synth_all(&dir, &m, &block, &families, &out.join("synth"), &yosys);
+        let r = flows::synth_all_recorded(&dir, &m, &block, &families, &out.join("synth"), &yosys, &kept, &verify);
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         r
     })?;
     let table = trimswitch::synth::table(&reports);
-    let versions: std::collections::BTreeSet<_> = reports.iter().map(|r| r.yosys_version.as_str()).collect();
+    let versions: std::collections::BTreeSet<_> = reports.iter().filter(|r| !r.recorded).map(|r| r.yosys_version.as_str()).collect();
     let versions: Vec<_> = versions.into_iter().collect();
     let (json, md_path) = (out.join(format!("{report}.json")), out.join(format!("{report}.md")));
     write_json(&json, &reports)?;
@@ -510,6 +541,25 @@ fn cmd_synth(
     flows::write_if_changed(&md_path, &md)?;
     print!("{table}");
     println!("synth: {} runs in {:.0} s; {} and {}", reports.len(), started.elapsed().as_secs_f64(), json.display(), md_path.display());
+    if record.is_some() {
+        let reused: Vec<&str> = reports.iter().filter(|r| r.recorded).map(|r| r.top.as_str()).collect();
+        let ran: Vec<String> = reports.iter().filter(|r| !r.recorded).map(|r| format!("{} ({})", r.top, r.family)).collect();
+        println!(
+            "synth: {} of {} results reused from the record (by the key of the block's Verilog, Yosys and script): {}",
+            reused.len(),
+            reports.len(),
+            if sources.is_empty() { "no record found".to_string() } else { sources.join(", ") }
+        );
+        println!(
+            "synth: synthesized now: {}{}",
+            if ran.is_empty() { "none".to_string() } else { ran.join(", ") },
+            if reports.iter().any(|r| !r.recorded && verify.contains(&r.top) && kept.get(&r.key).is_some()) {
+                format!("; {SYNTH_RECORD_VERIFY} was synthesized again and reproduced its record")
+            } else {
+                String::new()
+            }
+        );
+    }
     let latches: Vec<_> = reports.iter().filter(|r| r.latches > 0).map(|r| format!("{} ({})", r.top, r.family)).collect();
     if !latches.is_empty() {
         bail!("latches inferred in {}", latches.join(", "));
@@ -866,7 +916,9 @@ fn cmd_summary(c: ConfigArgs) -> Result<()> {
     if let Some(s) = flows::read_json(&out.join("synth.json")) {
         let runs = s.as_array().map_or(0, |a| a.len());
         let latches: u64 = s.as_array().into_iter().flatten().map(|r| r["latches"].as_u64().unwrap_or(0)).sum();
-        println!("synth   : {runs} runs, {latches} latches  ({})", out.join("synth.md").display());
+        let reused = s.as_array().map_or(0, |a| a.iter().filter(|r| r["recorded"] == true).count());
+        let reused = if reused > 0 { format!(", {reused} of them reused from the synthesis record") } else { String::new() };
+        println!("synth   : {runs} runs{reused}, {latches} latches  ({})", out.join("synth.md").display());
         let worst =
             s.as_array().into_iter().flatten().filter(|r| r["family"] != "ecp5").max_by_key(|r| r["lut_levels"].as_u64().unwrap_or(0));
         if let Some(r) = worst {

@@ -23,9 +23,13 @@
 //! ([`pnr_key`]); a flow given one ([`Flow::record`]) takes a block's result
 //! from it when the block's netlist is there and places and routes it
 //! otherwise, and places and routes the blocks of [`Flow::verify`] in any
-//! case, failing when a recorded result is not reproduced. The CI's timing
-//! gate runs so (`tests/tools/timing.rs`): every block is synthesized on
-//! every run, and a block whose netlist changed is placed and routed.
+//! case, failing when a recorded result is not reproduced. Synthesis is as
+//! deterministic: a record also keeps each result's synthesis input
+//! ([`synth_key`]) and cell counts, and a block whose synthesis input is
+//! recorded takes its result without running Yosys (a verified block is
+//! synthesized and must give the recorded netlist and counts). The CI's
+//! timing gate runs so (`tests/tools/timing.rs`): a block whose Verilog
+//! changed is synthesized, and placed and routed if its netlist changed.
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -114,6 +118,9 @@ pub struct TimingReport {
     /// (the first is `fmax_mhz`); empty otherwise.
     #[serde(default)]
     pub seed_fmax: Vec<f64>,
+    /// The key of the synthesis input ([`synth_key`]).
+    #[serde(default)]
+    pub synth_key: String,
 }
 
 /// Minimum, median (the mean of the middle two for an even count) and
@@ -233,6 +240,17 @@ pub struct Recorded {
     pub key: String,
     pub fmax_mhz: f64,
     pub path: Vec<PathStep>,
+    /// [`synth_key`] of the synthesis that gave that input (empty in a
+    /// record written before session 53), and the block's cells from it: a
+    /// flow finds a block by it before synthesizing.
+    #[serde(default)]
+    pub synth_key: String,
+    #[serde(default)]
+    pub luts: u64,
+    #[serde(default)]
+    pub ffs: u64,
+    #[serde(default)]
+    pub carry: u64,
 }
 
 /// Place-and-route results by input (module docs), as a JSON file:
@@ -259,7 +277,16 @@ impl Record {
         for r in reports.iter().filter(|r| !r.key.is_empty()) {
             by_key.insert(
                 (r.block.clone(), r.key.clone()),
-                Recorded { block: r.block.clone(), key: r.key.clone(), fmax_mhz: r.fmax_mhz, path: r.path.clone() },
+                Recorded {
+                    block: r.block.clone(),
+                    key: r.key.clone(),
+                    fmax_mhz: r.fmax_mhz,
+                    path: r.path.clone(),
+                    synth_key: r.synth_key.clone(),
+                    luts: r.luts,
+                    ffs: r.ffs,
+                    carry: r.carry,
+                },
             );
         }
         Record { results: by_key.into_values().collect() }
@@ -272,6 +299,11 @@ impl Record {
 
     pub fn get(&self, key: &str) -> Option<&Recorded> {
         self.results.iter().find(|r| r.key == key)
+    }
+
+    /// The result whose synthesis input had [`synth_key`] `key`.
+    pub fn get_synth(&self, key: &str) -> Option<&Recorded> {
+        self.results.iter().find(|r| !r.synth_key.is_empty() && r.synth_key == key)
     }
 }
 
@@ -344,6 +376,66 @@ impl Cells {
     }
 }
 
+/// The Yosys script of the wrapped block: `-latches warn` keeps an inferred
+/// latch a warning (see `crate::synth`); the native Yosys 0.23 of the
+/// fallback has no such option (`latches_warn` false).
+fn synth_script(top: &str, latches_warn: bool) -> String {
+    let latches = if latches_warn { " -latches warn" } else { "" };
+    format!(
+        "read_verilog -noautowire {top}.v tw_{top}.v\n\
+         hierarchy -top tw_{top}\n\
+         setattr -mod -set keep_hierarchy 1 {top}\n\
+         synth_ecp5 -top tw_{top}{latches}\n\
+         tee -q -o {top}.stat.json stat -json\n\
+         flatten\n\
+         opt_clean\n\
+         write_json {top}.net.json\n"
+    )
+}
+
+/// The key of a block's timing synthesis ([`synth_wrapped`]): SHA-256 of
+/// everything that decides the netlist and the cell counts, the `-V` banners
+/// of the Yosys and its fallback, both scripts, the wrapper, the block's
+/// Verilog (all of it: the netlist keeps source positions) and this module's
+/// source (how cells are counted). Yosys is deterministic for one input
+/// (module docs), so one key gives one netlist, and a [`Record`] that has the
+/// key has that netlist's place-and-route result: a flow with a record takes
+/// it without synthesizing (the CI's gate: 37 syntheses, about 260 CPU-s).
+/// `banners`: [`yosys_banners`] of the flow.
+pub fn synth_key(verilog: &Path, top: &str, banners: &str) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let text = std::fs::read_to_string(verilog).with_context(|| format!("timing synthesis key of {top}: reading {}", verilog.display()))?;
+    let ports = top_ports(&text, top).with_context(|| format!("timing synthesis key of {top}: {}", verilog.display()))?;
+    let mut h = Sha256::new();
+    for part in [
+        banners.to_string(),
+        synth_script(top, true),
+        synth_script(top, false),
+        wrapper(top, &ports)?,
+        text,
+        include_str!("timing.rs").to_string(),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The `-V` banners of the flow's Yosys and of its fallback (a fallback
+/// that does not run is named so), one per line: part of every [`synth_key`].
+pub fn yosys_banners(flow: &Flow) -> Result<String> {
+    let banner = |program: &Path| -> Result<String> {
+        let out = Command::new(program).arg("-V").output().with_context(|| format!("running `{} -V`", program.display()))?;
+        anyhow::ensure!(out.status.success(), "`{} -V` failed: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let fallback = match &flow.fallback {
+        Some(f) => banner(f).unwrap_or_else(|e| format!("no fallback: {e:#}")),
+        None => "no fallback".into(),
+    };
+    Ok(format!("{}\n{fallback}", banner(&flow.yosys)?))
+}
+
 /// Synthesizes `tw_<top>` (the block in `verilog` inside [`wrapper`]) for
 /// ECP5 in `workdir`; returns the block's own cells, the flattened netlist
 /// for nextpnr, the seconds it took and which Yosys ran (the fallback when
@@ -356,22 +448,8 @@ pub fn synth_wrapped(verilog: &Path, top: &str, workdir: &Path, flow: &Flow) -> 
     // Relative names: the WebAssembly Yosys sees the current directory only.
     std::fs::write(workdir.join(format!("{top}.v")), &text)?;
     std::fs::write(workdir.join(format!("tw_{top}.v")), wrapper(top, &ports)?)?;
-    // `-latches warn` keeps an inferred latch a warning (see `crate::synth`);
-    // the native Yosys 0.23 of the fallback has no such option.
-    let script = |latches: &str| {
-        format!(
-            "read_verilog -noautowire {top}.v tw_{top}.v\n\
-             hierarchy -top tw_{top}\n\
-             setattr -mod -set keep_hierarchy 1 {top}\n\
-             synth_ecp5 -top tw_{top}{latches}\n\
-             tee -q -o {top}.stat.json stat -json\n\
-             flatten\n\
-             opt_clean\n\
-             write_json {top}.net.json\n"
-        )
-    };
-    std::fs::write(workdir.join(format!("{top}.ys")), script(" -latches warn"))?;
-    std::fs::write(workdir.join(format!("{top}.fallback.ys")), script(""))?;
+    std::fs::write(workdir.join(format!("{top}.ys")), synth_script(top, true))?;
+    std::fs::write(workdir.join(format!("{top}.fallback.ys")), synth_script(top, false))?;
     let started = Instant::now();
     let mut failures = Vec::new();
     let mut used = None;

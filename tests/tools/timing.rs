@@ -68,8 +68,9 @@ fn host_bridges_are_timed_by_name() {
 
 /// The place-and-route record (`trimswitch::timing`, "Record"): a block
 /// whose netlist is recorded takes the recorded result without running
-/// nextpnr; one placed and routed to verify it must reproduce it exactly,
-/// and a forged result fails it naming the block.
+/// nextpnr, and one whose synthesis input is recorded without running Yosys
+/// either; one placed and routed to verify it must reproduce it exactly,
+/// and a forged result or cell count fails it naming the block.
 #[test]
 fn record_is_used_and_a_forged_one_fails() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("record");
@@ -89,6 +90,23 @@ fn record_is_used_and_a_forged_one_fails() {
     assert!(again[0].recorded && again[0].pnr_seconds == 0.0 && again[0].key == r.key, "{:?}", again[0]);
     assert_eq!((again[0].fmax_mhz, &again[0].path), (r.fmax_mhz, &r.path));
     assert!(!work.join("b").join("ts_axis_skid-0").join("ts_axis_skid.pnr.json").exists(), "nextpnr ran");
+    // The record of a run with a record has the synthesis' key: the next run
+    // takes the block from it without synthesizing.
+    assert!(again[0].synth_key.len() == 64 && again[0].synth_seconds > 0.0, "{:?}", again[0]);
+    let by_synth = Record::of(&again);
+    let flow = Flow { record: Some(by_synth.clone()), ..Flow::default() };
+    let (third, e) = flows::timing(&config, &sets, &block, &work.join("s"), &flow, |_| {}).unwrap();
+    assert!(e.is_empty(), "{e:?}");
+    let t = &third[0];
+    assert!(t.recorded && t.synth_seconds == 0.0 && t.pnr_seconds == 0.0 && t.key == r.key && t.synth_key == again[0].synth_key, "{t:?}");
+    assert_eq!((t.fmax_mhz, &t.path, t.luts, t.ffs, t.carry), (r.fmax_mhz, &r.path, r.luts, r.ffs, r.carry));
+    assert!(!work.join("s").join("ts_axis_skid-0").join("ts_axis_skid.net.json").exists(), "Yosys ran");
+    // A forged cell count fails a verified block at its synthesis.
+    let mut forged = by_synth;
+    forged.results[0].luts += 1;
+    let flow = Flow { record: Some(forged), verify: block.clone(), ..Flow::default() };
+    let (_, e) = flows::timing(&config, &sets, &block, &work.join("e"), &flow, |_| {}).unwrap();
+    assert!(e.len() == 1 && e[0].contains("ts_axis_skid: synthesized again") && e[0].contains("not this tool's result"), "{e:?}");
     // Verified: placed and routed again, the record reproduced.
     let verify = Flow { record: Some(record.clone()), verify: block.clone(), ..Flow::default() };
     let (v, e) = flows::timing(&config, &sets, &block, &work.join("c"), &verify, |_| {}).unwrap();
@@ -272,9 +290,10 @@ const RECORD: &str = "tests/fixtures/timing_record.json";
 /// with the least margin over their floors of those under a minute.
 const VERIFY: [&str; 3] = ["ts_axis_skid", "ts_axis_arb_mux", "ts_rx_fcs"];
 
-/// The timing gate: every block in [`FLOORS_MHZ`] synthesized and timed
-/// (placed and routed, or its result taken from [`RECORD`] when its netlist
-/// is there); the test fails naming each block below its floor.
+/// The timing gate: every block in [`FLOORS_MHZ`] timed: taken from
+/// [`RECORD`] when its synthesis input is there, else synthesized and then
+/// placed and routed, or taken from [`RECORD`] when its netlist is there;
+/// the test fails naming each block below its floor.
 #[test]
 fn leaf_blocks_keep_their_clock() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("timing").join("gate");
@@ -334,6 +353,7 @@ fn leaf_blocks_keep_their_clock() {
     }
     let checked: Vec<&str> = VERIFY.iter().copied().filter(|b| all.iter().any(|r| r.block == *b && record.get(&r.key).is_some())).collect();
     let placed: Vec<&str> = all.iter().filter(|r| !r.recorded && !VERIFY.contains(&r.block.as_str())).map(|r| r.block.as_str()).collect();
+    let synthesized: Vec<&str> = all.iter().filter(|r| r.synth_seconds > 0.0).map(|r| r.block.as_str()).collect();
     let now = Record::of(&all);
     now.save(&work.join("timing_record.json")).unwrap();
     let update = std::env::var_os("TS_TIMING_RECORD").is_some();
@@ -341,8 +361,9 @@ fn leaf_blocks_keep_their_clock() {
         now.save(&record_file).unwrap();
     }
     eprintln!(
-        "timing gate: {} results; {} placed and routed because {RECORD} has not their netlists {placed:?}; {checked:?} placed and routed again and reproduced their record{}",
+        "timing gate: {} results; {} synthesized {synthesized:?} (the others' synthesis inputs are in {RECORD}); {} placed and routed because {RECORD} has not their netlists {placed:?}; {checked:?} placed and routed again and reproduced their record{}",
         all.len(),
+        synthesized.len(),
         placed.len(),
         if update { format!("; {RECORD} written") } else { String::new() }
     );
