@@ -327,7 +327,6 @@ pub fn two_at_a_time<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -
     Ok(results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect())
 }
 
-/// A file time as `YYYY-MM-DD HH:MM UTC`.
 /// When `file` was written, for a report of figures reused from it: its last
 /// commit (`committed <date>`) in a Git work tree, else its modification
 /// time (`written <date>`).
@@ -341,6 +340,7 @@ pub fn file_date(file: &Path) -> String {
     std::fs::metadata(file).and_then(|m| m.modified()).map(|t| format!("written {}", utc(t))).unwrap_or_else(|_| "date unknown".into())
 }
 
+/// A file time as `YYYY-MM-DD HH:MM UTC`.
 pub fn utc(t: std::time::SystemTime) -> String {
     let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
@@ -469,7 +469,7 @@ pub fn timing(
             // or place-and-route (unless the block is verified or seeds are
             // asked for).
             let synth_key = match &flow.record {
-                Some(_) => crate::timing::synth_key(&verilog, block, &banners)?,
+                Some(_) => crate::timing::synth_key(&verilog, block, &banners, &version, flow.target_mhz)?,
                 None => String::new(),
             };
             let by_synth = flow.record.as_ref().and_then(|r| r.get_synth(&synth_key));

@@ -401,14 +401,18 @@ fn synth_script(top: &str, latches_warn: bool) -> String {
 /// (module docs), so one key gives one netlist, and a [`Record`] that has the
 /// key has that netlist's place-and-route result: a flow with a record takes
 /// it without synthesizing (the CI's gate: 37 syntheses, about 260 CPU-s).
-/// `banners`: [`yosys_banners`] of the flow.
-pub fn synth_key(verilog: &Path, top: &str, banners: &str) -> Result<String> {
+/// `banners`: [`yosys_banners`] of the flow; the nextpnr version and the
+/// target, as in [`pnr_key`], so the key also names the place-and-route the
+/// recorded result is of.
+pub fn synth_key(verilog: &Path, top: &str, banners: &str, nextpnr_version: &str, target_mhz: f64) -> Result<String> {
     use sha2::{Digest, Sha256};
     let text = std::fs::read_to_string(verilog).with_context(|| format!("timing synthesis key of {top}: reading {}", verilog.display()))?;
     let ports = top_ports(&text, top).with_context(|| format!("timing synthesis key of {top}: {}", verilog.display()))?;
     let mut h = Sha256::new();
     for part in [
         banners.to_string(),
+        nextpnr_version.to_string(),
+        pnr_args("-", "-", "-", target_mhz, SEED).join(" "),
         synth_script(top, true),
         synth_script(top, false),
         wrapper(top, &ports)?,
