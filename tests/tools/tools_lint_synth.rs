@@ -93,6 +93,38 @@ fn lint_waiver_suppresses_the_chosen_warning_only() {
     assert!(!r.ok && r.warnings[0].starts_with("%Warning-UNUSEDSIGNAL"), "{r}");
 }
 
+/// rust-hdl writes one module per instance. A file with identical modules
+/// is linted as a copy with them merged (`lint-merged/`, `--flatten`); a
+/// finding in them is reported from the file itself, with its own lines, as
+/// often as the file has it.
+#[test]
+fn lint_of_identical_modules_merges_them_and_reports_the_files_own_findings() {
+    let dir = scratch("lint_merged");
+    let leaf = |n: &str, spare: &str| {
+        format!("module {n}(clock,a{spare},y);\n    input wire clock;\n    input wire [3:0] a;\n{}    output reg [3:0] y;\n    always @(posedge clock) y <= a;\nendmodule // {n}\n", if spare.is_empty() { String::new() } else { "    input wire spare;\n".to_string() })
+    };
+    let top = |spare: &str| {
+        let pin = if spare.is_empty() { "" } else { ", .spare(a[0])" };
+        format!("module lint_twins(clock,a,y0,y1);\n    input wire clock;\n    input wire [3:0] a;\n    output wire [3:0] y0;\n    output wire [3:0] y1;\n    lint_twins__u_0 u_0(.clock(clock), .a(a){pin}, .y(y0));\n    lint_twins__u_1 u_1(.clock(clock), .a(a){pin}, .y(y1));\nendmodule // lint_twins\n")
+    };
+    let w = waiver_file(&dir, &[r#"lint_off -rule DECLFILENAME -file "*/lint_twins.v""#]);
+    let file = dir.join("lint_twins.v");
+    std::fs::write(&file, [top(""), leaf("lint_twins__u_0", ""), leaf("lint_twins__u_1", "")].concat()).unwrap();
+    let r = lint(&file, "lint_twins", Some(&w)).unwrap();
+    assert!(r.ok, "{r}\n{}", r.output);
+    assert!(r.command.contains(" --flatten ") && r.command.contains("/lint-merged/lint_twins.v"), "{}", r.command);
+    let merged = std::fs::read_to_string(dir.join("lint-merged/lint_twins.v")).unwrap();
+    assert!(!merged.contains("module lint_twins__u_1") && merged.contains("    lint_twins__u_0 u_1("), "{merged}");
+    // Each twin has an input it does not read: the file's two findings.
+    std::fs::write(&file, [top(",spare"), leaf("lint_twins__u_0", ",spare"), leaf("lint_twins__u_1", ",spare")].concat()).unwrap();
+    let r = lint(&file, "lint_twins", Some(&w)).unwrap();
+    assert!(!r.ok && !r.command.contains("lint-merged") && !r.command.contains("--flatten"), "{r}");
+    assert_eq!(r.warnings.len(), 2, "{r}");
+    for (w, line) in r.warnings.iter().zip([12, 19]) {
+        assert!(w.starts_with("%Warning-UNUSEDSIGNAL") && w.contains(&format!("/lint_twins.v:{line}:")) && w.contains("'spare'"), "{w}");
+    }
+}
+
 #[test]
 fn lint_rust_hdl_submodules_need_the_declfilename_waiver() {
     // rust-hdl puts `<top>__ram` into `<top>.v`: -Wall flags the file name.
