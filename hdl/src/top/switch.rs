@@ -40,7 +40,7 @@ use crate::gen::unroll;
 use crate::ingress::Ingress;
 use crate::meta::{GRT_BIT, T_IN_LSB};
 use crate::pl2::block::Pl2Block;
-use crate::prim::widgets::{vec_of, DffR};
+use crate::prim::widgets::{vec_of, DffKeep, DffR};
 use crate::protego::port::PORT_REG_BITS;
 use crate::protego::shim::ProtegoShim;
 use crate::tm::admit::QUEUE_LSB;
@@ -58,8 +58,10 @@ use rust_hdl::prelude::*;
 ///   (`rst`) and the blocks see the register, so the reset net starts at a
 ///   flip-flop and no block's logic depends on the pin combinationally (in
 ///   the Verilated switch such logic is evaluated at every input change:
-///   issue 14); a reset takes effect one cycle after the pin rises and ends
-///   one cycle after it falls.
+///   issue 14), and a copy of that register per part of the switch
+///   (`rst_in`, `rst_tm`, `rst_port`, `rst_top`) drives each part; a reset
+///   takes effect two cycles after the pin rises and ends two cycles after
+///   it falls.
 /// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tuser[p]`, `s_tvalid[p]`
 ///   in, `s_tready[p]` out: frames from the MAC of port `p`, FCS included
 ///   (checked, then stripped or kept as `CTRL` says; without it with
@@ -86,6 +88,17 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     split: AxilSplit<SWITCH_ADDR_BITS, SWITCH_WINDOW_BITS>,
     /// `reset`, registered.
     rst: DFF<Bit>,
+    /// Copies of `rst`, each loaded from it and driving one part of the
+    /// switch: each pipeline's ingress (`rst_in`) and traffic manager
+    /// (`rst_tm`), each port's egress side (`rst_port`), and the rest of the
+    /// top (`rst_top`). One register whose net reached every block was the
+    /// whole switch's critical path on the ECP5 (issue 14: its routing to a
+    /// block across the die); a copy is placed near its loads. `DffKeep`, so
+    /// synthesis does not merge the copies back into one.
+    rst_in: Vec<DffKeep<Bit>>,
+    rst_tm: Vec<DffKeep<Bit>>,
+    rst_port: Vec<DffKeep<Bit>>,
+    rst_top: DffKeep<Bit>,
     notify_all: Vec<Signal<Local, Bit>>,
     // One pipeline: `zero` has one element (the other pipelines' occupancy).
     zero: Vec<Constant<Bits<32>>>,
@@ -154,6 +167,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             pl2: Pl2Block::new(cfg),
             split: AxilSplit::new(2 * pipes + 1 + pg as usize),
             rst: Default::default(),
+            rst_in: vec_of(pipes),
+            rst_tm: vec_of(pipes),
+            rst_port: vec_of(ports),
+            rst_top: Default::default(),
             notify_all: vec_of(ports),
             zero: if multi { Vec::new() } else { vec![Constant::new(0u64.to_bits())] },
             rot: vec_of(multi as usize),
@@ -211,15 +228,27 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
     fn update(&mut self) {
         self.rst.clock.next = self.clock.val();
         self.rst.d.next = self.reset.val();
+        self.rst_top.clock.next = self.clock.val();
+        self.rst_top.d.next = self.rst.q.val();
+        for i in 0..self.rst_in.len() {
+            self.rst_in[i].clock.next = self.clock.val();
+            self.rst_in[i].d.next = self.rst.q.val();
+            self.rst_tm[i].clock.next = self.clock.val();
+            self.rst_tm[i].d.next = self.rst.q.val();
+        }
+        for p in 0..self.rst_port.len() {
+            self.rst_port[p].clock.next = self.clock.val();
+            self.rst_port[p].d.next = self.rst.q.val();
+        }
         self.split.clock.next = self.clock.val();
-        self.split.reset.next = self.rst.q.val();
+        self.split.reset.next = self.rst_top.q.val();
         // The pipelines' ports: pipeline i has switch ports i * per .. (i + 1) * per.
         for per in (self.ingress[0].s.len())..(self.ingress[0].s.len() + 1) {
             for i in 0..self.ingress.len() {
                 self.ingress[i].clock.next = self.clock.val();
-                self.ingress[i].reset.next = self.rst.q.val();
+                self.ingress[i].reset.next = self.rst_in[i].q.val();
                 self.tm[i].clock.next = self.clock.val();
-                self.tm[i].reset.next = self.rst.q.val();
+                self.tm[i].reset.next = self.rst_tm[i].q.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
                 for k in 0..self.ingress[0].s.len() {
                     AxisPlainSink::<D, K>::link(&mut self.s[i * per + k], &mut self.ingress[i].s[k]);
@@ -236,7 +265,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 
         // PL2: every pipeline's stage asks the one ALU.
         self.pl2.clock.next = self.clock.val();
-        self.pl2.reset.next = self.rst.q.val();
+        self.pl2.reset.next = self.rst_top.q.val();
         for i in 0..self.ingress.len() {
             self.pl2.op_valid[i].next = self.ingress[i].pl2_op_valid.val();
             self.pl2.op_kind[i].next = self.ingress[i].pl2_op_kind.val();
@@ -283,17 +312,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // out gives its RSV->GRT latency (`tuser.t_in`, crate::meta) to the
         // PL2 block, registered.
         self.now.clock.next = self.clock.val();
-        self.now.reset.next = self.rst.q.val();
+        self.now.reset.next = self.rst_top.q.val();
         self.now.d.next = self.now.q.val() + 1;
         for p in 0..self.m.len() {
             self.egress[p].clock.next = self.clock.val();
-            self.egress[p].reset.next = self.rst.q.val();
+            self.egress[p].reset.next = self.rst_port[p].q.val();
             self.o_mid[p].clock.next = self.clock.val();
-            self.o_mid[p].reset.next = self.rst.q.val();
+            self.o_mid[p].reset.next = self.rst_port[p].q.val();
             self.o_grt[p].clock.next = self.clock.val();
-            self.o_grt[p].reset.next = self.rst.q.val();
+            self.o_grt[p].reset.next = self.rst_port[p].q.val();
             self.o_lat[p].clock.next = self.clock.val();
-            self.o_lat[p].reset.next = self.rst.q.val();
+            self.o_lat[p].reset.next = self.rst_port[p].q.val();
             self.o_go[p].next = self.m[p].tvalid.val() & self.m[p].tready.val();
             self.o_mid[p].d.next = self.o_mid[p].q.val();
             if self.o_go[p].val() {
@@ -317,10 +346,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         for z in 0..self.pg_split.len() {
             self.pg_split[z].clock.next = self.clock.val();
-            self.pg_split[z].reset.next = self.rst.q.val();
+            self.pg_split[z].reset.next = self.rst_top.q.val();
             for p in 0..self.m.len() {
                 self.shim[p].clock.next = self.clock.val();
-                self.shim[p].reset.next = self.rst.q.val();
+                self.shim[p].reset.next = self.rst_port[p].q.val();
                 AxisSource::<D, K, U>::join(&mut self.egress[p].m, &mut self.shim[p].tx_s);
                 AxisSource::<D, K, U>::link(&mut self.m[p], &mut self.shim[p].tx_m);
                 AxilMaster::<PORT_REG_BITS>::join(&mut self.pg_split[z].m_axil[p], &mut self.shim[p].s_axil);
@@ -355,11 +384,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Several pipelines.
         for z in 0..self.rot.len() {
             self.rot[z].clock.next = self.clock.val();
-            self.rot[z].reset.next = self.rst.q.val();
+            self.rot[z].reset.next = self.rst_top.q.val();
             // Each port: the pipelines' outputs merged round robin.
             for p in 0..self.m.len() {
                 self.merge[p].clock.next = self.clock.val();
-                self.merge[p].reset.next = self.rst.q.val();
+                self.merge[p].reset.next = self.rst_port[p].q.val();
                 self.merge[p].drr_enable.next = false;
                 self.merge[p].strict.next = false;
                 for i in 0..self.tm.len() {
@@ -395,9 +424,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             // pipeline is held that way, so each pipeline gets its turn.
             for i in 0..self.tm.len() {
                 self.r_res[i].clock.next = self.clock.val();
-                self.r_res[i].reset.next = self.rst.q.val();
+                self.r_res[i].reset.next = self.rst_top.q.val();
                 self.r_q[i].clock.next = self.clock.val();
-                self.r_q[i].reset.next = self.rst.q.val();
+                self.r_q[i].reset.next = self.rst_top.q.val();
                 // Codes 1 and 3 reserve in the header queue of the
                 // destination, 2 in its data queue, 4 (return to sender) in
                 // the header queue of the source (queue 2 * port + data).
