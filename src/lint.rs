@@ -79,7 +79,8 @@ pub fn lint(verilog: &Path, top: &str, waivers: Option<&Path>) -> Result<LintRep
 /// A file in which rust-hdl wrote identical modules (one per instance of a
 /// block: netfpga-sume's `ts_switch` has 3 117 modules, 205 of them
 /// different) is linted first as a copy with those modules merged
-/// ([`merge_identical_modules`], written to `lint-merged/` beside the file),
+/// ([`merge_identical_modules`], written to a temporary directory and
+/// removed after the run),
 /// with `--flatten` so that Verilator inlines every instance as it does for
 /// the file itself (a merged module instantiated many times would otherwise
 /// stay a module, and `UNOPTFLAT` would see other loops). Only when that run
@@ -91,7 +92,7 @@ pub fn lint_files(files: &[&Path], top: &str, waivers: Option<&Path>) -> Result<
     let files: Vec<PathBuf> =
         files.iter().map(|f| absolute(f).with_context(|| format!("lint: Verilog file {}", f.display()))).collect::<Result<_>>()?;
     if let Some(merged) = merged_copies(&files)? {
-        let r = run_lint(&merged, top, waivers, &["--flatten"])?;
+        let r = run_lint(&merged.files, top, waivers, &["--flatten"])?;
         if r.ok {
             return Ok(r);
         }
@@ -99,29 +100,48 @@ pub fn lint_files(files: &[&Path], top: &str, waivers: Option<&Path>) -> Result<
     run_lint(&files, top, waivers, &[])
 }
 
-/// Copies of `files` with identical modules merged, each in `lint-merged/`
-/// beside its file under the same name (waivers match file names); `None`
-/// when no file has two identical modules or a copy cannot be written there.
-fn merged_copies(files: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
-    let mut out = vec![];
+/// Copies of `files` with identical modules merged, each under its own
+/// name (waivers match file names) in a directory of its own under the
+/// system's temporary directory, which the [`MergedCopies`] removes when
+/// dropped; `None` when no file has two identical modules or a copy cannot
+/// be written. Never beside the file: that may be the source tree.
+fn merged_copies(files: &[PathBuf]) -> Result<Option<MergedCopies>> {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("trimswitch-lint-merged-{}-{n}", std::process::id()));
+    // Removes what was written when it returns `None` too.
+    let mut copies = MergedCopies { dir, files: vec![] };
     let mut any = false;
-    for f in files {
+    for (i, f) in files.iter().enumerate() {
         let text = std::fs::read_to_string(f).with_context(|| format!("lint: {}", f.display()))?;
         let (merged, before, after) = merge_identical_modules(&text);
         if after == before {
-            out.push(f.clone());
+            copies.files.push(f.clone());
             continue;
         }
-        let (Some(dir), Some(name)) = (f.parent(), f.file_name()) else { return Ok(None) };
-        let dir = dir.join("lint-merged");
-        let copy = dir.join(name);
-        if std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&copy, merged)).is_err() {
+        let Some(name) = f.file_name() else { return Ok(None) };
+        // One directory per file: two files of one run may share a name.
+        let sub = copies.dir.join(i.to_string());
+        let copy = sub.join(name);
+        if std::fs::create_dir_all(&sub).and_then(|_| std::fs::write(&copy, merged)).is_err() {
             return Ok(None);
         }
         any = true;
-        out.push(copy);
+        copies.files.push(copy);
     }
-    Ok(any.then_some(out))
+    Ok(any.then_some(copies))
+}
+
+/// The files [`merged_copies`] wrote, removed with their directory on drop.
+struct MergedCopies {
+    dir: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+impl Drop for MergedCopies {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// Verilator's lint of `files` (absolute paths) with `extra` arguments.
