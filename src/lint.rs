@@ -204,7 +204,12 @@ pub fn merge_identical_modules(verilog: &str) -> (String, usize, usize) {
         let text = &rest[start..end];
         let name: String = text["module ".len()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
         pieces.push(Piece::Text(&rest[..start]));
-        pieces.push(Piece::Module { name, text: text.to_string(), live: true });
+        if name.is_empty() {
+            // Not a header this can read: kept as it is, never merged.
+            pieces.push(Piece::Text(text));
+        } else {
+            pieces.push(Piece::Module { name, text: text.to_string(), live: true });
+        }
         rest = &rest[end..];
     }
     pieces.push(Piece::Text(rest));
@@ -367,5 +372,7 @@ mod tests {
         assert_eq!(after, 3, "{n}");
         assert!(n.contains("    t__m_0 m_2("), "{n}");
         assert_eq!(merge_identical_modules("no modules\n"), ("no modules\n".to_string(), 0, 0));
+        let odd = "module (a);\nendmodule\nmodule (a);\nendmodule\n";
+        assert_eq!(merge_identical_modules(odd), (odd.to_string(), 0, 0));
     }
 }
