@@ -172,8 +172,8 @@ enum Cmd {
     },
     /// Formal proofs (SymbiYosys, Yices) of the packet FIFO on a small instance
     /// (16-bit data, depth 8): no overflow, no loss or duplication, order and
-    /// data kept, AXI4-Stream output rules, counters; and bounded checks (13
-    /// cycles) of the traffic manager's admission without the trimmer
+    /// data kept, AXI4-Stream output rules, counters; and bounded checks (14
+    /// cycles from reset) of the traffic manager's admission without the trimmer
     /// (ts_tm_core): exact occupancy, no queue overflow or back-pressure,
     /// per-queue order. Runs every job, mutants included (they must fail), two
     /// at a time; writes <out>/formal.json.

@@ -16,15 +16,18 @@ struct Bench {
     sink: AxisSink,
 }
 
-fn bench(width: usize, drr: bool, quanta: [u64; N], seed: u64) -> Result<Bench> {
+/// An arbiter of `quanta.len()` inputs (two inputs take their own output
+/// multiplexer, [`AxisArbMux`]'s `two`).
+fn bench(width: usize, drr: bool, quanta: &[u64], seed: u64) -> Result<Bench> {
+    let n = quanta.len();
     let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
-        &mut AxisArbMux::<D, K, U>::new(N),
+        &mut AxisArbMux::<D, K, U>::new(n),
         "ts_axis_arb_mux",
-        &format!("d{D}_u{U}_n3")
+        &format!("d{D}_u{U}_n{n}")
     ))
     .context("a tested width")??;
     let mut m = lib.instantiate();
-    let srcs = (0..N)
+    let srcs = (0..n)
         .map(|i| AxisSource::new(&m, &AxisPorts::indexed("s", i).with_bytes(&format!("s_bytes_{i}")), seed + i as u64))
         .collect::<Result<Vec<_>>>()?;
     let sink = AxisSink::new(&m, &AxisPorts::master("m"), seed + 100)?;
@@ -54,21 +57,23 @@ fn src_of(p: &Packet) -> usize {
 /// Random traffic on every input with idle gaps and output backpressure: each
 /// input's packets come out whole and in their order; nothing is lost.
 fn random(width: usize, drr: bool) -> Result<()> {
-    random_in(width, drr, [0.1, 0.4, 0.7], 0.6, MIN_CYCLES as usize / 2, MIN_CYCLES)
+    random_in(width, drr, &[0.1, 0.4, 0.7], 0.6, MIN_CYCLES as usize / 2, MIN_CYCLES)
 }
 
-/// `beats` beats of random packets on every input, input `i` idling
-/// `idle[i]` of its cycles, the output ready `ready` of its cycles.
-fn random_in(width: usize, drr: bool, idle: [f64; N], ready: f64, min_beats: usize, min_cycles: u64) -> Result<()> {
-    let mut b = bench(width, drr, [700, 1500, 3000], 1)?;
+/// `beats` beats of random packets on every input (`idle.len()` of them, 2
+/// or 3), input `i` idling `idle[i]` of its cycles, the output ready `ready`
+/// of its cycles.
+fn random_in(width: usize, drr: bool, idle: &[f64], ready: f64, min_beats: usize, min_cycles: u64) -> Result<()> {
+    let n = idle.len();
+    let mut b = bench(width, drr, &[700, 1500, 3000][..n], 1)?;
     let beat = width / 8;
     let mut t = Traffic::new(2);
-    let mut sent: Vec<Vec<Packet>> = vec![vec![]; N];
+    let mut sent: Vec<Vec<Packet>> = vec![vec![]; n];
     let mut beats = 0;
     while beats < min_beats {
         // `i` is the input: it picks the source, its sequence and its tuser.
         #[allow(clippy::needless_range_loop)]
-        for i in 0..N {
+        for i in 0..n {
             let len = t.length(1, 20 * beat, beat);
             beats += len.div_ceil(beat);
             let p = t.packet(len, tuser(i as u8, 0, len as u16) | (sent[i].len() as u128) << 40);
@@ -98,7 +103,7 @@ fn random_in(width: usize, drr: bool, idle: [f64; N], ready: f64, min_beats: usi
 fn matrix() -> Result<()> {
     for w in [64, 512] {
         for drr in [false, true] {
-            for_matrix(|c| random_in(w, drr, [c.idle_prob; N], c.ready_prob, 3000, 0))?;
+            for_matrix(|c| random_in(w, drr, &[c.idle_prob; N], c.ready_prob, 3000, 0))?;
         }
     }
     Ok(())
@@ -124,6 +129,20 @@ fn random_drr_512() -> Result<()> {
     random(512, true)
 }
 
+/// Two inputs (the traffic manager's port scheduler, the switch's port
+/// merge of two pipelines): their own output multiplexer, by `sel[0]`.
+/// Round robin and DRR, idle gaps and output backpressure, both widths.
+#[test]
+fn random_two_inputs() -> Result<()> {
+    for w in [64, 512] {
+        for drr in [false, true] {
+            random_in(w, drr, &[0.2, 0.5], 0.6, MIN_CYCLES as usize / 4, MIN_CYCLES / 4)
+                .with_context(|| format!("width {w}, drr {drr}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// Output order of saturated inputs, and bytes per input over the window in
 /// which every input still had packets waiting.
 fn saturated(
@@ -133,7 +152,7 @@ fn saturated(
     lens: impl Fn(&mut Traffic) -> usize,
     per_input: usize,
 ) -> Result<(Vec<usize>, [u64; N], u64)> {
-    let mut b = bench(width, drr, quanta, 7)?;
+    let mut b = bench(width, drr, &quanta, 7)?;
     let mut t = Traffic::new(8);
     let mut total = 0;
     for i in 0..N {
@@ -196,14 +215,14 @@ fn drr_shares_follow_quanta() -> Result<()> {
 /// highest first), a turn adds the quantum and is skipped unless the credit
 /// is positive, and lasts while the deficit stays positive after a packet.
 /// Returns the order of the inputs' packets until a queue runs empty.
-fn drr_model(quanta: [u64; N], mut lens: [std::collections::VecDeque<usize>; N]) -> Vec<usize> {
-    let mut deficit = [0i64; N];
+fn drr_model<const M: usize>(quanta: [u64; M], mut lens: [std::collections::VecDeque<usize>; M]) -> Vec<usize> {
+    let mut deficit = [0i64; M];
     let mut last: Option<usize> = None;
     let mut order = vec![];
     loop {
         let i = match last {
             Some(l) if l > 0 => l - 1,
-            _ => N - 1,
+            _ => M - 1,
         };
         last = Some(i);
         deficit[i] += quanta[i] as i64;
@@ -226,30 +245,38 @@ fn drr_order_matches_model() -> Result<()> {
     // Byte counts and quanta in multiples of 64 make deficits of exactly 0
     // common: a turn must end there (credit must be positive).
     for (width, quanta, step) in [(64, [300u64, 64, 1000], 1), (512, [2000, 200, 700], 1), (64, [192, 64, 1024], 64)] {
-        let mut b = bench(width, true, quanta, 5)?;
-        let mut t = Traffic::new(6);
-        let per_input = 300;
-        let mut lens: [std::collections::VecDeque<usize>; N] = Default::default();
-        for (i, (queue, src)) in lens.iter_mut().zip(b.srcs.iter_mut()).enumerate() {
-            for k in 0..per_input {
-                let len = t.length(64, 1500, step);
-                queue.push_back(len);
-                src.push(t.packet(len, tuser(i as u8, 0, len as u16) | (k as u128) << 40));
-            }
+        drr_order(width, quanta, step)?;
+    }
+    // Two inputs (their own output multiplexer).
+    drr_order(64, [64u64, 1000], 64)?;
+    drr_order(512, [2000u64, 300], 1)
+}
+
+/// [`drr_order_matches_model`] for `M` saturated inputs.
+fn drr_order<const M: usize>(width: usize, quanta: [u64; M], step: usize) -> Result<()> {
+    let mut b = bench(width, true, &quanta, 5)?;
+    let mut t = Traffic::new(6);
+    let per_input = 300;
+    let mut lens: [std::collections::VecDeque<usize>; M] = std::array::from_fn(|_| Default::default());
+    for (i, (queue, src)) in lens.iter_mut().zip(b.srcs.iter_mut()).enumerate() {
+        for k in 0..per_input {
+            let len = t.length(64, 1500, step);
+            queue.push_back(len);
+            src.push(t.packet(len, tuser(i as u8, 0, len as u16) | (k as u128) << 40));
         }
-        let want = drr_model(quanta, lens);
-        b.sink.expect((N * per_input) as u64);
-        b.run_until_idle(100 * MIN_CYCLES)?;
-        let got: Vec<usize> = b.sink.packets.iter().map(src_of).take(want.len()).collect();
-        ensure!(want.len() > per_input, "width {width}: the model ran dry after {} packets", want.len());
-        if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
-            anyhow::bail!(
-                "width {width} quanta {quanta:?}: packet {k} came from input {}, the model says {} (order so far {:?})",
-                got[k],
-                want[k],
-                &got[..k]
-            );
-        }
+    }
+    let want = drr_model(quanta, lens);
+    b.sink.expect((M * per_input) as u64);
+    b.run_until_idle(100 * MIN_CYCLES)?;
+    let got: Vec<usize> = b.sink.packets.iter().map(src_of).take(want.len()).collect();
+    ensure!(want.len() > per_input, "width {width}: the model ran dry after {} packets", want.len());
+    if let Some(k) = (0..want.len()).find(|&k| got[k] != want[k]) {
+        anyhow::bail!(
+            "width {width} quanta {quanta:?}: packet {k} came from input {}, the model says {} (order so far {:?})",
+            got[k],
+            want[k],
+            &got[..k]
+        );
     }
     Ok(())
 }
@@ -264,7 +291,7 @@ fn drr_order_matches_model() -> Result<()> {
 fn drr_lone_input_skips_exactly() -> Result<()> {
     let (width, len, n) = (64, 1000usize, 40u64);
     let run = |quantum: u64| -> Result<u64> {
-        let mut b = bench(width, true, [quantum, 1, 1], 9)?;
+        let mut b = bench(width, true, &[quantum, 1, 1], 9)?;
         let mut t = Traffic::new(10);
         for k in 0..n {
             b.srcs[0].push(t.packet(len, tuser(0, 0, len as u16) | (k as u128) << 40));
@@ -311,7 +338,7 @@ fn one_beat_per_cycle() -> Result<()> {
 #[test]
 fn reset_mid_packet() -> Result<()> {
     for drr in [false, true] {
-        let mut b = bench(64, drr, [100, 200, 300], 11)?;
+        let mut b = bench(64, drr, &[100, 200, 300], 11)?;
         let mut t = Traffic::new(12);
         b.sink.ready_prob = 0.3;
         for (i, s) in b.srcs.iter_mut().enumerate() {

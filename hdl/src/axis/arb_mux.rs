@@ -183,6 +183,12 @@ pub struct AxisArbMux<const D: usize, const K: usize, const U: usize> {
     p_user: Signal<Local, Bits<U>>,
     p_keep: Signal<Local, Bits<K>>,
     p_last: Signal<Local, Bit>,
+    /// Two inputs: the output beat is one 2:1 multiplexer by `sel[0]`
+    /// (`hold`, the requests and the order reach it through `sel[0]`'s
+    /// single LUT; issue 14: the `h_*`/`p_*` selects and `hold`'s
+    /// multiplexer behind them were two levels, `ts_switch`'s path on the
+    /// Versa through the traffic manager's port scheduler).
+    two: Constant<Bit>,
     xfer: Signal<Local, Bit>,
     /// Write the order rows past the input served (`sel`): at every beat
     /// taken, skip and dry end. The rows are read only when no input holds
@@ -286,6 +292,7 @@ impl<const D: usize, const K: usize, const U: usize> AxisArbMux<D, K, U> {
             p_user: Default::default(),
             p_keep: Default::default(),
             p_last: Default::default(),
+            two: Constant::new(n == 2),
             xfer: Default::default(),
             upd_ord: Default::default(),
         }
@@ -439,7 +446,22 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisArbMux<D, K, 
                 self.p_user.next = self.s[i].tuser.val();
             }
         }
-        if self.hold.val() {
+        if self.two.val() {
+            // Two inputs: one 2:1 multiplexer per bit by `sel[0]` (a beat
+            // that is not granted is never shown, so input 1's is as good as
+            // none when neither is selected).
+            if self.sel[0].val() {
+                self.sel_last.next = self.s[0].tlast.val();
+                self.sel_keep.next = self.s[0].tkeep.val();
+                self.out.s.tdata.next = self.s[0].tdata.val();
+                self.out.s.tuser.next = self.s[0].tuser.val();
+            } else {
+                self.sel_last.next = self.s[1].tlast.val();
+                self.sel_keep.next = self.s[1].tkeep.val();
+                self.out.s.tdata.next = self.s[1].tdata.val();
+                self.out.s.tuser.next = self.s[1].tuser.val();
+            }
+        } else if self.hold.val() {
             self.sel_last.next = self.h_last.val();
             self.sel_keep.next = self.h_keep.val();
             self.out.s.tdata.next = self.h_data.val();

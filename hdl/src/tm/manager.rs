@@ -48,7 +48,8 @@
 //!   `occ_w_out[q]` out, the bytes and words this traffic manager holds in
 //!   queue `q` (`2p` header, `2p + 1` data of port `p`); `occ_ext_b[q]`,
 //!   `occ_ext_w[q]` in, what the other pipelines hold there (admission
-//!   decides on the sum); `want`, `want_dest`, `want_src` out and `hold` in,
+//!   decides on the sum; read only when built for several pipelines,
+//!   `datapath.pipelines > 1`); `want`, `want_dest`, `want_src` out and `hold` in,
 //!   admission's request and stall ([`TmAdmit`]).
 use crate::axil::bundle::AxilSlave;
 use crate::axil::regs::AxilRegs;
@@ -298,6 +299,12 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     dod_q: Constant<Bits<8>>,
     /// `tm.meters`: meter mode built (else its blocks see no traffic).
     meters_c: Constant<Bit>,
+    /// `datapath.pipelines > 1`: admission decides on this traffic
+    /// manager's occupancy plus `occ_ext_*`. With one pipeline the inputs
+    /// are not read, and no adder sits between the occupancy registers and
+    /// admission's fit tests (issue 14: the adder and the fit test's chain
+    /// in series were `ts_tm`'s path on the Versa, 97.1 MHz).
+    shared: Constant<Bit>,
     /// The `tuser` bits from outside (the meter stage's input mask).
     user_in: Constant<Bits<U>>,
     port_id: Vec<Constant<Bits<8>>>,
@@ -317,6 +324,7 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     mask24: Constant<Bits<32>>,
     k_shift: Constant<Bits<32>>,
     tot_b: Vec<Signal<Local, Bits<32>>>,
+    tot_w: Vec<Signal<Local, Bits<32>>>,
     hw_b: Vec<DffR<Bits<32>>>,
 }
 
@@ -360,6 +368,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             nw_dod: Default::default(),
             dod_q: Constant::new((nq as u64).to_bits()),
             meters_c: Constant::new(t.meters),
+            shared: Constant::new(cfg.datapath.pipelines > 1),
             user_in: Constant::new(user_in_mask()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             notify: vec_of(ports),
@@ -378,6 +387,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             mask24: Constant::new(0xff_ffffu64.to_bits()),
             k_shift: Constant::new((K.trailing_zeros() as u64).to_bits()),
             tot_b: vec_of(nq),
+            tot_w: vec_of(nq),
             hw_b: vec_of(nq),
         }
     }
@@ -602,7 +612,12 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.occ.enq_bytes.next = self.admit.enq_bytes.val();
         self.occ.enq_words.next = self.admit.enq_words.val();
         for q in 0..self.hw_b.len() {
-            self.tot_b[q].next = self.occ.occ_bytes[q].val() + self.occ_ext_b[q].val();
+            self.tot_b[q].next = self.occ.occ_bytes[q].val();
+            self.tot_w[q].next = self.occ.occ_words[q].val();
+            if self.shared.val() {
+                self.tot_b[q].next = self.occ.occ_bytes[q].val() + self.occ_ext_b[q].val();
+                self.tot_w[q].next = self.occ.occ_words[q].val() + self.occ_ext_w[q].val();
+            }
             self.admit.occ_bytes[q].next = self.tot_b[q].val();
             // High-water mark of the port's total.
             self.hw_b[q].clock.next = self.clock.val();
@@ -617,7 +632,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             if self.regs.ro_clear[RO_PORT0 + RO_PER_PORT * (q / 2) + P_MAX_OCC_H + q % 2].val() {
                 self.hw_b[q].d.next = 0.into();
             }
-            self.admit.occ_words[q].next = self.occ.occ_words[q].val() + self.occ_ext_w[q].val();
+            self.admit.occ_words[q].next = self.tot_w[q].val();
             self.occ_b_out[q].next = self.occ.occ_bytes[q].val();
             self.occ_w_out[q].next = self.occ.occ_words[q].val();
         }
