@@ -33,7 +33,10 @@
 //! (input 1).
 //!
 //! Ports:
-//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset.
+//! - `clock`, `reset`: rising-edge clock, synchronous active-high reset: the
+//!   register file at once, the data path (queues, occupancy, meters, every
+//!   packet inside) a cycle later through a copy of the reset per part; the
+//!   input's `s_tready` is low until the data path is out of reset.
 //! - `s_*`: input from the ingress pipeline (wide `tuser`, [`crate::meta`]).
 //! - `m_*[p]`: egress port `p`; `tuser` as admitted (flags TRIMMED/RETURNED,
 //!   `length` the bytes sent, queue index at [`QUEUE_LSB`]).
@@ -61,7 +64,7 @@ use crate::axis::skid::AxisSkid;
 use crate::config::{Config, Tm};
 use crate::gen::unroll;
 use crate::meta::{LENGTH_LSB, TRIMMED_BIT};
-use crate::prim::widgets::{vec_of, AddSubBorrow, DffR};
+use crate::prim::widgets::{vec_of, AddSubBorrow, DffKeep, DffR};
 use crate::tm::admit::{trim_len, TmAdmit, TmPre, COUNTER_NAMES, N_COUNTERS, QUEUE_LSB};
 use crate::tm::meter::{rate_fixed, user_in_mask, MeterBank, MeterStage, PortMode};
 use crate::tm::occupancy::TmOcc;
@@ -305,6 +308,19 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     /// admission's fit tests (issue 14: the adder and the fit test's chain
     /// in series were `ts_tm`'s path on the Versa, 97.1 MHz).
     shared: Constant<Bit>,
+    /// The reset, one copy per part (issue 14: one reset net reaching the
+    /// whole traffic manager was `ts_switch`'s path on the Versa, 4.4 ns of
+    /// routing to the demultiplexer): the input side (meter stage and bank,
+    /// port modes, DoD FIFO, recirculation, precompute), admission with the
+    /// occupancy and the trimmer, the demultiplexer, and each port. `DffKeep`,
+    /// so synthesis keeps the copies apart. The parts leave (and enter) reset
+    /// a cycle after `reset`; the register file follows `reset` itself (a
+    /// host's access right after a reset is not lost), and `s_tready` is low
+    /// while the input side is in reset, so no beat is taken and dropped.
+    rst_in: DffKeep<Bit>,
+    rst_adm: DffKeep<Bit>,
+    rst_dmx: DffKeep<Bit>,
+    rst_port: Vec<DffKeep<Bit>>,
     /// The `tuser` bits from outside (the meter stage's input mask).
     user_in: Constant<Bits<U>>,
     port_id: Vec<Constant<Bits<8>>>,
@@ -369,6 +385,10 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             dod_q: Constant::new((nq as u64).to_bits()),
             meters_c: Constant::new(t.meters),
             shared: Constant::new(cfg.datapath.pipelines > 1),
+            rst_in: Default::default(),
+            rst_adm: Default::default(),
+            rst_dmx: Default::default(),
+            rst_port: vec_of(ports),
             user_in: Constant::new(user_in_mask()),
             port_id: (0..ports).map(|p| Constant::new((p as u64).to_bits())).collect(),
             notify: vec_of(ports),
@@ -410,12 +430,22 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
 impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: usize> TrafficManager<D, K, U, M, W> {
     #[hdl_gen]
     fn update(&mut self) {
+        self.rst_in.clock.next = self.clock.val();
+        self.rst_in.d.next = self.reset.val();
+        self.rst_adm.clock.next = self.clock.val();
+        self.rst_adm.d.next = self.reset.val();
+        self.rst_dmx.clock.next = self.clock.val();
+        self.rst_dmx.d.next = self.reset.val();
+        for p in 0..self.rst_port.len() {
+            self.rst_port[p].clock.next = self.clock.val();
+            self.rst_port[p].d.next = self.reset.val();
+        }
         self.admit.clock.next = self.clock.val();
-        self.admit.reset.next = self.reset.val();
+        self.admit.reset.next = self.rst_adm.q.val();
         self.trimmer.clock.next = self.clock.val();
-        self.trimmer.reset.next = self.reset.val();
+        self.trimmer.reset.next = self.rst_adm.q.val();
         self.demux.clock.next = self.clock.val();
-        self.demux.reset.next = self.reset.val();
+        self.demux.reset.next = self.rst_dmx.q.val();
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         // Register file.
@@ -424,17 +454,17 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // Input -> meter stage -> recirculation mux (DoD FIFO first) ->
         // admission -> trimmer -> demux by queue index.
         self.meter.clock.next = self.clock.val();
-        self.meter.reset.next = self.reset.val();
+        self.meter.reset.next = self.rst_in.q.val();
         self.bank.clock.next = self.clock.val();
-        self.bank.reset.next = self.reset.val();
+        self.bank.reset.next = self.rst_in.q.val();
         self.pmode.clock.next = self.clock.val();
-        self.pmode.reset.next = self.reset.val();
+        self.pmode.reset.next = self.rst_in.q.val();
         self.recirc.clock.next = self.clock.val();
-        self.recirc.reset.next = self.reset.val();
+        self.recirc.reset.next = self.rst_in.q.val();
         self.dod.clock.next = self.clock.val();
-        self.dod.reset.next = self.reset.val();
+        self.dod.reset.next = self.rst_in.q.val();
         self.occ_dod.clock.next = self.clock.val();
-        self.occ_dod.reset.next = self.reset.val();
+        self.occ_dod.reset.next = self.rst_in.q.val();
         // Without meter mode (`tm.meters = false`) the input goes straight
         // to admission and the meter stage, the DoD FIFO and the
         // recirculation mux see no traffic (synthesis removes them).
@@ -443,9 +473,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.meter.s.tuser.next = self.s.tuser.val();
         self.meter.s.tlast.next = self.s.tlast.val();
         self.meter.s.tvalid.next = self.s.tvalid.val() & self.meters_c.val();
-        self.s.tready.next = self.meter.s.tready.val();
+        self.s.tready.next = self.meter.s.tready.val() & !self.rst_in.q.val();
         if !self.meters_c.val() {
-            self.s.tready.next = self.pre.s.tready.val();
+            self.s.tready.next = self.pre.s.tready.val() & !self.rst_in.q.val();
         }
         self.meter.enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_METER_BIT) & self.meters_c.val();
         self.bank.req_valid.next = self.meter.req_valid.val();
@@ -470,7 +500,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         AxisSource::<D, K, U>::join(&mut self.dod.m, &mut self.recirc.s[0]);
         AxisSource::<D, K, U>::join(&mut self.meter.m, &mut self.recirc.s[1]);
         self.pre.clock.next = self.clock.val();
-        self.pre.reset.next = self.reset.val();
+        self.pre.reset.next = self.rst_in.q.val();
         self.pre.s.tdata.next = self.recirc.m.tdata.val();
         self.pre.s.tkeep.next = self.recirc.m.tkeep.val();
         self.pre.s.tuser.next = self.recirc.m.tuser.val();
@@ -557,7 +587,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // queue, 2p + 1 its data queue.
         for p in 0..self.port.len() {
             self.port[p].clock.next = self.clock.val();
-            self.port[p].reset.next = self.reset.val();
+            self.port[p].reset.next = self.rst_port[p].q.val();
             AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p], &mut self.port[p].h);
             AxisSource::<D, K, U>::join(&mut self.demux.m[2 * p + 1], &mut self.port[p].d);
             self.port[p].drr_enable.next = self.regs.rw[RW_CTRL].val().get_bit(CTRL_DRR_BIT);
@@ -571,7 +601,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.occ.deq_bytes[2 * p + 1].next = self.port[p].deq_d_bytes.val();
             // TX_TRIM_PACKETS: trimmed packets leaving the port.
             self.tx_trim[p].clock.next = self.clock.val();
-            self.tx_trim[p].reset.next = self.reset.val();
+            self.tx_trim[p].reset.next = self.rst_port[p].q.val();
             self.tx_trim[p].d.next = self.tx_trim[p].q.val();
             if self.m[p].tvalid.val() & self.m[p].tready.val() & self.m[p].tlast.val() & self.m[p].tuser.val().get_bit(TRIMMED_BIT) {
                 self.tx_trim[p].d.next = self.tx_trim[p].q.val() + 1;
@@ -606,7 +636,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         }
         // Exact occupancy (TmOcc): reserved at admission, freed at departure.
         self.occ.clock.next = self.clock.val();
-        self.occ.reset.next = self.reset.val();
+        self.occ.reset.next = self.rst_adm.q.val();
         self.occ.enq.next = self.admit.enq.val();
         self.occ.enq_q.next = self.admit.enq_q.val();
         self.occ.enq_bytes.next = self.admit.enq_bytes.val();
@@ -621,7 +651,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             self.admit.occ_bytes[q].next = self.tot_b[q].val();
             // High-water mark of the port's total.
             self.hw_b[q].clock.next = self.clock.val();
-            self.hw_b[q].reset.next = self.reset.val();
+            self.hw_b[q].reset.next = self.rst_adm.q.val();
             self.hw_b[q].d.next = self.hw_b[q].q.val();
             if self.tot_b[q].val() > self.hw_b[q].q.val() {
                 self.hw_b[q].d.next = self.tot_b[q].val();

@@ -59,9 +59,10 @@ use rust_hdl::prelude::*;
 ///   flip-flop and no block's logic depends on the pin combinationally (in
 ///   the Verilated switch such logic is evaluated at every input change:
 ///   issue 14), and a copy of that register per part of the switch
-///   (`rst_in`, `rst_tm`, `rst_port`, `rst_top`) drives each part; a reset
-///   takes effect two cycles after the pin rises and ends two cycles after
-///   it falls.
+///   (`rst_in`, `rst_port`, `rst_top`, and each traffic manager's own per
+///   part) drives each part; a reset takes effect two cycles after the pin
+///   rises and ends two cycles after it falls (the traffic managers'
+///   register files, one cycle).
 /// - `s_tdata[p]`, `s_tkeep[p]`, `s_tlast[p]`, `s_tuser[p]`, `s_tvalid[p]`
 ///   in, `s_tready[p]` out: frames from the MAC of port `p`, FCS included
 ///   (checked, then stripped or kept as `CTRL` says; without it with
@@ -89,14 +90,17 @@ pub struct Switch<const D: usize, const K: usize, const U: usize, const M: usize
     /// `reset`, registered.
     rst: DFF<Bit>,
     /// Copies of `rst`, each loaded from it and driving one part of the
-    /// switch: each pipeline's ingress (`rst_in`) and traffic manager
-    /// (`rst_tm`), each port's egress side (`rst_port`), and the rest of the
-    /// top (`rst_top`). One register whose net reached every block was the
-    /// whole switch's critical path on the ECP5 (issue 14: its routing to a
-    /// block across the die); a copy is placed near its loads. `DffKeep`, so
-    /// synthesis does not merge the copies back into one.
+    /// switch: each pipeline's ingress (`rst_in`), each port's egress side
+    /// (`rst_port`), and the rest of the top (`rst_top`); each traffic
+    /// manager takes `rst` itself and makes its own copy per part (its
+    /// queues, its admission, ...: [`TrafficManager`]'s data path leaves
+    /// reset a cycle after its `reset`, with the others). One register whose
+    /// net reached every block was the whole switch's critical path on the
+    /// ECP5 (issue 14: its routing to a block across the die), and one copy
+    /// per traffic manager was again in session 55; a copy is placed near
+    /// its loads. `DffKeep`, so synthesis does not merge the copies back
+    /// into one.
     rst_in: Vec<DffKeep<Bit>>,
-    rst_tm: Vec<DffKeep<Bit>>,
     rst_port: Vec<DffKeep<Bit>>,
     rst_top: DffKeep<Bit>,
     notify_all: Vec<Signal<Local, Bit>>,
@@ -168,7 +172,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             split: AxilSplit::new(2 * pipes + 1 + pg as usize),
             rst: Default::default(),
             rst_in: vec_of(pipes),
-            rst_tm: vec_of(pipes),
             rst_port: vec_of(ports),
             rst_top: Default::default(),
             notify_all: vec_of(ports),
@@ -233,8 +236,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         for i in 0..self.rst_in.len() {
             self.rst_in[i].clock.next = self.clock.val();
             self.rst_in[i].d.next = self.rst.q.val();
-            self.rst_tm[i].clock.next = self.clock.val();
-            self.rst_tm[i].d.next = self.rst.q.val();
         }
         for p in 0..self.rst_port.len() {
             self.rst_port[p].clock.next = self.clock.val();
@@ -248,7 +249,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
                 self.ingress[i].clock.next = self.clock.val();
                 self.ingress[i].reset.next = self.rst_in[i].q.val();
                 self.tm[i].clock.next = self.clock.val();
-                self.tm[i].reset.next = self.rst_tm[i].q.val();
+                self.tm[i].reset.next = self.rst.q.val();
                 self.ingress[i].port_base.next = self.port_base[i].val();
                 for k in 0..self.ingress[0].s.len() {
                     AxisPlainSink::<D, K>::link(&mut self.s[i * per + k], &mut self.ingress[i].s[k]);
