@@ -123,8 +123,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.occ.reset.next = self.reset.val();
         self.occ.enq.next = self.admit.enq.val();
         self.occ.enq_q.next = self.admit.enq_q.val();
-        self.occ.enq_bytes.next = self.admit.enq_bytes.val();
-        self.occ.enq_words.next = self.admit.enq_words.val();
+        self.occ.enq_trim.next = self.admit.enq_trim.val();
+        self.occ.enq_len.next = self.admit.enq_len.val();
+        self.occ.enq_kl.next = self.admit.enq_kl.val();
+        self.occ.enq_w_len.next = self.admit.enq_w_len.val();
+        self.occ.enq_w_kl.next = self.admit.enq_w_kl.val();
         for q in 0..self.admit.occ_bytes.len() {
             self.admit.occ_bytes[q].next = self.occ.occ_bytes[q].val();
             self.admit.occ_words[q].next = self.occ.occ_words[q].val();

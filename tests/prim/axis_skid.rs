@@ -1,4 +1,6 @@
-//! `ts_axis_skid` in Verilator at 64 and 512 bits.
+//! `ts_axis_skid` in Verilator at 64 and 512 bits, as the default slice
+//! (output registers) and as [`AxisSkid::muxed`] (a two-entry ring read
+//! through a multiplexer).
 use crate::common;
 use anyhow::{ensure, Context, Result};
 use common::*;
@@ -8,12 +10,12 @@ use trimswitch_sim::harness::dut::{model_of, Traffic};
 use trimswitch_sim::harness::tb::{Agent, Tb};
 use trimswitch_sim::harness::verilator::{Model, Port};
 
-fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
-    let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| model_of(
-        &mut AxisSkid::<D, K, U>::default(),
-        "ts_axis_skid",
-        &format!("d{D}_u{U}")
-    ))
+fn bench(width: usize, seed: u64, muxed: bool) -> Result<(Tb, AxisSource, AxisSink)> {
+    let lib = with_geometry!(width, 64, [(64, 64), (512, 64)], |D, K, U, M, W| if muxed {
+        model_of(&mut AxisSkid::<D, K, U>::muxed(), "ts_axis_skid", &format!("d{D}_u{U}_muxed"))
+    } else {
+        model_of(&mut AxisSkid::<D, K, U>::default(), "ts_axis_skid", &format!("d{D}_u{U}"))
+    })
     .context("a tested width")??;
     let m = lib.instantiate();
     let src = AxisSource::new(&m, &AxisPorts::slave("s"), seed)?;
@@ -25,13 +27,13 @@ fn bench(width: usize, seed: u64) -> Result<(Tb, AxisSource, AxisSink)> {
 
 /// Random packets, random idle gaps and random backpressure for at least
 /// MIN_CYCLES: the output equals the input packet by packet.
-fn random(width: usize) -> Result<()> {
-    random_in(width, Cell { idle_prob: 0.3, ready_prob: 0.5 }, MIN_CYCLES as usize / 2, MIN_CYCLES)
+fn random(width: usize, muxed: bool) -> Result<()> {
+    random_in(width, muxed, Cell { idle_prob: 0.3, ready_prob: 0.5 }, MIN_CYCLES as usize / 2, MIN_CYCLES)
 }
 
 /// Random packets of `beats` beats in all through the slice in `cell`.
-fn random_in(width: usize, cell: Cell, beats: usize, min_cycles: u64) -> Result<()> {
-    let (mut tb, mut src, mut sink) = bench(width, 1)?;
+fn random_in(width: usize, muxed: bool, cell: Cell, beats: usize, min_cycles: u64) -> Result<()> {
+    let (mut tb, mut src, mut sink) = bench(width, 1, muxed)?;
     src.idle_prob = cell.idle_prob;
     sink.ready_prob = cell.ready_prob;
     let beat = width / 8;
@@ -44,50 +46,75 @@ fn random_in(width: usize, cell: Cell, beats: usize, min_cycles: u64) -> Result<
     no_protocol_errors(&sink)?;
     let got: Vec<Packet> = sink.packets.drain(..).collect();
     check_packets(&sent, &got)?;
-    eprintln!("skid/{width}: {} packets, {beats} beats in {cycles} cycles", sent.len());
+    eprintln!("skid/{width}{}: {} packets, {beats} beats in {cycles} cycles", if muxed { "/muxed" } else { "" }, sent.len());
     Ok(())
 }
 
 #[test]
 fn random_64() -> Result<()> {
-    random(64)
+    random(64, false)
 }
 
 #[test]
 fn random_512() -> Result<()> {
-    random(512)
+    random(512, false)
 }
 
-/// Idle gaps x backpressure ([`MATRIX`]) at both widths.
+#[test]
+fn random_muxed_64() -> Result<()> {
+    random(64, true)
+}
+
+#[test]
+fn random_muxed_512() -> Result<()> {
+    random(512, true)
+}
+
+/// Idle gaps x backpressure ([`MATRIX`]) at both widths, both kinds.
 #[test]
 fn matrix() -> Result<()> {
-    for w in [64, 512] {
-        for_matrix(|c| random_in(w, c, 3000, 0))?;
+    for muxed in [false, true] {
+        for w in [64, 512] {
+            for_matrix(|c| random_in(w, muxed, c, 3000, 0))?;
+        }
     }
     Ok(())
 }
 
 /// Full throughput and fixed latency: with the sink always ready, N beats take
 /// N + 1 cycles (one register stage), and the sink's readiness toggling every
-/// cycle still moves one beat per ready cycle.
+/// cycle still moves one beat per ready cycle. Both kinds.
 #[test]
 fn throughput_and_latency() -> Result<()> {
-    let (mut tb, mut src, mut sink) = bench(512, 3)?;
-    let mut t = Traffic::new(4);
-    let n = 2000;
-    let sent = push_all(&mut src, (0..n).map(|i| t.packet(64, i as u128)).collect());
-    sink.expect(n);
-    let cycles = tb.run_until_idle(&mut [&mut src, &mut sink], 10 * n)?;
-    ensure!(cycles == n + 1, "{n} beats took {cycles} cycles, expected {}", n + 1);
-    let got: Vec<Packet> = sink.packets.drain(..).collect();
-    check_packets(&sent, &got)
+    for muxed in [false, true] {
+        let (mut tb, mut src, mut sink) = bench(512, 3, muxed)?;
+        let mut t = Traffic::new(4);
+        let n = 2000;
+        let sent = push_all(&mut src, (0..n).map(|i| t.packet(64, i as u128)).collect());
+        sink.expect(n);
+        let cycles = tb.run_until_idle(&mut [&mut src, &mut sink], 10 * n)?;
+        ensure!(cycles == n + 1, "muxed {muxed}: {n} beats took {cycles} cycles, expected {}", n + 1);
+        let got: Vec<Packet> = sink.packets.drain(..).collect();
+        check_packets(&sent, &got)?;
+    }
+    Ok(())
 }
 
 /// A reset in the middle of a packet discards what the slice holds; the
 /// next packets pass untouched.
 #[test]
 fn reset_mid_packet() -> Result<()> {
-    let (mut tb, mut src, mut sink) = bench(64, 5)?;
+    reset_mid_packet_in(false)
+}
+
+/// [`reset_mid_packet`] for [`AxisSkid::muxed`].
+#[test]
+fn reset_mid_packet_muxed() -> Result<()> {
+    reset_mid_packet_in(true)
+}
+
+fn reset_mid_packet_in(muxed: bool) -> Result<()> {
+    let (mut tb, mut src, mut sink) = bench(64, 5, muxed)?;
     let mut t = Traffic::new(6);
     sink.ready_prob = 0.0;
     src.push(t.packet(200, 1));
@@ -142,36 +169,40 @@ impl Agent for SideCheck {
 /// A slice with a 16-bit sideband ([`AxisSkid::with_side`]) across the
 /// matrix of idle gaps and backpressure: the packets pass untouched and each
 /// beat leaves with the sideband it entered with (the demultiplexer carries
-/// its decoded destination this way).
+/// its decoded destination this way). Both kinds.
 #[test]
 fn sideband_moves_with_its_beat() -> Result<()> {
-    let lib = model_of(&mut AxisSkid::<64, 8, 64, 16>::with_side(), "ts_axis_skid", "d64_u64_side16")?;
-    for_matrix(|cell| {
-        let m = lib.instantiate();
-        let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 11)?;
-        let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), 12)?;
-        src.idle_prob = cell.idle_prob;
-        sink.ready_prob = cell.ready_prob;
-        let p = |n: &str| m.port(n);
-        let mut side = SideCheck {
-            s: [p("s_tdata")?, p("s_tlast")?, p("s_side_0")?],
-            m: [p("m_tvalid")?, p("m_tready")?, p("m_tdata")?, p("m_tlast")?, p("m_side_0")?],
-            beats: 0,
-            wrong: vec![],
-        };
-        let mut tb = Tb::new(m, "clock", Some("reset"))?;
-        tb.reset(2);
-        let mut t = Traffic::new(13);
-        let sent = t.packets_for_beats(3000, 8, 1, 24 * 8, |i| i as u128);
-        let beats: u64 = sent.iter().map(|p| p.data.len().div_ceil(8) as u64).sum();
-        push_all(&mut src, sent.clone());
-        sink.expect(sent.len() as u64);
-        tb.run_until_idle(&mut [&mut src, &mut sink, &mut side], 100 * beats)?;
-        no_protocol_errors(&sink)?;
-        let got: Vec<Packet> = sink.packets.drain(..).collect();
-        check_packets(&sent, &got)?;
-        ensure!(side.wrong.is_empty(), "{}", side.wrong.join("; "));
-        ensure!(side.beats == beats, "the sideband was checked on {} beats of {beats}", side.beats);
-        Ok(())
-    })
+    let plain = model_of(&mut AxisSkid::<64, 8, 64, 16>::with_side(), "ts_axis_skid", "d64_u64_side16")?;
+    let muxed = model_of(&mut AxisSkid::<64, 8, 64, 16>::muxed_with_side(), "ts_axis_skid", "d64_u64_side16_muxed")?;
+    for lib in [plain, muxed] {
+        for_matrix(|cell| {
+            let m = lib.instantiate();
+            let mut src = AxisSource::new(&m, &AxisPorts::slave("s"), 11)?;
+            let mut sink = AxisSink::new(&m, &AxisPorts::master("m"), 12)?;
+            src.idle_prob = cell.idle_prob;
+            sink.ready_prob = cell.ready_prob;
+            let p = |n: &str| m.port(n);
+            let mut side = SideCheck {
+                s: [p("s_tdata")?, p("s_tlast")?, p("s_side_0")?],
+                m: [p("m_tvalid")?, p("m_tready")?, p("m_tdata")?, p("m_tlast")?, p("m_side_0")?],
+                beats: 0,
+                wrong: vec![],
+            };
+            let mut tb = Tb::new(m, "clock", Some("reset"))?;
+            tb.reset(2);
+            let mut t = Traffic::new(13);
+            let sent = t.packets_for_beats(3000, 8, 1, 24 * 8, |i| i as u128);
+            let beats: u64 = sent.iter().map(|p| p.data.len().div_ceil(8) as u64).sum();
+            push_all(&mut src, sent.clone());
+            sink.expect(sent.len() as u64);
+            tb.run_until_idle(&mut [&mut src, &mut sink, &mut side], 100 * beats)?;
+            no_protocol_errors(&sink)?;
+            let got: Vec<Packet> = sink.packets.drain(..).collect();
+            check_packets(&sent, &got)?;
+            ensure!(side.wrong.is_empty(), "{}", side.wrong.join("; "));
+            ensure!(side.beats == beats, "the sideband was checked on {} beats of {beats}", side.beats);
+            Ok(())
+        })?;
+    }
+    Ok(())
 }

@@ -7,10 +7,14 @@
 //! into the message ([`GrtLanes`]). The source MAC stays as it arrived
 //! until the egress rewrite ([`crate::egress::rewrite`]) writes the router's, so a
 //! packet returned to its sender can be addressed to it.
-//! The output is registered (two [`AxisSkid`] slices in lockstep: the packet,
+//! The input is registered ([`AxisPipe`]: the packet with its PHV and match
+//! result beside it), so the rewrite starts from flip-flops (issue 14: the
+//! parser's PHV queue read -> the rewrite -> the output slice was
+//! `ts_switch`'s path on the Versa, session 55); one cycle of latency. The
+//! output is registered (two [`AxisSkid`] slices in lockstep: the packet,
 //! and the PHV beside it).
 use crate::axis::bundle::{AxisSink, AxisSource};
-use crate::axis::skid::AxisSkid;
+use crate::axis::skid::{AxisPipe, AxisSkid};
 use crate::egress::rewrite::lanes_of;
 use crate::ingress::lookup::res;
 use crate::ingress::parser::code::{PHV_L3_IPV4, PHV_L3_IPV6};
@@ -26,6 +30,10 @@ use crate::pl2::grt::GrtLanes;
 use crate::pl2::stage::grt::GRT;
 use crate::prim::widgets::{DffR, KeepExpand, MacLanes};
 use rust_hdl::prelude::*;
+
+/// Bits of the input stage's sideband: the PHV and the 128-bit match result.
+const IN_SIDE: usize = 384;
+const _: () = assert!(IN_SIDE == PHV_BITS + 128);
 
 /// Ports:
 /// - `clock`, `reset`: rising-edge clock; synchronous active-high reset.
@@ -54,6 +62,12 @@ pub struct IngressApply<const D: usize, const K: usize, const U: usize> {
     routed_bit: Constant<Bits<16>>,
     drop_bit: Constant<Bits<16>>,
     dmac_lsb: Constant<Bits<16>>,
+    /// The input stage, and the PHV and match result out of it.
+    inp: AxisPipe<D, K, U, IN_SIDE>,
+    phv: Signal<Local, Bits<PHV_BITS>>,
+    res: Signal<Local, Bits<128>>,
+    /// Where the match result sits in the input stage's sideband.
+    res_lsb: Constant<Bits<16>>,
     out: AxisSkid<D, K, U>,
     side: AxisSkid<PHV_BITS, 32, 8>,
     exp0: KeepExpand<K, D>,
@@ -126,6 +140,10 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             // they may, so the enables of the packet's and the PHV's
             // registers (hundreds each) do not wait for `s_tvalid`, which
             // comes from the parser's FIFOs through the drop decision.
+            inp: AxisPipe::with_side(),
+            phv: Default::default(),
+            res: Default::default(),
+            res_lsb: Constant::new((PHV_BITS as u64).to_bits()),
             out: AxisSkid::eager(),
             side: AxisSkid::eager(),
             exp0: Default::default(),
@@ -160,47 +178,55 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         self.out.reset.next = self.reset.val();
         self.side.clock.next = self.clock.val();
         self.side.reset.next = self.reset.val();
-        self.drop.next = self.s_res.val().get_bit(self.drop_bit.val().index());
-        self.routed.next = self.s_res.val().get_bit(self.routed_bit.val().index());
+        // The input stage: the packet with its PHV and match result.
+        self.inp.clock.next = self.clock.val();
+        self.inp.reset.next = self.reset.val();
+        AxisSink::<D, K, U>::link(&mut self.s, &mut self.inp.s);
+        self.inp.s_side[0].next =
+            bit_cast::<IN_SIDE, PHV_BITS>(self.s_phv.val()) | (bit_cast::<IN_SIDE, 128>(self.s_res.val()) << self.res_lsb.val());
+        self.phv.next = self.inp.m_side[0].val().get_bits::<PHV_BITS>(0);
+        self.res.next = self.inp.m_side[0].val().get_bits::<128>(self.res_lsb.val().index());
+        self.drop.next = self.res.val().get_bit(self.drop_bit.val().index());
+        self.routed.next = self.res.val().get_bit(self.routed_bit.val().index());
         // Bytes 0..6 as they should read when routed: the next-hop MAC (MAC
         // values hold the first byte on the wire in bits 47:40).
-        self.dmac.next = self.s_res.val().get_bits::<48>(self.dmac_lsb.val().index());
+        self.dmac.next = self.res.val().get_bits::<48>(self.dmac_lsb.val().index());
         self.swap.mac.next = self.dmac.val();
         self.rv.next = self.swap.lanes.val();
         self.exp0.keep.next = self.mask0.val();
-        self.data.next = self.s.tdata.val();
+        self.data.next = self.inp.m.tdata.val();
         if self.routed.val() & (self.bidx.q.val() == 0) {
-            self.data.next = (self.s.tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
+            self.data.next = (self.inp.m.tdata.val() & !self.exp0.mask.val()) | (bit_cast::<D, 48>(self.rv.val()) & self.exp0.mask.val());
         }
         // A GRT's fields (the PHV carries them, valid with every beat).
-        self.grt.next = self.s_res.val().get_bit(self.grt_bit.val().index());
+        self.grt.next = self.res.val().get_bit(self.grt_bit.val().index());
         self.lanes.beat.next = self.beat.q.val();
-        self.lanes.vlans.next = self.s_phv.val().get_bits::<2>(self.f_vlans.val().index());
-        self.lanes.demand.next = self.s_phv.val().get_bits::<8>(self.f_demand.val().index());
-        self.lanes.send.next = self.s_phv.val().get_bits::<32>(self.f_send.val().index());
-        self.lanes.recv.next = self.s_phv.val().get_bits::<32>(self.f_recv.val().index());
+        self.lanes.vlans.next = self.phv.val().get_bits::<2>(self.f_vlans.val().index());
+        self.lanes.demand.next = self.phv.val().get_bits::<8>(self.f_demand.val().index());
+        self.lanes.send.next = self.phv.val().get_bits::<32>(self.f_send.val().index());
+        self.lanes.recv.next = self.phv.val().get_bits::<32>(self.f_recv.val().index());
         self.exp1.keep.next = self.lanes.mask.val();
         if self.grt.val() {
             self.data.next = (self.data.val() & !self.exp1.mask.val()) | (self.lanes.data.val() & self.exp1.mask.val());
         }
         self.out.s.tdata.next = self.data.val();
-        self.out.s.tkeep.next = self.s.tkeep.val();
-        self.out.s.tlast.next = self.s.tlast.val();
+        self.out.s.tkeep.next = self.inp.m.tkeep.val();
+        self.out.s.tlast.next = self.inp.m.tlast.val();
         // Header-location fields (meta.rs; PHV l3 codes IPv4 and IPv6 are
         // the tuser l3 codes, every other l3 is 0).
         self.l3c.next = 0.into();
-        if (self.s_phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV4) | (self.s_phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV6) {
-            self.l3c.next = self.s_phv.val().get_bits::<2>(PHV_L3_LSB);
+        if (self.phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV4) | (self.phv.val().get_bits::<3>(PHV_L3_LSB) == PHV_L3_IPV6) {
+            self.l3c.next = self.phv.val().get_bits::<2>(PHV_L3_LSB);
         }
         self.info.next = bit_cast::<32, 2>(self.l3c.val())
-            | (bit_cast::<32, 2>(self.s_phv.val().get_bits::<2>(PHV_L4_LSB)) << INFO_L4_SHIFT)
-            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(PHV_L3_OFF_LSB)) << INFO_L3_OFF_SHIFT)
-            | (bit_cast::<32, 7>(self.s_phv.val().get_bits::<7>(PHV_L4_OFF_LSB)) << INFO_L4_OFF_SHIFT)
-            | (bit_cast::<32, 4>(self.s_phv.val().get_bits::<4>(PHV_IHL_LSB)) << INFO_IHL_SHIFT);
-        self.user.next = (self.s.tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0));
+            | (bit_cast::<32, 2>(self.phv.val().get_bits::<2>(PHV_L4_LSB)) << INFO_L4_SHIFT)
+            | (bit_cast::<32, 7>(self.phv.val().get_bits::<7>(PHV_L3_OFF_LSB)) << INFO_L3_OFF_SHIFT)
+            | (bit_cast::<32, 7>(self.phv.val().get_bits::<7>(PHV_L4_OFF_LSB)) << INFO_L4_OFF_SHIFT)
+            | (bit_cast::<32, 4>(self.phv.val().get_bits::<4>(PHV_IHL_LSB)) << INFO_IHL_SHIFT);
+        self.user.next = (self.inp.m.tuser.val() & self.user_keep.val()) | bit_cast::<U, 64>(self.res.val().get_bits::<64>(0));
         if self.wide.val() {
-            self.user.next = (self.s.tuser.val() & self.user_keep.val())
-                | bit_cast::<U, 64>(self.s_res.val().get_bits::<64>(0))
+            self.user.next = (self.inp.m.tuser.val() & self.user_keep.val())
+                | bit_cast::<U, 64>(self.res.val().get_bits::<64>(0))
                 | (bit_cast::<U, 32>(self.info.val()) << INFO_SHIFT);
         }
         self.t_in.next = 0.into();
@@ -209,24 +235,24 @@ impl<const D: usize, const K: usize, const U: usize> Logic for IngressApply<D, K
         if self.grt.val() {
             self.user.next = self.user.val() | self.grt_flag.val();
             if self.stamp.val() {
-                self.t_in.next = self.s.tuser.val().get_bits::<16>(T_IN_LSB);
+                self.t_in.next = self.inp.m.tuser.val().get_bits::<16>(T_IN_LSB);
                 self.user.next = self.user.val()
                     | (bit_cast::<U, 10>(self.t_in.val().get_bits::<10>(0)) << SH_T_IN_LO)
                     | (bit_cast::<U, 6>(self.t_in.val().get_bits::<6>(10)) << SH_T_IN_HI);
             }
         }
         self.out.s.tuser.next = self.user.val();
-        self.out.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();
-        self.side.s.tdata.next = self.s_phv.val();
+        self.out.s.tvalid.next = self.inp.m.tvalid.val() & !self.drop.val();
+        self.side.s.tdata.next = self.phv.val();
         self.side.s.tkeep.next = 0xFFFF_FFFF_u64.into();
-        self.side.s.tlast.next = self.s.tlast.val();
+        self.side.s.tlast.next = self.inp.m.tlast.val();
         self.side.s.tuser.next = 0.into();
-        self.side.s.tvalid.next = self.s.tvalid.val() & !self.drop.val();
+        self.side.s.tvalid.next = self.inp.m.tvalid.val() & !self.drop.val();
         // A dropped packet is consumed at full speed.
-        self.s.tready.next = self.drop.val() | self.out.s.tready.val();
-        self.xfer.next = self.s.tvalid.val() & self.s.tready.val();
+        self.inp.m.tready.next = self.drop.val() | self.out.s.tready.val();
+        self.xfer.next = self.inp.m.tvalid.val() & self.inp.m.tready.val();
         if self.xfer.val() {
-            if self.s.tlast.val() {
+            if self.inp.m.tlast.val() {
                 self.bidx.d.next = 0.into();
                 self.beat.d.next = 0.into();
             } else {

@@ -328,6 +328,8 @@ pub struct ProtegoTx<const D: usize, const K: usize, const U: usize> {
     d_len: Signal<Local, Bits<16>>,
     len16: Signal<Local, Bits<16>>,
     ev_now: Signal<Local, Bit>,
+    /// `ev_now` as `can_pick` sees it (the same value under its terms).
+    ev_calm: Signal<Local, Bit>,
     d_v: Signal<Local, Bits<2>>,
     tagg: Signal<Local, Bit>,
     dummy_ok: Signal<Local, Bit>,
@@ -508,6 +510,7 @@ impl<const D: usize, const K: usize, const U: usize> ProtegoTx<D, K, U> {
             d_len: Default::default(),
             len16: Default::default(),
             ev_now: Default::default(),
+            ev_calm: Default::default(),
             d_v: Default::default(),
             tagg: Default::default(),
             dummy_ok: Default::default(),
@@ -831,9 +834,16 @@ impl<const D: usize, const K: usize, const U: usize> Logic for ProtegoTx<D, K, U
             & !self.note.l_valid.val()
             & (self.rq.m_valid.val()
                 | (!(self.due_r.q.val() & self.note.ack_valid.val()) & self.dq.m_valid.val() & self.dqv_r.q.val() & self.send_ok.val()));
+        // `!ev_now` with the LOSS's ready reduced under this AND's other
+        // terms (`os` idle, `calm` — so neither `ev_d1` nor `ev_d2` —, the
+        // head processor idle): there `pl_ready` is `rf.s_ready &
+        // !pa_valid`, so the event is `pa_valid | pp_valid | pl_valid &
+        // rf.s_ready`. Issue 14: the state -> `pl_ready` -> `ev_now` ->
+        // `can_pick` -> keep-alive clear chain was `ts_protego_tx`'s path.
+        self.ev_calm.next = self.peer.pa_valid.val() | self.peer.pp_valid.val() | (self.peer.pl_valid.val() & self.rf.s_ready.val());
         self.can_pick.next = (self.os.q.val() == Ot::Idle)
             & self.calm.q.val()
-            & !self.ev_now.val()
+            & !self.ev_calm.val()
             & !self.fl_first.q.val()
             & (self.hs.q.val() == Ht::Idle)
             & !self.hp_go_r.q.val()

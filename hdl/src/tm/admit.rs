@@ -67,7 +67,13 @@
 //!   comes in at bits 78..88 and 90..96, leaves at 112..128, [`crate::meta`]).
 //! - `occ_bytes[q]`, `occ_words[q]` in: the occupancy of queue `q` (2 per port).
 //! - `enq` out (one cycle, at the first beat): a packet takes `enq_bytes`
-//!   bytes and `enq_words` words of queue `enq_q`.
+//!   bytes and `enq_words` words of queue `enq_q`. The same amounts before
+//!   the decision picks them: `enq_trim` (the packet is trimmed: it takes
+//!   `enq_kl`/`enq_w_kl`, else `enq_len`/`enq_w_len`), so an occupancy
+//!   count adds both in parallel and the decision selects after its carry
+//!   chains ([`crate::tm::occupancy::TmOcc`]; issue 14). `enq_dod`: the
+//!   packet goes to the DoD FIFO (`enq` with `enq_q` the FIFO's; it then
+//!   takes `enq_w_kl` words).
 //! - `limit_h`, `limit_d` (bytes, 32 bits), `rts_en`, `meter_en`: run-time
 //!   registers (the trim lengths are [`TmPre`]'s). The limits are registered
 //!   (clamped to what the fit tests compare, [`fit_bits`]): a new limit
@@ -168,6 +174,12 @@ pub struct TmAdmit<const D: usize, const K: usize, const U: usize> {
     pub enq_q: Signal<Out, Bits<8>>,
     pub enq_bytes: Signal<Out, Bits<32>>,
     pub enq_words: Signal<Out, Bits<32>>,
+    pub enq_trim: Signal<Out, Bit>,
+    pub enq_len: Signal<Out, Bits<32>>,
+    pub enq_kl: Signal<Out, Bits<32>>,
+    pub enq_w_len: Signal<Out, Bits<32>>,
+    pub enq_w_kl: Signal<Out, Bits<32>>,
+    pub enq_dod: Signal<Out, Bit>,
     pub limit_h: Signal<In, Bits<32>>,
     pub limit_d: Signal<In, Bits<32>>,
     pub rts_en: Signal<In, Bit>,
@@ -354,6 +366,12 @@ impl<const D: usize, const K: usize, const U: usize> TmAdmit<D, K, U> {
             enq_q: Default::default(),
             enq_bytes: Default::default(),
             enq_words: Default::default(),
+            enq_trim: Default::default(),
+            enq_len: Default::default(),
+            enq_kl: Default::default(),
+            enq_w_len: Default::default(),
+            enq_w_kl: Default::default(),
+            enq_dod: Default::default(),
             limit_h: Default::default(),
             limit_d: Default::default(),
             rts_en: Default::default(),
@@ -857,6 +875,12 @@ impl<const D: usize, const K: usize, const U: usize> Logic for TmAdmit<D, K, U> 
             self.enq_bytes.next = self.kl.val();
             self.enq_words.next = self.w_kl.val();
         }
+        self.enq_trim.next = self.trimmed.val();
+        self.enq_len.next = self.len.val();
+        self.enq_kl.next = self.kl.val();
+        self.enq_w_len.next = self.w_len.val();
+        self.enq_w_kl.next = self.w_kl.val();
+        self.enq_dod.next = self.dec.val() & self.fate[8].val();
         // A first beat waiting keeps loading its fate, so the later beats
         // see the one it left with.
         if self.first.val() {

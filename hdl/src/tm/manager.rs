@@ -299,7 +299,6 @@ pub struct TrafficManager<const D: usize, const K: usize, const U: usize, const 
     /// `occ_dod` less a returning packet's words, one chain (as [`TmOcc`]'s
     /// counts); the decisions select after it.
     nw_dod: AddSubBorrow<32>,
-    dod_q: Constant<Bits<8>>,
     /// `tm.meters`: meter mode built (else its blocks see no traffic).
     meters_c: Constant<Bit>,
     /// `datapath.pipelines > 1`: admission decides on this traffic
@@ -382,7 +381,6 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             dod: PktFifo::new(dod_depth, false),
             occ_dod: Default::default(),
             nw_dod: Default::default(),
-            dod_q: Constant::new((nq as u64).to_bits()),
             meters_c: Constant::new(t.meters),
             shared: Constant::new(cfg.datapath.pipelines > 1),
             rst_in: Default::default(),
@@ -541,7 +539,7 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         // DoD occupancy: reserved at a deflection, freed when the packet's
         // first beat comes back to admission.
         self.admit.occ_dod_words.next = self.occ_dod.q.val();
-        self.enq_dod.next = self.admit.enq.val() & (self.admit.enq_q.val() == self.dod_q.val());
+        self.enq_dod.next = self.admit.enq_dod.val();
         self.deq_dod.next = self.admit.dec_valid.val() & self.admit.dec_recirc.val();
         // A packet's words, `ceil(bytes / K)`: `bytes >> log2 K` and a borrow
         // when the low bits are not 0, subtracted in one chain from registers.
@@ -553,7 +551,9 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.nw_dod.borrow.next = (bit_cast::<32, 16>(self.admit.dec_bytes.val()) & self.k_low.val()).any();
         self.occ_dod.d.next = self.occ_dod.q.val();
         if self.enq_dod.val() & !self.deq_dod.val() {
-            self.occ_dod.d.next = self.occ_dod.q.val() + self.admit.enq_words.val();
+            // A deflected packet is trimmed: it takes its kept length's
+            // words (`enq_w_kl`, not the decision's selection of it).
+            self.occ_dod.d.next = self.occ_dod.q.val() + self.admit.enq_w_kl.val();
         }
         if !self.enq_dod.val() & self.deq_dod.val() {
             self.occ_dod.d.next = self.nw_dod.add_sub.val();
@@ -639,8 +639,11 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
         self.occ.reset.next = self.rst_adm.q.val();
         self.occ.enq.next = self.admit.enq.val();
         self.occ.enq_q.next = self.admit.enq_q.val();
-        self.occ.enq_bytes.next = self.admit.enq_bytes.val();
-        self.occ.enq_words.next = self.admit.enq_words.val();
+        self.occ.enq_trim.next = self.admit.enq_trim.val();
+        self.occ.enq_len.next = self.admit.enq_len.val();
+        self.occ.enq_kl.next = self.admit.enq_kl.val();
+        self.occ.enq_w_len.next = self.admit.enq_w_len.val();
+        self.occ.enq_w_kl.next = self.admit.enq_w_kl.val();
         for q in 0..self.hw_b.len() {
             self.tot_b[q].next = self.occ.occ_bytes[q].val();
             self.tot_w[q].next = self.occ.occ_words[q].val();
@@ -697,6 +700,11 @@ pub struct TmPort<const D: usize, const K: usize, const U: usize, const M: usize
     dq: PktFifo<D, K, U, M, W>,
     /// Register slices between the queues and the scheduler: a queue's read
     /// logic sees a registered ready, not the scheduler's grant (issue 14).
+    /// [`AxisSkid::muxed`]: the grant (the scheduler's `s_tready`, several
+    /// levels from its state) reaches five flip-flops of each slice, not
+    /// the enables of its output registers (`ts_tm`'s path on the Versa,
+    /// session 56: the grant fanned out to `hq_out`'s data enables, 5.7 ns
+    /// of routing).
     hq_out: AxisSkid<D, K, U>,
     dq_out: AxisSkid<D, K, U>,
     sched: AxisArbMux<D, K, U>,
@@ -721,8 +729,8 @@ impl<const D: usize, const K: usize, const U: usize, const M: usize, const W: us
             deq_d_bytes: Default::default(),
             hq: PktFifo::new(depth_h, false),
             dq: PktFifo::new(depth_d, false),
-            hq_out: Default::default(),
-            dq_out: Default::default(),
+            hq_out: AxisSkid::muxed(),
+            dq_out: AxisSkid::muxed(),
             sched: AxisArbMux::new(2),
             mask16: Constant::new(0xffffu64.to_bits()),
         }

@@ -50,10 +50,10 @@ use trimswitch_hdl::config::Config;
 
 /// Cycles from a frame taking its pipeline's bus (at its last beat in,
 /// when the bus is free) to its admission, by default: the RTL's unloaded
-/// port-to-port latency on netfpga-sume (46 cycles first beat in to first
+/// port-to-port latency on netfpga-sume (47 cycles first beat in to first
 /// beat out for a 64-byte frame of two beats, README "Results") less the
 /// frame's second beat.
-pub const DEFAULT_LATENCY: u64 = 45;
+pub const DEFAULT_LATENCY: u64 = 46;
 
 /// A port's wire at its line rate, beat by beat, as the MAC agents pace
 /// them (`crate::agents::axis`): a credit earns `rate` bytes a cycle, up to
