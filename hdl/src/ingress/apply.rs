@@ -136,14 +136,14 @@ impl<const D: usize, const K: usize, const U: usize> Default for IngressApply<D,
             routed_bit: Constant::new((ROUTED_BIT as u64).to_bits()),
             drop_bit: Constant::new((res::DROP as u64).to_bits()),
             dmac_lsb: Constant::new((res::DMAC as u64).to_bits()),
-            // Eager slices (issue 14): their data registers load whenever
-            // they may, so the enables of the packet's and the PHV's
-            // registers (hundreds each) do not wait for `s_tvalid`, which
-            // comes from the parser's FIFOs through the drop decision.
             inp: AxisPipe::with_side(),
             phv: Default::default(),
             res: Default::default(),
             res_lsb: Constant::new((PHV_BITS as u64).to_bits()),
+            // Eager slices (issue 14): their data registers load whenever
+            // they may, so the enables of the packet's and the PHV's
+            // registers (hundreds each) do not wait for `s_tvalid`, which
+            // comes from the input stage through the drop decision.
             out: AxisSkid::eager(),
             side: AxisSkid::eager(),
             exp0: Default::default(),
