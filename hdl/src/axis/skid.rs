@@ -19,8 +19,9 @@ use rust_hdl::prelude::*;
 ///   empties both entries (any beat inside is discarded).
 /// - `s_tdata`, `s_tkeep`, `s_tlast`, `s_tuser`, `s_tvalid` in, `s_tready` out
 ///   (registered: high exactly when the skid entry is empty).
-/// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out (all registered),
-///   `m_tready` in.
+/// - `m_tdata`, `m_tkeep`, `m_tlast`, `m_tuser`, `m_tvalid` out (all registered;
+///   in a slice built by [`AxisSkid::muxed`] the data outputs are a 2:1
+///   multiplexer of two registered entries), `m_tready` in.
 /// - `m_bytes` out (registered): the output beat's byte count, `m_tkeep`'s
 ///   lanes counted as a packed `tkeep` ([`KeepCount::thermo`]) at the input
 ///   and stored beside the beat, so a byte-counting consumer (a DRR
